@@ -1,0 +1,79 @@
+// The one place that decides what a failed model call means. Temporal owns retries (the SDK runs with
+// maxRetries 0), so every SDK error becomes an ApplicationFailure with a stable `type`, retryable or not,
+// carrying the server's requested delay. The workflow matches on `type`, never on classes.
+import Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure } from '@temporalio/common';
+
+export interface ModelFailureKind {
+  type: string;
+  retryable: boolean;
+}
+
+/** By HTTP status. Anything not listed: 5xx retries, other 4xx do not. */
+const BY_STATUS: Record<number, ModelFailureKind> = {
+  400: { type: 'ModelInvalidRequest', retryable: false },
+  401: { type: 'ModelAuthentication', retryable: false },
+  402: { type: 'ModelBilling', retryable: false },
+  403: { type: 'ModelPermissionDenied', retryable: false },
+  404: { type: 'ModelNotFound', retryable: false },
+  408: { type: 'ModelRequestTimeout', retryable: true },
+  409: { type: 'ModelConflict', retryable: true },
+  413: { type: 'ModelRequestTooLarge', retryable: false },
+  429: { type: 'ModelRateLimited', retryable: true },
+  529: { type: 'ModelOverloaded', retryable: true },
+};
+
+/** A delay the server asked for: `retry-after-ms` (milliseconds) wins over `retry-after` (seconds or a date). */
+export function requestedDelayMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms'));
+  if (headers?.get('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return ms;
+  const after = headers?.get('retry-after');
+  if (!after) return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function classifyModelError(error: unknown): ModelFailureKind {
+  if (error instanceof Anthropic.APIConnectionTimeoutError) return { type: 'ModelTimeout', retryable: true };
+  if (error instanceof Anthropic.APIConnectionError) return { type: 'ModelConnectionError', retryable: true };
+  if (error instanceof Anthropic.APIError) {
+    if (error.status === undefined) {
+      // An `event: error` in the middle of a stream (overloaded, api_error, …): always worth another try.
+      return { type: 'ModelStreamError', retryable: true };
+    }
+    const kind = BY_STATUS[error.status] ??
+      (error.status >= 500 ? { type: 'ModelServerError', retryable: true } : { type: `ModelHttp${error.status}`, retryable: false });
+    const shouldRetry = error.headers?.get('x-should-retry');
+    if (shouldRetry === 'true') return { ...kind, retryable: true };
+    if (shouldRetry === 'false') return { ...kind, retryable: false };
+    return kind;
+  }
+  // Not from the API at all: a bug or an unexpected reply shape. Retrying may help (another worker, a fixed deploy).
+  return { type: 'ModelCallError', retryable: true };
+}
+
+/** The failure a model activity throws for `error`; its message is what reaches the caller. */
+export function toModelFailure(error: unknown): ApplicationFailure {
+  const kind = classifyModelError(error);
+  const apiError = error instanceof Anthropic.APIError ? error : undefined;
+  const delay = apiError ? requestedDelayMs(apiError.headers) : undefined;
+  const message = describe(error);
+  return ApplicationFailure.create({
+    type: kind.type,
+    message,
+    nonRetryable: !kind.retryable,
+    ...(kind.retryable && delay !== undefined && { nextRetryDelay: delay }),
+    details: apiError ? [{ status: apiError.status ?? null, requestId: apiError.requestID ?? null, errorType: apiError.type ?? null }] : [],
+  });
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Anthropic.APIError) {
+    const status = error.status === undefined ? 'stream error' : String(error.status);
+    const detail = error.apiMessage ?? error.message;
+    return `${status} ${error.type ?? 'error'}: ${detail}${error.requestID ? ` (request ${error.requestID})` : ''}`;
+  }
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

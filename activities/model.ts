@@ -1,0 +1,67 @@
+// The model call activity: one streamed Messages API call through the real SDK. The SDK's own retries are
+// off (Temporal retries, with the classifier's verdict); the worker heartbeats while the stream runs, so a
+// worker that dies mid-call is noticed within the heartbeat timeout and the call runs again elsewhere.
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Message } from '@anthropic-ai/sdk/resources/messages';
+import { Context } from '@temporalio/activity';
+import type { CallModelInput, CallModelResult } from '../workflows/activity-contracts';
+import { protocolFor } from '../workflows/protocols';
+import { toModelFailure } from './model-failure';
+import { buildModelRequest, type DescribedTool } from './model-request';
+import type { TranscriptCache } from './transcript-cache';
+
+export interface ModelActivityDeps {
+  anthropic: Anthropic;
+  /** Every tool the worker registers, as the model is told about it. */
+  tools: readonly DescribedTool[];
+  cache: TranscriptCache;
+}
+
+const HEARTBEAT_EVERY_MS = 1_000;
+
+export function createModelActivities({ anthropic, tools, cache }: ModelActivityDeps) {
+  const described = new Map(tools.map((tool) => [tool.name, tool]));
+
+  async function callModel(input: CallModelInput): Promise<CallModelResult> {
+    const context = Context.current();
+    const messages = await cache.assemble(input.conversation, input.transcriptLength, input.newMessages);
+    const offered = input.request.tools.map((name) => {
+      const tool = described.get(name);
+      if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
+      return tool;
+    });
+    const request = buildModelRequest(input.request, messages, offered);
+
+    const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+    let message: Message;
+    try {
+      message = await anthropic.messages.stream(request, { signal: context.cancellationSignal }).finalMessage();
+    } catch (err) {
+      if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
+      throw toModelFailure(err);
+    } finally {
+      clearInterval(beat);
+    }
+
+    if (message.stop_reason !== 'max_tokens') {
+      // The workflow appends exactly this message (same pure protocol code), so the next call needs only what follows.
+      const reading = protocolFor(input.request.protocol).readReply(message, input.callNumber);
+      cache.remember(input.conversation, [...messages, reading.assistant]);
+    }
+    return {
+      id: message.id,
+      model: message.model,
+      content: message.content,
+      stop_reason: message.stop_reason,
+      stop_sequence: message.stop_sequence,
+      usage: {
+        inputTokens: message.usage.input_tokens,
+        outputTokens: message.usage.output_tokens,
+        cacheReadInputTokens: message.usage.cache_read_input_tokens ?? 0,
+        cacheCreationInputTokens: message.usage.cache_creation_input_tokens ?? 0,
+      },
+    };
+  }
+
+  return { callModel };
+}

@@ -1,0 +1,102 @@
+// Turns tool definitions into Temporal activities: one activity type per tool (so the history shows
+// `get_ticker_symbol`, not a generic runner), plus `describeTools`, which tells the workflow how to schedule them.
+import { appendFileSync } from 'node:fs';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { z } from 'zod';
+import type { DescribeToolsResult, ToolActivityInput, ToolActivityResult } from '../workflows/activity-contracts';
+import { coerceParameters } from '../workflows/protocols/legacy-xml';
+import { describeTool, type ToolDefinition, ToolError } from './tool-definition';
+
+export interface ToolActivityOptions {
+  /** Append one JSON line per execution start and end (counted by crash tests, outside the worker). */
+  executionLog?: string;
+  /** Simulated latency before each execution (benchmarks and crash tests). */
+  latencyMs?: number;
+  /** A longer result is cut, with a visible marker, so it can never become an oversized payload. */
+  maxOutputChars?: number;
+}
+
+export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+
+export type ToolActivity = (input: ToolActivityInput) => Promise<ToolActivityResult>;
+
+export function createToolActivities(tools: readonly ToolDefinition[], options: ToolActivityOptions = {}) {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  if (byName.size !== tools.length) throw new Error('Two tools share a name.');
+
+  async function describeTools(names: string[]): Promise<DescribeToolsResult> {
+    const known = names.map((name) => byName.get(name)).filter((tool) => tool !== undefined);
+    return {
+      unknown: names.filter((name) => !byName.has(name)),
+      tools: known.map((tool) => ({
+        name: tool.name,
+        startToCloseTimeout: tool.timeout ?? '30 seconds',
+        ...(tool.heartbeatTimeout && { heartbeatTimeout: tool.heartbeatTimeout }),
+        maximumAttempts: tool.maxAttempts ?? 3,
+        initialInterval: tool.retryInitialInterval ?? '1 second',
+        requiresApproval: tool.requiresApproval ?? false,
+      })),
+    };
+  }
+
+  const activities: Record<string, ToolActivity> = {};
+  for (const tool of tools) activities[tool.name] = (input) => runTool(tool, input, options);
+  return { describeTools, ...activities };
+}
+
+async function runTool(tool: ToolDefinition, call: ToolActivityInput, options: ToolActivityOptions): Promise<ToolActivityResult> {
+  const context = Context.current();
+  const { workflowExecution, activityId, attempt } = context.info;
+  const idempotencyKey = `${workflowExecution?.workflowId ?? 'standalone'}/${activityId}`;
+
+  const parsed = parseInput(tool, call);
+  if (!parsed.ok) return { ok: false, content: parsed.error };
+
+  log(options, { event: 'start', tool: tool.name, idempotencyKey, attempt });
+  if (options.latencyMs) await context.sleep(options.latencyMs);
+  try {
+    const value = await tool.run(parsed.value, {
+      idempotencyKey,
+      attempt,
+      signal: context.cancellationSignal,
+      heartbeat: (details) => context.heartbeat(details),
+    });
+    log(options, { event: 'finish', tool: tool.name, idempotencyKey, attempt });
+    return { ok: true, content: truncate(render(value), options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS) };
+  } catch (err) {
+    log(options, { event: 'error', tool: tool.name, idempotencyKey, attempt });
+    if (err instanceof ToolError) {
+      throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: !err.retryable });
+    }
+    throw err; // unexpected: retried by the tool's policy, then reported to the model
+  }
+}
+
+function parseInput(tool: ToolDefinition, call: ToolActivityInput): { ok: true; value: z.infer<ToolDefinition['input']> } | { ok: false; error: string } {
+  let input: Record<string, unknown> = call.input;
+  if (call.encoding === 'xml-text') {
+    const coerced = coerceParameters(input as Record<string, string>, describeTool(tool).input_schema);
+    if (!coerced.ok) return { ok: false, error: `InvalidInput: ${coerced.error}` };
+    input = coerced.value;
+  }
+  const result = tool.input.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
+  return { ok: false, error: `InvalidInput: ${tool.name} ${problems.join('; ')}` };
+}
+
+function render(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const marker = `\n[output truncated: ${text.length - max} of ${text.length} characters omitted]`;
+  return text.slice(0, Math.max(0, max - marker.length)) + marker;
+}
+
+function log(options: ToolActivityOptions, entry: Record<string, unknown>): void {
+  if (!options.executionLog) return;
+  appendFileSync(options.executionLog, `${JSON.stringify({ ...entry, pid: process.pid, at: Date.now() })}\n`);
+}

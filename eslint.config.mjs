@@ -1,0 +1,45 @@
+// Lint rules that matter here: workflow code must stay deterministic, so `workflows/` may import only
+// types and pure helpers — no Node built-ins, no SDK values, no zod, nothing that does I/O.
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises',
+  'http', 'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers',
+  'tls', 'url', 'util', 'v8', 'vm', 'worker_threads', 'zlib',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'results/**', 'test-artifacts/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: nodeBuiltins.flatMap((name) => [name, `node:${name}`]).map((name) => ({
+          name, message: 'Workflow code is deterministic: no Node built-ins in workflows/.',
+        })),
+        patterns: [
+          { group: ['@anthropic-ai/sdk', '@anthropic-ai/sdk/*'], allowTypeImports: true,
+            message: 'Workflow code may import only types from the Anthropic SDK.' },
+          { group: ['zod', 'zod/*'], message: 'No zod in workflow code: validate in activities or the client.' },
+          { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
+            allowTypeImports: true, message: 'Workflow code may import only @temporalio/workflow and @temporalio/common.' },
+          { group: ['**/activities/*', '**/activities', '**/workers/*', '**/client/*', '**/scripts/*'],
+            allowTypeImports: true, message: 'Workflow code may import only types from the Node side.' },
+        ],
+      }],
+      'no-restricted-globals': ['error',
+        { name: 'process', message: 'No process in workflow code.' },
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'fetch', message: 'No I/O in workflow code: use an activity.' },
+      ],
+    },
+  },
+);

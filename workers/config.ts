@@ -1,0 +1,47 @@
+// The worker's configuration, from the conventional environment variables, validated once at start-up
+// so a bad value stops the process with a message that names the variable.
+import { z } from 'zod';
+import { DEFAULT_MODEL } from '../workflows/api';
+
+const optionalText = z.string().trim().min(1).optional().catch(undefined);
+
+export const configSchema = z.object({
+  TEMPORAL_ADDRESS: z.string().trim().regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233').default('localhost:7233'),
+  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('claude-conversations'),
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  ANTHROPIC_MODEL: z.string().trim().min(1).default(DEFAULT_MODEL),
+  /** Append a JSON line per tool execution (crash tests count them outside the worker). */
+  TOOL_EXECUTION_LOG: optionalText,
+  /** Simulated latency before every tool execution, in milliseconds. */
+  TOOL_LATENCY_MS: z.coerce.number().int().min(0).default(0),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(2000),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(100),
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().default(2000),
+});
+
+export type WorkerConfig = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): WorkerConfig {
+  // Empty strings count as unset, as shells and compose files often produce them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (!parsed.data.ANTHROPIC_API_KEY && !parsed.data.ANTHROPIC_BASE_URL) {
+    throw new ConfigError(
+      'Invalid configuration:\n  ANTHROPIC_API_KEY: set it to talk to Claude, or set ANTHROPIC_BASE_URL to a local Messages API server (npm run mock-anthropic).',
+    );
+  }
+  return parsed.data;
+}
+
+/** A key the local Messages API server accepts; never sent to the real API (there a real key is required). */
+export const LOCAL_API_KEY = 'local-messages-api';

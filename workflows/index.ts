@@ -1,0 +1,2 @@
+// The workflow bundle's entry point: what the worker registers. Workflow-safe code only.
+export { conversation } from './conversation';

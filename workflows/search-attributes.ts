@@ -1,0 +1,24 @@
+// Typed search attributes a conversation keeps up to date, so people can filter conversations in the Web UI
+// (`ConversationStatus = "awaiting_user"`) and the client can list them. The dev server registers exactly
+// these (scripts/dev-server.ts reads this list), so a name or a type is written once, here.
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const ConversationStatus = defineSearchAttributeKey('ConversationStatus', SearchAttributeType.KEYWORD);
+export const ConversationModel = defineSearchAttributeKey('ConversationModel', SearchAttributeType.KEYWORD);
+export const ConversationProtocol = defineSearchAttributeKey('ConversationProtocol', SearchAttributeType.KEYWORD);
+export const ConversationTurns = defineSearchAttributeKey('ConversationTurns', SearchAttributeType.INT);
+export const ConversationToolCalls = defineSearchAttributeKey('ConversationToolCalls', SearchAttributeType.INT);
+export const ConversationInputTokens = defineSearchAttributeKey('ConversationInputTokens', SearchAttributeType.INT);
+export const ConversationOutputTokens = defineSearchAttributeKey('ConversationOutputTokens', SearchAttributeType.INT);
+export const ConversationAwaitingApproval = defineSearchAttributeKey('ConversationAwaitingApproval', SearchAttributeType.BOOL);
+
+export const conversationSearchAttributes = [
+  ConversationStatus,
+  ConversationModel,
+  ConversationProtocol,
+  ConversationTurns,
+  ConversationToolCalls,
+  ConversationInputTokens,
+  ConversationOutputTokens,
+  ConversationAwaitingApproval,
+] as const;
