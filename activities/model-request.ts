@@ -29,7 +29,6 @@ export function buildModelRequest(
     max_tokens: options.maxTokens,
     messages: caching ? withBreakpointOnLast(messages) : messages,
     stream: true,
-    ...(options.temperature !== undefined && { temperature: options.temperature }),
   };
 
   let system = options.system;

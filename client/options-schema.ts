@@ -27,7 +27,8 @@ export function conversationOptionsSchema(knownTools: readonly string[]) {
     disableParallelToolUse: z.boolean().optional(),
     maxTokens: z.number().int().positive().max(128_000).optional(),
     maxTokensCap: z.number().int().positive().max(128_000).optional(),
-    temperature: z.number().min(0).max(1).optional(),
+    // Sampling parameters are gone from the Messages API (version 2026-10-21; SDK 1.x): say so instead of a 400 later.
+    temperature: z.never({ error: 'temperature is no longer accepted by the Messages API (API version 2026-10-21)' }).optional(),
     promptCaching: z.boolean().optional(),
     limits: z.strictObject({
       maxModelCallsPerTurn: z.number().int().positive().optional(),

@@ -31,7 +31,6 @@ export interface ModelRequestOptions {
   protocol: ProtocolName;
   tools: string[];
   system?: string;
-  temperature?: number;
   toolChoice?: ToolChoice;
   disableParallelToolUse?: boolean;
   promptCaching: boolean;

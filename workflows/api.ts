@@ -14,13 +14,13 @@ export interface ConversationOptions {
   /** Names of tools the worker registers; the conversation may use only these. */
   tools: string[];
   protocol: ProtocolName;
+  /** `any` and `tool` force a tool on the first model call of each user turn; later calls of the turn use `auto`. */
   toolChoice?: ToolChoice;
   disableParallelToolUse?: boolean;
   /** `max_tokens` of the first attempt; a reply cut off by it is asked again higher up the ladder. */
   maxTokens: number;
   /** The top of the `max_tokens` ladder (defaults to the model's output cap). */
   maxTokensCap?: number;
-  temperature?: number;
   /** Cache breakpoints on tools, system prompt and the newest turn (prompt caching). */
   promptCaching: boolean;
   limits: {
@@ -49,7 +49,7 @@ export type ConversationOptionsInput = Partial<Omit<ConversationOptions, 'limits
   timeouts?: Partial<ConversationOptions['timeouts']>;
 };
 
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
 export function withDefaults(input: ConversationOptionsInput): ConversationOptions {
   return {
@@ -64,7 +64,6 @@ export function withDefaults(input: ConversationOptionsInput): ConversationOptio
     ...(input.toolChoice !== undefined && { toolChoice: input.toolChoice }),
     ...(input.disableParallelToolUse !== undefined && { disableParallelToolUse: input.disableParallelToolUse }),
     ...(input.maxTokensCap !== undefined && { maxTokensCap: input.maxTokensCap }),
-    ...(input.temperature !== undefined && { temperature: input.temperature }),
     limits: { maxModelCallsPerTurn: 50, maxToolCallsPerTurn: 200, ...input.limits },
     timeouts: { idle: '24 hours', approval: '1 hour', modelCall: '10 minutes', modelHeartbeat: '30 seconds', ...input.timeouts },
   };

@@ -35,6 +35,8 @@ export interface ActiveTurn {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** The `max_tokens` rung a cut-off reply forced this turn up to; later calls of the turn start there. */
+  maxTokens?: number;
 }
 
 export class ConversationState {

@@ -21,7 +21,11 @@ export async function askModel(state: ConversationState): Promise<ModelStep> {
     retry: MODEL_RETRY,
   });
   const cap = options.maxTokensCap ?? modelOutputCap(options.model);
-  let maxTokens = Math.min(options.maxTokens, cap);
+  let maxTokens = Math.min(state.active?.maxTokens ?? options.maxTokens, cap);
+  // A forced tool_choice (`any`, `tool`) applies to the first call of a user turn only: forcing every call
+  // would never let the model answer.
+  const forced = options.toolChoice?.type === 'any' || options.toolChoice?.type === 'tool';
+  const toolChoice = forced && (state.active?.modelCalls ?? 0) > 0 ? undefined : options.toolChoice;
   const { workflowId, runId } = workflowInfo();
 
   for (;;) {
@@ -43,8 +47,7 @@ export async function askModel(state: ConversationState): Promise<ModelStep> {
           tools: options.tools,
           promptCaching: options.promptCaching,
           ...(options.system !== undefined && { system: options.system }),
-          ...(options.temperature !== undefined && { temperature: options.temperature }),
-          ...(options.toolChoice !== undefined && { toolChoice: options.toolChoice }),
+          ...(toolChoice !== undefined && { toolChoice }),
           ...(options.disableParallelToolUse !== undefined && { disableParallelToolUse: options.disableParallelToolUse }),
         },
       }]);
@@ -56,5 +59,6 @@ export async function askModel(state: ConversationState): Promise<ModelStep> {
     const next = nextMaxTokens(maxTokens, cap);
     if (next === undefined) return { kind: 'max_tokens_exhausted', maxTokens };
     maxTokens = next;
+    if (state.active) state.active.maxTokens = next;
   }
 }

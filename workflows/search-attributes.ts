@@ -8,8 +8,10 @@ export const ConversationModel = defineSearchAttributeKey('ConversationModel', S
 export const ConversationProtocol = defineSearchAttributeKey('ConversationProtocol', SearchAttributeType.KEYWORD);
 export const ConversationTurns = defineSearchAttributeKey('ConversationTurns', SearchAttributeType.INT);
 export const ConversationToolCalls = defineSearchAttributeKey('ConversationToolCalls', SearchAttributeType.INT);
-export const ConversationInputTokens = defineSearchAttributeKey('ConversationInputTokens', SearchAttributeType.INT);
-export const ConversationOutputTokens = defineSearchAttributeKey('ConversationOutputTokens', SearchAttributeType.INT);
+// Token counts are DOUBLE, not INT: the dev server's SQLite visibility store allows only three INT attributes
+// per namespace. Filtering works the same (`ConversationInputTokens > 10000`).
+export const ConversationInputTokens = defineSearchAttributeKey('ConversationInputTokens', SearchAttributeType.DOUBLE);
+export const ConversationOutputTokens = defineSearchAttributeKey('ConversationOutputTokens', SearchAttributeType.DOUBLE);
 export const ConversationAwaitingApproval = defineSearchAttributeKey('ConversationAwaitingApproval', SearchAttributeType.BOOL);
 
 export const conversationSearchAttributes = [

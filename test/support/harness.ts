@@ -1,0 +1,119 @@
+// What an end-to-end test stands on: the real dev server the test runner started (TEMPORAL_ADDRESS), a local
+// Messages API server, a real worker on a task queue of its own, and the typed client.
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { ConversationClient } from '../../client/conversation-client';
+import type { ToolActivityOptions } from '../../activities/tool-activities';
+import type { ToolDefinition } from '../../activities/tool-definition';
+import { builtinTools } from '../../activities/tools';
+import { createAnthropic, createConversationWorker } from '../../workers/worker';
+import { startMockAnthropic } from '../../scripts/mock-anthropic/server';
+import type { MockAnthropic } from '../../scripts/mock-anthropic/types';
+
+// Expected failures (a tool raising TickerNotFound, a scripted 429) would otherwise fill the output with warnings.
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+
+export const temporalAddress = process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+export const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+
+export interface Harness {
+  mock: MockAnthropic;
+  worker: Worker;
+  conversations: ConversationClient;
+  client: Client;
+  taskQueue: string;
+  /** JSON lines the tools append per execution (start/finish/error). */
+  executionLog: string;
+  executions(): { event: string; tool: string; idempotencyKey: string; attempt: number; pid: number }[];
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  tools?: readonly ToolDefinition[];
+  toolOptions?: ToolActivityOptions;
+  latencyMs?: number;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const mock = await startMockAnthropic({ ...(options.latencyMs !== undefined && { latencyMs: options.latencyMs }) });
+  const taskQueue = `test-${randomUUID()}`;
+  const executionLog = join(mkdtempSync(join(tmpdir(), 'tools-')), 'executions.jsonl');
+  const workerConnection = await NativeConnection.connect({ address: temporalAddress });
+  const worker = await createConversationWorker({
+    connection: workerConnection,
+    namespace,
+    taskQueue,
+    anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: undefined }),
+    tools: options.tools ?? builtinTools,
+    toolOptions: { executionLog, ...options.toolOptions },
+    ...(process.env.WORKFLOW_BUNDLE_PATH && { workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH }),
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection, namespace });
+  const conversations = new ConversationClient({ client, taskQueue, knownTools: (options.tools ?? builtinTools).map((t) => t.name) });
+  return {
+    mock,
+    worker,
+    conversations,
+    client,
+    taskQueue,
+    executionLog,
+    executions: () => readExecutions(executionLog),
+    async close() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+      await workerConnection.close();
+      await connection.close();
+      await mock.close();
+    },
+  };
+}
+
+export function readExecutions(path: string): ReturnType<Harness['executions']> {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+}
+
+/** A prompt no other test uses, so the local server's script for it cannot answer anyone else. */
+export function uniquePrompt(text: string): string {
+  return `${text} [${randomUUID().slice(0, 8)}]`;
+}
+
+/** The activities of a workflow's history, in order: type, summary, input and result, as the Web UI shows them. */
+export async function activitiesOf(client: Client, workflowId: string) {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const converter = client.options.loadedDataConverter.payloadConverter;
+  const scheduled = new Map<string, { type: string; summary: string | undefined; input: unknown; result?: unknown; failed?: boolean }>();
+  const decode = (payloads: { payloads?: unknown[] | null } | null | undefined) =>
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    (payloads?.payloads ?? []).map((p) => converter.fromPayload(p as any));
+  for (const event of history.events ?? []) {
+    const id = String(event.eventId);
+    if (event.activityTaskScheduledEventAttributes) {
+      const attrs = event.activityTaskScheduledEventAttributes;
+      const summaryPayload = event.userMetadata?.summary;
+      scheduled.set(id, {
+        type: attrs.activityType?.name ?? '',
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        summary: summaryPayload ? (converter.fromPayload(summaryPayload as any) as string) : undefined,
+        input: decode(attrs.input)[0],
+      });
+    }
+    const completed = event.activityTaskCompletedEventAttributes;
+    if (completed) {
+      const entry = scheduled.get(String(completed.scheduledEventId));
+      if (entry) entry.result = decode(completed.result)[0];
+    }
+    const failed = event.activityTaskFailedEventAttributes ?? event.activityTaskTimedOutEventAttributes;
+    if (failed) {
+      const entry = scheduled.get(String(failed.scheduledEventId));
+      if (entry) entry.failed = true;
+    }
+  }
+  return [...scheduled.values()];
+}
