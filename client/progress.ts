@@ -1,5 +1,6 @@
 // Follows a conversation while it works: prints each new transcript message as it lands and says what is
 // running (model call or tool) and for how long. Reads only queries, so it adds nothing to the history.
+import type { ConversationSnapshot } from '../workflows/api';
 import type { ConversationClient } from './conversation-client';
 import { formatMessage, type FormattedLine } from './transcript-format';
 
@@ -7,6 +8,8 @@ export interface FollowOptions {
   onLine(line: FormattedLine): void;
   /** Called with e.g. `get_ticker_symbol(company_name="General Motors") · 1.2s`, or '' when nothing runs. */
   onRunning?(status: string): void;
+  /** Called with each polled state (e.g. to ask a person about pending approvals); awaited. */
+  onState?(state: ConversationSnapshot): Promise<void>;
   intervalMs?: number;
   /** Messages already shown. */
   from?: number;
@@ -21,10 +24,11 @@ export async function followConversation(client: ConversationClient, id: string,
     const messages = await client.getTranscript(id, { from: seen }).catch(() => []);
     for (const message of messages) for (const line of formatMessage(message)) options.onLine(line);
     seen += messages.length;
-    if (options.onRunning) {
+    if (options.onRunning || options.onState) {
       const state = await client.getState(id).catch(() => undefined);
       const now = Date.now();
-      options.onRunning((state?.running ?? []).map((r) => `${r.name} · ${((now - Date.parse(r.startedAt)) / 1000).toFixed(1)}s`).join(', '));
+      options.onRunning?.((state?.running ?? []).map((r) => `${r.name} · ${((now - Date.parse(r.startedAt)) / 1000).toFixed(1)}s`).join(', '));
+      if (state && options.onState) await options.onState(state);
     }
   };
   while (!done) {

@@ -1,0 +1,189 @@
+// A terminal front end over the client API: `npm run cli -- <command>`.
+//
+//   chat [ID]                         talk interactively (creates the conversation if needed)
+//   start [--id ID] [MESSAGE]         start a conversation (and send a first message)
+//   send ID MESSAGE                   send one message and print the reply
+//   transcript ID | state ID          read a conversation
+//   list [--status S] [--model M]     list conversations
+//   approve ID CALL_ID [--reject] [--reason TEXT]
+//   end ID | cancel ID
+// Options for new conversations: --tools a,b  --model M  --protocol native|legacy-xml  --system TEXT
+// --json prints machine-readable JSON (one document per command) and no progress.
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import type { ConversationSnapshot } from '../workflows/api';
+import { ConversationClient, type StartOptions } from './conversation-client';
+import { ConversationError } from './errors';
+import { followConversation } from './progress';
+import { formatMessage, renderLine } from './transcript-format';
+
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    json: { type: 'boolean', default: false },
+    id: { type: 'string' },
+    tools: { type: 'string' },
+    model: { type: 'string' },
+    protocol: { type: 'string' },
+    system: { type: 'string' },
+    status: { type: 'string' },
+    reject: { type: 'boolean', default: false },
+    reason: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+const out = (value: unknown, human: () => void) => (flags.json ? console.log(JSON.stringify(value, null, 2)) : human());
+
+function startOptions(): Omit<StartOptions, 'id'> {
+  return {
+    tools: flags.tools ? flags.tools.split(',').map((t) => t.trim()).filter(Boolean) : ['get_ticker_symbol', 'get_current_stock_price', 'get_weather'],
+    ...(flags.model && { model: flags.model }),
+    ...(flags.protocol && { protocol: flags.protocol as StartOptions['protocol'] }),
+    ...(flags.system && { system: flags.system }),
+  };
+}
+
+/** Shows what runs (model call or tool) and for how long, on one line that rewrites itself. */
+function progressLine() {
+  let shown = false;
+  return {
+    update(status: string) {
+      if (flags.json || !process.stderr.isTTY) return;
+      process.stderr.write(`\r\x1b[2K${status ? `… ${status}` : ''}`);
+      shown = status !== '';
+    },
+    clear() {
+      if (shown) process.stderr.write('\r\x1b[2K');
+      shown = false;
+    },
+  };
+}
+
+async function send(client: ConversationClient, id: string, text: string, start?: Omit<StartOptions, 'id'>, onState?: (s: ConversationSnapshot) => Promise<void>) {
+  const progress = progressLine();
+  const from = await client.getTranscript(id).then((t) => t.length + 1, () => 1); // skip the user's own message
+  const reply = client.sendMessage(id, text, start);
+  await followConversation(client, id, reply, {
+    from,
+    onLine: (line) => {
+      progress.clear();
+      if (!flags.json && line.kind !== 'assistant') console.log(renderLine(line));
+    },
+    onRunning: (status) => progress.update(status),
+    ...(onState && { onState }),
+  });
+  progress.clear();
+  return reply;
+}
+
+async function chat(client: ConversationClient, id: string): Promise<void> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const exists = await client.getState(id).then(() => true, () => false);
+  console.log(`Conversation ${id}. Type a message; /transcript, /state, /end or /quit.`);
+  let first = !exists;
+  const askApproval = async (state: ConversationSnapshot) => {
+    for (const pending of state.pendingApprovals) {
+      const answer = await rl.question(`Allow ${pending.tool}(${JSON.stringify(pending.input)})? [y/N] `);
+      await client.approveToolCall(id, { callId: pending.callId, argumentsDigest: pending.argumentsDigest, approve: /^y(es)?$/i.test(answer.trim()) });
+    }
+  };
+  for (;;) {
+    const line = (await rl.question('you> ')).trim();
+    if (!line) continue;
+    if (line === '/quit') break;
+    if (line === '/transcript') {
+      for (const message of await client.getTranscript(id)) for (const l of formatMessage(message)) console.log(renderLine(l));
+      continue;
+    }
+    if (line === '/state') {
+      console.log(JSON.stringify(await client.getState(id), null, 2));
+      continue;
+    }
+    if (line === '/end') {
+      await client.end(id);
+      break;
+    }
+    try {
+      const reply = await send(client, id, line, first ? startOptions() : undefined, askApproval);
+      first = false;
+      console.log(`claude> ${reply.text}`);
+      if (reply.status !== 'awaiting_user') console.log(`(conversation ${reply.status})`);
+    } catch (err) {
+      console.error(err instanceof ConversationError ? `error (${err.code}): ${err.message}` : err);
+    }
+  }
+  rl.close();
+}
+
+async function main(): Promise<void> {
+  const [command, ...rest] = positionals;
+  if (!command || flags.help) {
+    console.log('usage: cli chat|start|send|transcript|state|list|approve|end|cancel … (see client/cli.ts)');
+    return;
+  }
+  const client = await ConversationClient.connect({
+    address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
+    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'claude-conversations',
+  });
+  const need = (value: string | undefined, what: string): string => {
+    if (!value) throw new ConversationError('invalid_options', `${command} needs ${what}.`);
+    return value;
+  };
+  switch (command) {
+    case 'chat':
+      return chat(client, rest[0] ?? flags.id ?? `conversation-${Date.now()}`);
+    case 'start': {
+      const message = rest.join(' ') || undefined;
+      const id = await client.startConversation({ ...startOptions(), ...(flags.id && { id: flags.id }), ...(message && { firstMessage: message }) });
+      const reply = message ? await client.awaitTurn(id, 1) : undefined;
+      return out({ id, reply }, () => console.log(reply ? `${id}\n${reply.text}` : id));
+    }
+    case 'send': {
+      const id = need(rest[0], 'a conversation id');
+      const reply = await send(client, id, need(rest.slice(1).join(' '), 'a message'));
+      return out(reply, () => console.log(reply.text));
+    }
+    case 'transcript': {
+      const transcript = await client.getTranscript(need(rest[0], 'a conversation id'));
+      return out(transcript, () => transcript.forEach((m) => formatMessage(m).forEach((l) => console.log(renderLine(l)))));
+    }
+    case 'state': {
+      const state = await client.getState(need(rest[0], 'a conversation id'));
+      return out(state, () => console.log(JSON.stringify(state, null, 2)));
+    }
+    case 'list': {
+      const found = await client.list({
+        ...(flags.status && { status: flags.status as ConversationSnapshot['status'] }),
+        ...(flags.model && { model: flags.model }),
+      });
+      return out(found, () => found.forEach((c) => console.log(`${c.id}\t${c.status ?? '-'}\t${c.model ?? '-'}\tturns ${c.turns ?? 0}\t${c.startTime.toISOString()}`)));
+    }
+    case 'approve': {
+      const id = need(rest[0], 'a conversation id');
+      const callId = need(rest[1], 'a tool call id');
+      const pending = (await client.getState(id)).pendingApprovals.find((p) => p.callId === callId);
+      if (!pending) throw new ConversationError('rejected', `No tool call ${callId} is waiting for approval.`);
+      await client.approveToolCall(id, { callId, argumentsDigest: pending.argumentsDigest, approve: !flags.reject, ...(flags.reason && { reason: flags.reason }) });
+      return out({ id, callId, approved: !flags.reject }, () => console.log(flags.reject ? 'rejected' : 'approved'));
+    }
+    case 'end':
+      await client.end(need(rest[0], 'a conversation id'));
+      return out({ ended: rest[0] }, () => console.log('ended'));
+    case 'cancel':
+      await client.cancel(need(rest[0], 'a conversation id'));
+      return out({ cancelled: rest[0] }, () => console.log('cancelled'));
+    default:
+      throw new ConversationError('invalid_options', `Unknown command "${command}".`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    if (flags.json) console.log(JSON.stringify({ error: err instanceof ConversationError ? { code: err.code, message: err.message } : String(err) }));
+    else console.error(err instanceof ConversationError ? `error (${err.code}): ${err.message}` : err);
+    process.exit(1);
+  },
+);
