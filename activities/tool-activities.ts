@@ -17,6 +17,7 @@ export interface ToolActivityOptions {
 }
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+const HEARTBEAT_EVERY_MS = 1_000;
 
 export type ToolActivity = (input: ToolActivityInput) => Promise<ToolActivityResult>;
 
@@ -31,7 +32,7 @@ export function createToolActivities(tools: readonly ToolDefinition[], options: 
       tools: known.map((tool) => ({
         name: tool.name,
         startToCloseTimeout: tool.timeout ?? '30 seconds',
-        ...(tool.heartbeatTimeout && { heartbeatTimeout: tool.heartbeatTimeout }),
+        heartbeatTimeout: tool.heartbeatTimeout ?? '10 seconds',
         maximumAttempts: tool.maxAttempts ?? 3,
         initialInterval: tool.retryInitialInterval ?? '1 second',
         requiresApproval: tool.requiresApproval ?? false,
@@ -53,8 +54,10 @@ async function runTool(tool: ToolDefinition, call: ToolActivityInput, options: T
   if (!parsed.ok) return { ok: false, content: parsed.error };
 
   log(options, { event: 'start', tool: tool.name, idempotencyKey, attempt });
-  if (options.latencyMs) await context.sleep(options.latencyMs);
+  // Heartbeats while the tool runs, so a worker that dies mid-call is noticed within the heartbeat timeout.
+  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
+    if (options.latencyMs) await context.sleep(options.latencyMs);
     const value = await tool.run(parsed.value, {
       idempotencyKey,
       attempt,
@@ -69,6 +72,8 @@ async function runTool(tool: ToolDefinition, call: ToolActivityInput, options: T
       throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: !err.retryable });
     }
     throw err; // unexpected: retried by the tool's policy, then reported to the model
+  } finally {
+    clearInterval(beat);
   }
 }
 

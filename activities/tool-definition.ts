@@ -25,6 +25,7 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   run(input: z.infer<Input>, context: ToolContext): Promise<unknown> | unknown;
   /** Per attempt. Default 30 seconds. */
   timeout?: string;
+  /** Default 10 seconds; the worker heartbeats every second while the tool runs. */
   heartbeatTimeout?: string;
   /** Attempts in all, for errors that are worth retrying. Default 3. */
   maxAttempts?: number;

@@ -49,7 +49,8 @@ export interface CallModelResult {
 export interface ToolPolicy {
   name: string;
   startToCloseTimeout: string;
-  heartbeatTimeout?: string;
+  /** A worker that stops heartbeating for this long is taken for dead and the call runs again elsewhere. */
+  heartbeatTimeout: string;
   maximumAttempts: number;
   initialInterval: string;
   requiresApproval: boolean;

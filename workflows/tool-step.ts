@@ -40,7 +40,7 @@ async function runToolCall(
 
   const tool = proxyActivities<ToolActivities>({
     startToCloseTimeout: policy.startToCloseTimeout,
-    ...(policy.heartbeatTimeout && { heartbeatTimeout: policy.heartbeatTimeout }),
+    heartbeatTimeout: policy.heartbeatTimeout,
     retry: { maximumAttempts: policy.maximumAttempts, initialInterval: policy.initialInterval, backoffCoefficient: 2 },
   })[call.name]!;
   setCurrentDetails(`Running ${summary}`);
