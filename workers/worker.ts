@@ -32,13 +32,10 @@ export function createAnthropic(config: Pick<WorkerConfig, 'ANTHROPIC_API_KEY' |
 
 export async function createConversationWorker(options: ConversationWorkerOptions): Promise<Worker> {
   const tools = options.tools ?? builtinTools;
-  // Filled once the worker exists: the cache reads a transcript it lacks through the worker's own client.
-  let worker: Worker | undefined;
-  const cache = new TranscriptCache(async ({ workflowId, runId }, length) => {
-    if (!worker) throw new Error('worker not started');
-    return worker.client!.workflow.getHandle(workflowId, runId).query(transcriptQuery, { to: length });
-  });
-  worker = await Worker.create({
+  // The cache reads a transcript it lacks through the worker's own client (only ever called once the worker runs).
+  const cache = new TranscriptCache(async ({ workflowId, runId }, length) =>
+    worker.client!.workflow.getHandle(workflowId, runId).query(transcriptQuery, { to: length }));
+  const worker: Worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
