@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConversationError } from '../client/errors';
 import { digest } from '../workflows/digest';
+import { ConversationStatus } from '../workflows/search-attributes';
 import { type Harness, startHarness, uniquePrompt } from './support/harness';
 
 const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
@@ -76,6 +77,7 @@ describe('starting and continuing conversations', () => {
     await assert.rejects(h.conversations.waitForResult(id), isCode('conversation_failed'));
     const description = await h.conversations.handle(id).describe();
     assert.equal(description.status.name, 'CANCELLED');
+    assert.equal(description.typedSearchAttributes.get(ConversationStatus), 'cancelled');
   });
 });
 

@@ -24,7 +24,7 @@ test('native: tools with a breakpoint on the last one, the system prompt and the
   assert.deepEqual(last[0]!.cache_control, { type: 'ephemeral' });
   assert.equal(JSON.stringify(request).split('cache_control').length - 1, 3, 'three breakpoints, within the API\'s four');
   assert.equal((messages[2]!.content as { cache_control?: unknown }[])[0]!.cache_control, undefined, 'the transcript itself is not touched');
-  assert.match(request.tools![0]!.description!, /Raises TickerNotFound/);
+  assert.match((request.tools![0] as { description: string }).description, /Raises TickerNotFound/);
 });
 
 test('native: without prompt caching there is no breakpoint at all', () => {

@@ -83,6 +83,7 @@ export type ConversationStatus =
   | 'context_window_exceeded'
   | 'max_tokens_exhausted'
   | 'limit_reached'
+  | 'cancelled'
   | 'failed';
 
 export interface TokenUsage {

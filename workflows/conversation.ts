@@ -5,6 +5,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  isCancellation,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -73,6 +74,10 @@ export async function conversation(input: ConversationInput): Promise<Conversati
     // Only the model call can fail a turn for good (a request the API rejects: 400, 401, …); tool failures are data.
     if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
       return fail(state, err.cause.type ?? 'ModelCallFailed', err.cause.message);
+    }
+    if (isCancellation(err)) {
+      state.status = 'cancelled';
+      publish(state); // so the conversation lists as cancelled, not as still running
     }
     throw err;
   }

@@ -1,0 +1,189 @@
+// `npm test` (after typecheck and lint): one Temporal dev server and one workflow bundle for the whole run, then
+// node's test runner over test/**/*.test.ts.
+//
+//   tsx scripts/run-tests.ts                      all of test/**/*.test.ts
+//   tsx scripts/run-tests.ts dev-server crash     only files whose path contains "dev-server" or "crash"
+//   tsx scripts/run-tests.ts test/x.test.ts       that file
+//   tsx scripts/run-tests.ts --test-name-pattern=restart   (arguments starting with - go to node)
+//
+// Tests find what they need in the environment:
+//   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE   the server (reused as is if TEMPORAL_ADDRESS was already set and answers)
+//   TEMPORAL_UI_URL, TEMPORAL_DB_FILE      its Web UI and SQLite file ('' when reusing a server we did not start)
+//   TEMPORAL_CLI_PATH                      the Temporal CLI, to start more servers (crash tests)
+//   WORKFLOW_BUNDLE_PATH                   pre-bundled workflows/index.ts: Worker.create({ workflowBundle: { codePath } })
+// TEST_CONCURRENCY sets --test-concurrency (default 1). The server's own log goes to test-artifacts/temporal-dev-server.log.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { connectOrStartDevServer, type DevServer } from './dev-server';
+import { ensureTemporalCli } from './temporal-cli';
+
+const ROOT = path.resolve(__dirname, '..');
+const TEST_DIR = path.join(ROOT, 'test');
+const WORKFLOWS_INDEX = path.join(ROOT, 'workflows', 'index.ts');
+const SERVER_LOG = path.join(ROOT, 'test-artifacts', 'temporal-dev-server.log');
+
+// Silenced once the tests run, so that node's `# pass N` / `# fail N` summary stays the last thing printed.
+let quiet = false;
+const log = (line: string): void => {
+  if (!quiet) process.stderr.write(`[run-tests] ${line}\n`);
+};
+
+/** test/**\/*.test.ts, sorted, as paths relative to the project root. */
+export function findTestFiles(dir = TEST_DIR): string[] {
+  const found: string[] = [];
+  const walk = (current: string): void => {
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(full);
+      } else if (entry.isFile() && entry.name.endsWith('.test.ts')) {
+        found.push(path.relative(ROOT, full));
+      }
+    }
+  };
+  if (fs.existsSync(dir)) walk(dir);
+  return found.sort();
+}
+
+/** Each filter is a file path (used as is) or a substring of the test file paths. */
+export function selectTestFiles(filters: string[], all = findTestFiles()): string[] {
+  if (filters.length === 0) return all;
+  const selected = new Set<string>();
+  for (const filter of filters) {
+    const asPath = path.resolve(filter);
+    if (fs.existsSync(asPath) && fs.statSync(asPath).isFile()) {
+      selected.add(path.relative(ROOT, asPath));
+      continue;
+    }
+    const matches = all.filter((file) => file.includes(filter));
+    if (matches.length === 0) {
+      throw new Error(`No test file matches "${filter}" (looked in ${path.relative(ROOT, TEST_DIR)}/).`);
+    }
+    for (const file of matches) selected.add(file);
+  }
+  return [...selected].sort();
+}
+
+async function bundleWorkflows(outDir: string): Promise<string | undefined> {
+  if (!fs.existsSync(WORKFLOWS_INDEX)) {
+    log(`WARNING: ${path.relative(ROOT, WORKFLOWS_INDEX)} does not exist yet; not bundling workflows ` +
+      `(WORKFLOW_BUNDLE_PATH stays unset).`);
+    return undefined;
+  }
+  const started = Date.now();
+  const { bundleWorkflowCode, DefaultLogger } = await import('@temporalio/worker');
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../workflows/index.ts'),
+    logger: new DefaultLogger('WARN'),
+  });
+  const file = path.join(outDir, 'workflow-bundle.js');
+  await fsp.writeFile(file, code);
+  log(`Bundled workflows in ${Date.now() - started} ms (${Math.round(code.length / 1024)} KiB): ${file}`);
+  return file;
+}
+
+function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (os.constants.signals[signal] ?? 1);
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const nodeFlags = args.filter((arg) => arg.startsWith('-'));
+  const files = selectTestFiles(args.filter((arg) => !arg.startsWith('-')));
+  if (files.length === 0) {
+    log('No test files found (test/**/*.test.ts).');
+    return 1;
+  }
+  const concurrency = Number(process.env.TEST_CONCURRENCY ?? '1');
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('TEST_CONCURRENCY must be a positive integer');
+
+  let server: DevServer | undefined;
+  let child: ChildProcess | undefined;
+  let tmpDir: string | undefined;
+  let serverLog: fs.WriteStream | undefined;
+  let cleanedUp: Promise<void> | undefined;
+  const cleanup = (): Promise<void> =>
+    (cleanedUp ??= (async () => {
+      await server?.stop().catch((error: unknown) => {
+        quiet = false;
+        log(`Failed to stop the dev server: ${String(error)}`);
+      });
+      serverLog?.end();
+      if (tmpDir) await fsp.rm(tmpDir, { recursive: true, force: true });
+    })());
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) return;
+    interrupted = signal;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill(signal); // the test runner reports and exits; main() then cleans up as usual
+    } else {
+      void cleanup().finally(() => process.exit(signalExitCode(signal)));
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    const started = Date.now();
+    tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'cto-tests-'));
+    const cliPath = await ensureTemporalCli(log);
+    await fsp.mkdir(path.dirname(SERVER_LOG), { recursive: true });
+    const out = fs.createWriteStream(SERVER_LOG);
+    serverLog = out;
+    // Both take a few seconds, so do them side by side; allSettled, so a failed bundle never orphans a server.
+    const [serverResult, bundleResult] = await Promise.allSettled([
+      connectOrStartDevServer({ cliPath, log, serverOutput: (line) => void (out.writable && out.write(`${line}\n`)) }),
+      bundleWorkflows(tmpDir),
+    ]);
+    if (serverResult.status === 'fulfilled') server = serverResult.value;
+    if (serverResult.status === 'rejected') throw serverResult.reason;
+    if (bundleResult.status === 'rejected') throw bundleResult.reason;
+    const devServer = serverResult.value;
+    const bundlePath = bundleResult.value;
+    if (interrupted) return signalExitCode(interrupted);
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: devServer.address,
+      TEMPORAL_NAMESPACE: devServer.namespace,
+      TEMPORAL_UI_URL: devServer.uiUrl,
+      TEMPORAL_CLI_PATH: cliPath,
+      TEMPORAL_DB_FILE: devServer.dbFile,
+    };
+    if (bundlePath) env.WORKFLOW_BUNDLE_PATH = bundlePath;
+    else delete env.WORKFLOW_BUNDLE_PATH;
+
+    // TAP, so the run ends with node's `# pass N` / `# fail N` summary whether or not stdout is a terminal.
+    const reporter = nodeFlags.some((flag) => flag.startsWith('--test-reporter')) ? [] : ['--test-reporter=tap'];
+    const nodeArgs = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporter, ...nodeFlags, ...files];
+    log(`Ready in ${Date.now() - started} ms (server ${devServer.address}, UI ${devServer.uiUrl || 'n/a'}). ` +
+      `node ${nodeArgs.join(' ')}`);
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+      quiet = true;
+      const testRunner = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: 'inherit' });
+      child = testRunner;
+      testRunner.once('error', reject);
+      testRunner.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    if (exit.signal) return signalExitCode(exit.signal);
+    if (interrupted && exit.code === 0) return signalExitCode(interrupted);
+    return exit.code ?? 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      quiet = false;
+      log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+      process.exit(1);
+    },
+  );
+}
