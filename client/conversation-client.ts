@@ -2,7 +2,7 @@
 // It hides continue-as-new (a reply is followed to the run that produced it) and turns Temporal's errors
 // into ConversationError with a code.
 import { randomUUID } from 'node:crypto';
-import { Client, type ClientOptions, Connection, WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import { Client, type ClientOptions, Connection, type ConnectionOptions, WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { builtinTools } from '../activities/tools';
 import {
@@ -72,8 +72,16 @@ export class ConversationClient {
     this.optionsSchema = conversationOptionsSchema(options.knownTools ?? builtinTools.map((tool) => tool.name));
   }
 
-  static async connect(options: { address: string; namespace: string; taskQueue: string; dataConverter?: ClientOptions['dataConverter'] }): Promise<ConversationClient> {
-    const connection = await Connection.connect({ address: options.address });
+  static async connect(options: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    /** E.g. codec/data-converter.ts encryptingDataConverter(keys) / dataConverterFromEnv(): the workers' own. */
+    dataConverter?: ClientOptions['dataConverter'];
+    /** TLS, mTLS or an API key (Temporal Cloud): the rest of Connection.connect's options. */
+    connection?: Omit<ConnectionOptions, 'address'>;
+  }): Promise<ConversationClient> {
+    const connection = await Connection.connect({ ...options.connection, address: options.address });
     const client = new Client({ connection, namespace: options.namespace, ...(options.dataConverter && { dataConverter: options.dataConverter }) });
     return new ConversationClient({ client, taskQueue: options.taskQueue });
   }

@@ -33,6 +33,7 @@ export function conversationOptionsSchema(knownTools: readonly string[]) {
     limits: z.strictObject({
       maxModelCallsPerTurn: z.number().int().positive().optional(),
       maxToolCallsPerTurn: z.number().int().positive().optional(),
+      maxTranscriptChars: z.number().int().positive().max(1_800_000, 'must stay under the 2 MB payload limit').optional(),
     }).optional(),
     timeouts: z.strictObject({
       idle: duration.optional(),

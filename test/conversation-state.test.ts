@@ -98,3 +98,15 @@ describe('continue-as-new', () => {
     assert.equal(next.modelCalls, 1);
   });
 });
+
+describe('limits', () => {
+  test('a transcript over its size limit is flagged, also when carried into a new run', () => {
+    const options = withDefaults({ limits: { maxTranscriptChars: 1000 } });
+    const state = new ConversationState({ options, firstMessage: 'x'.repeat(600) });
+    state.beginTurn();
+    assert.equal(state.transcriptTooLarge, false);
+    state.appendReply({ role: 'assistant', content: 'y'.repeat(600) });
+    assert.equal(state.transcriptTooLarge, true);
+    assert.equal(new ConversationState({ options, carried: state.carry() }).transcriptTooLarge, true);
+  });
+});

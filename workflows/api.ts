@@ -28,6 +28,11 @@ export interface ConversationOptions {
     maxModelCallsPerTurn: number;
     /** Tool executions for one user message before the conversation ends with `limit_reached`. */
     maxToolCallsPerTurn: number;
+    /**
+     * The transcript's size (characters of JSON) at which the conversation ends with `limit_reached`: it is carried
+     * whole across continue-as-new, in one payload that must stay under Temporal's 2 MB limit.
+     */
+    maxTranscriptChars: number;
   };
   timeouts: {
     /** How long an open conversation waits for the next user message before it closes. */
@@ -64,7 +69,7 @@ export function withDefaults(input: ConversationOptionsInput): ConversationOptio
     ...(input.toolChoice !== undefined && { toolChoice: input.toolChoice }),
     ...(input.disableParallelToolUse !== undefined && { disableParallelToolUse: input.disableParallelToolUse }),
     ...(input.maxTokensCap !== undefined && { maxTokensCap: input.maxTokensCap }),
-    limits: { maxModelCallsPerTurn: 50, maxToolCallsPerTurn: 200, ...input.limits },
+    limits: { maxModelCallsPerTurn: 50, maxToolCallsPerTurn: 200, maxTranscriptChars: 1_500_000, ...input.limits },
     timeouts: { idle: '24 hours', approval: '1 hour', modelCall: '10 minutes', modelHeartbeat: '30 seconds', ...input.timeouts },
   };
 }

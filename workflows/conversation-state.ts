@@ -56,6 +56,8 @@ export class ConversationState {
   active: ActiveTurn | undefined;
   /** Transcript length right after the last reply the model call cache knows about. */
   sentUpTo: number;
+  /** The transcript's size, kept as messages are added (checked against the limit every model call). */
+  transcriptChars = 0;
   readonly running = new Map<string, ActivityInProgress>();
   readonly approvals = new Map<string, { request: PendingApproval; decision?: ApprovalDecision }>();
   private nextTurn: number;
@@ -69,7 +71,8 @@ export class ConversationState {
   constructor(input: ConversationInput) {
     const carried = input.carried;
     this.options = input.options;
-    this.transcript = carried ? [...carried.transcript] : [];
+    this.transcript = [];
+    for (const message of carried?.transcript ?? []) this.push(message);
     this.pending = carried ? [...carried.pendingMessages] : [];
     this.results = carried ? [...carried.results] : [];
     this.nextTurn = carried?.nextTurn ?? 1;
@@ -115,7 +118,7 @@ export class ConversationState {
   beginTurn(): ActiveTurn {
     const next = this.pending.shift();
     if (!next) throw new Error('beginTurn without a pending message');
-    this.transcript.push({ role: 'user', content: next.text });
+    this.push({ role: 'user', content: next.text });
     this.active = { turn: next.turn, modelCalls: 0, toolCalls: 0, usage: ZERO_USAGE };
     this.status = 'running';
     return this.active;
@@ -138,12 +141,22 @@ export class ConversationState {
   }
 
   appendReply(message: MessageParam): void {
-    this.transcript.push(message);
+    this.push(message);
     this.sentUpTo = this.transcript.length;
   }
 
   appendResults(message: MessageParam): void {
+    this.push(message);
+  }
+
+  /** The transcript travels whole in the continue-as-new input, which must stay under the 2 MB payload limit. */
+  get transcriptTooLarge(): boolean {
+    return this.transcriptChars > this.options.limits.maxTranscriptChars;
+  }
+
+  private push(message: MessageParam): void {
     this.transcript.push(message);
+    this.transcriptChars += JSON.stringify(message.content).length;
   }
 
   recordToolCalls(count: number): void {

@@ -97,6 +97,10 @@ async function runTurn(
   const answered = state.options.closeAfterFirstReply ? 'completed' : 'awaiting_user';
   for (;;) {
     const active = state.active!;
+    if (state.transcriptTooLarge) {
+      state.finishTurn(`The conversation reached ${state.transcriptChars} characters, over its limit of ${limits.maxTranscriptChars}; start a new conversation.`, null, 'limit_reached');
+      return 'done';
+    }
     if (active.modelCalls >= limits.maxModelCallsPerTurn) {
       state.finishTurn(`Stopped after ${active.modelCalls} model calls (limit ${limits.maxModelCallsPerTurn}).`, null, 'limit_reached');
       return 'done';
