@@ -412,6 +412,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     ...(namespace === 'default' ? [] : ['--namespace', namespace]),
     ...searchAttributeArgs(searchAttributes),
     ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
+    // Eager activity execution: a workflow task that schedules an activity gets the activity task back in the
+    // same response when the worker has a free slot — one matching round trip less per model call and per tool.
+    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
   ];
   const server = new ManagedDevServer(
     `${HOST}:${port}`, `http://${HOST}:${uiPort}`, namespace, dbFile, args, cliPath, ownedDbDir, options,
