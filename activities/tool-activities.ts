@@ -97,8 +97,11 @@ function render(value: unknown): string {
 
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
-  const marker = `\n[output truncated: ${text.length - max} of ${text.length} characters omitted]`;
-  return text.slice(0, Math.max(0, max - marker.length)) + marker;
+  // The result is exactly `max` characters, marker included, and the marker counts what was really left out.
+  const marker = (kept: number) => `\n[output truncated: ${text.length - kept} of ${text.length} characters omitted]`;
+  let kept = max;
+  for (let i = 0; i < 3; i++) kept = Math.max(0, max - marker(kept).length);
+  return text.slice(0, kept) + marker(kept);
 }
 
 function log(options: ToolActivityOptions, entry: Record<string, unknown>): void {

@@ -11,6 +11,7 @@
 // --json prints machine-readable JSON (one document per command) and no progress.
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
+import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConversationSnapshot } from '../workflows/api';
 import { ConversationClient, type StartOptions } from './conversation-client';
 import { ConversationError } from './errors';
@@ -122,10 +123,12 @@ async function main(): Promise<void> {
     console.log('usage: cli chat|start|send|transcript|state|list|approve|end|cancel … (see client/cli.ts)');
     return;
   }
+  const dataConverter = dataConverterFromEnv(); // PAYLOAD_ENCRYPTION_KEYS: read what encrypted workers wrote
   const client = await ConversationClient.connect({
     address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
     namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'claude-conversations',
+    ...(dataConverter && { dataConverter }),
   });
   const need = (value: string | undefined, what: string): string => {
     if (!value) throw new ConversationError('invalid_options', `${command} needs ${what}.`);

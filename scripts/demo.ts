@@ -6,12 +6,18 @@
 //   npm start -- --exit             stop everything after the answer
 //   npm start -- --protocol legacy-xml  the same chain with prompt-based XML tool use
 //   ANTHROPIC_API_KEY=… npm start   the same, with Claude
-import { randomUUID } from 'node:crypto';
+//   PAYLOAD_ENCRYPTION_KEYS=k1:$(openssl rand -base64 32) npm start
+//                                   payloads encrypted (codec/), and a codec server for the Web UI (log in at its /login)
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { ConversationClient } from '../client/conversation-client';
 import { followConversation } from '../client/progress';
 import { renderLine } from '../client/transcript-format';
+import { AesGcmCodec } from '../codec/aes-gcm-codec';
+import { type CodecServer, startCodecServer } from '../codec/codec-server';
+import { encryptingDataConverter } from '../codec/data-converter';
+import { DEFAULT_CODEC_SERVER_PORT, DEFAULT_CORS_ORIGINS } from '../codec/server-config';
 import { ConfigError, loadConfig } from '../workers/config';
 import { createAnthropic, createConversationWorker } from '../workers/worker';
 import { connectOrStartDevServer, defaultPersistentDbFile } from './dev-server';
@@ -31,12 +37,30 @@ async function main(): Promise<void> {
     ? `Model: the local Messages API server's deterministic demo model at ${mock.url} (no ANTHROPIC_API_KEY set)`
     : `Model: ${config.ANTHROPIC_MODEL} (Claude, via ${config.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com'})`);
 
+  // With PAYLOAD_ENCRYPTION_KEYS: every payload is encrypted, and the dev server's Web UI decodes through a codec server.
+  const keys = config.PAYLOAD_ENCRYPTION_KEYS;
+  const dataConverter = keys && encryptingDataConverter(keys);
+  let codecServer: CodecServer | undefined;
+  if (keys) {
+    const token = process.env.CODEC_SERVER_TOKEN || randomBytes(24).toString('base64url');
+    codecServer = await startCodecServer({
+      codec: new AesGcmCodec(keys),
+      token,
+      allowedOrigins: DEFAULT_CORS_ORIGINS,
+      port: Number(process.env.CODEC_SERVER_PORT || DEFAULT_CODEC_SERVER_PORT),
+    });
+    console.log(`Payload encryption: on (current key ${keys.current.id}). Codec server ${codecServer.url}: log in once at ` +
+      `${codecServer.url}/login with ${process.env.CODEC_SERVER_TOKEN ? 'CODEC_SERVER_TOKEN' : `the token ${token}`}, then turn on ` +
+      '"Include cross-origin credentials" in the Web UI\'s codec server settings.');
+  }
+
   process.env.TEMPORAL_ADDRESS ??= 'localhost:7233';
   const server = await connectOrStartDevServer({
     port: 7233,
     uiPort: 8233,
     dbFile: defaultPersistentDbFile(),
     log: (line) => console.log(`[temporal] ${line}`),
+    ...(codecServer && { codecEndpoint: codecServer.url }),
   });
   const uiUrl = server.uiUrl || process.env.TEMPORAL_UI_URL || 'http://localhost:8233';
   console.log(`Temporal: ${server.address} (namespace ${server.namespace}), Web UI ${uiUrl}`);
@@ -48,11 +72,13 @@ async function main(): Promise<void> {
     namespace: server.namespace,
     taskQueue,
     anthropic: createAnthropic(config),
+    ...(dataConverter && { dataConverter }),
   });
   const running = worker.run();
 
   const connection = await Connection.connect({ address: server.address });
-  const conversations = new ConversationClient({ client: new Client({ connection, namespace: server.namespace }), taskQueue });
+  const client = new Client({ connection, namespace: server.namespace, ...(dataConverter && { dataConverter }) });
+  const conversations = new ConversationClient({ client, taskQueue });
   const id = `demo-stock-price-${randomUUID().slice(0, 8)}`;
   console.log(`\nConversation ${id} (${protocol} tool use)\n`);
 
@@ -76,6 +102,7 @@ async function main(): Promise<void> {
   await mock?.close();
   if (exitWhenDone) {
     await server.stop();
+    await codecServer?.close();
     return;
   }
   console.log('\nThe dev server keeps running so the link works; Ctrl-C stops it.');
@@ -84,6 +111,7 @@ async function main(): Promise<void> {
     process.once('SIGTERM', resolve);
   });
   await server.stop();
+  await codecServer?.close();
 }
 
 main().catch((err) => {

@@ -1,6 +1,7 @@
 // The worker's configuration, from the conventional environment variables, validated once at start-up
 // so a bad value stops the process with a message that names the variable.
 import { z } from 'zod';
+import { keyRingSchema } from '../codec/keys';
 import { DEFAULT_MODEL } from '../workflows/api';
 
 const optionalText = z.string().trim().min(1).optional().catch(undefined);
@@ -19,6 +20,15 @@ export const configSchema = z.object({
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(2000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(100),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().default(2000),
+  /** `id:base64key[,id:base64key...]` (32-byte keys, the first is current): encrypt every payload (codec/). */
+  PAYLOAD_ENCRYPTION_KEYS: keyRingSchema.optional(),
+  /** Temporal Cloud / a TLS server: an API key (implies TLS), or mTLS client cert and key files (PEM). */
+  TEMPORAL_API_KEY: optionalText,
+  TEMPORAL_TLS: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: optionalText,
+  TEMPORAL_TLS_CLIENT_KEY_PATH: optionalText,
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalText,
+  TEMPORAL_TLS_SERVER_NAME: optionalText,
 });
 
 export type WorkerConfig = z.infer<typeof configSchema>;
@@ -34,6 +44,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (!parsed.data.TEMPORAL_TLS_CLIENT_CERT_PATH !== !parsed.data.TEMPORAL_TLS_CLIENT_KEY_PATH) {
+    throw new ConfigError('Invalid configuration:\n  TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: set both (mTLS) or neither.');
   }
   if (!parsed.data.ANTHROPIC_API_KEY && !parsed.data.ANTHROPIC_BASE_URL) {
     throw new ConfigError(

@@ -1,11 +1,24 @@
 // The worker process: `npm run worker`. Configured by environment (see workers/config.ts).
+// `--check` validates the configuration and exits without connecting.
+import { readFileSync } from 'node:fs';
 import { NativeConnection } from '@temporalio/worker';
+import { encryptingDataConverter } from '../codec/data-converter';
 import { ConfigError, loadConfig } from './config';
-import { createAnthropic, createConversationWorker } from './worker';
+import { connectionOptions, createAnthropic, createConversationWorker } from './worker';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  if (process.argv.includes('--check')) {
+    // Configuration dry run (the Docker image's smoke test): validate, read the TLS files and the bundle, no server.
+    connectionOptions(config);
+    if (process.env.WORKFLOW_BUNDLE_PATH) readFileSync(process.env.WORKFLOW_BUNDLE_PATH);
+    if (config.PAYLOAD_ENCRYPTION_KEYS) encryptingDataConverter(config.PAYLOAD_ENCRYPTION_KEYS);
+    console.log(`Worker configuration OK: task queue "${config.TEMPORAL_TASK_QUEUE}" (${config.TEMPORAL_ADDRESS}, namespace ` +
+      `${config.TEMPORAL_NAMESPACE}); workflow bundle: ${process.env.WORKFLOW_BUNDLE_PATH ?? 'built at start'}; payload encryption: ` +
+      `${config.PAYLOAD_ENCRYPTION_KEYS ? `on (keys ${config.PAYLOAD_ENCRYPTION_KEYS.ids.join(', ')})` : 'off'}`);
+    return;
+  }
+  const connection = await NativeConnection.connect(connectionOptions(config));
   const worker = await createConversationWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -21,9 +34,11 @@ async function main(): Promise<void> {
       maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
     },
+    ...(config.PAYLOAD_ENCRYPTION_KEYS && { dataConverter: encryptingDataConverter(config.PAYLOAD_ENCRYPTION_KEYS) }),
   });
   const model = config.ANTHROPIC_API_KEY ? `Claude via ${config.ANTHROPIC_BASE_URL ?? 'api.anthropic.com'}` : `the local Messages API at ${config.ANTHROPIC_BASE_URL}`;
-  console.log(`Worker ready on task queue "${config.TEMPORAL_TASK_QUEUE}" (${config.TEMPORAL_ADDRESS}, namespace ${config.TEMPORAL_NAMESPACE}); model: ${model}`);
+  const encryption = config.PAYLOAD_ENCRYPTION_KEYS ? `on (current key ${config.PAYLOAD_ENCRYPTION_KEYS.current.id})` : 'off';
+  console.log(`Worker ready on task queue "${config.TEMPORAL_TASK_QUEUE}" (${config.TEMPORAL_ADDRESS}, namespace ${config.TEMPORAL_NAMESPACE}); model: ${model}; payload encryption: ${encryption}`);
   await worker.run();
   await connection.close();
 }

@@ -1,6 +1,7 @@
 // Builds a worker that runs conversations: the workflow bundle, the model activity and one activity per tool.
+import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
-import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { type NativeConnection, type NativeConnectionOptions, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createModelActivities } from '../activities/model';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activities';
 import { describeTool, type ToolDefinition } from '../activities/tool-definition';
@@ -19,6 +20,34 @@ export interface ConversationWorkerOptions {
   /** A pre-built workflow bundle (fast start in tests and production); otherwise bundled from source. */
   workflowBundlePath?: string;
   tuning?: Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'maxCachedWorkflows' | 'maxConcurrentLocalActivityExecutions'>;
+  /**
+   * E.g. codec/data-converter.ts encryptingDataConverter(keys). With a `failureConverterPath`, a pre-built
+   * `workflowBundlePath` must have been bundled with the same path (deploy/bundle-workflows.ts does).
+   */
+  dataConverter?: WorkerOptions['dataConverter'];
+}
+
+/** NativeConnection.connect options for the configured server: plain, TLS, mTLS (Temporal Cloud) or an API key. */
+export function connectionOptions(
+  config: Pick<WorkerConfig, 'TEMPORAL_ADDRESS' | 'TEMPORAL_API_KEY' | 'TEMPORAL_TLS' | 'TEMPORAL_TLS_CLIENT_CERT_PATH' |
+    'TEMPORAL_TLS_CLIENT_KEY_PATH' | 'TEMPORAL_TLS_SERVER_CA_CERT_PATH' | 'TEMPORAL_TLS_SERVER_NAME'>,
+): NativeConnectionOptions {
+  const mtls = config.TEMPORAL_TLS_CLIENT_CERT_PATH && config.TEMPORAL_TLS_CLIENT_KEY_PATH
+    ? { crt: readFileSync(config.TEMPORAL_TLS_CLIENT_CERT_PATH), key: readFileSync(config.TEMPORAL_TLS_CLIENT_KEY_PATH) }
+    : undefined;
+  const wantsTls = config.TEMPORAL_TLS ?? Boolean(mtls || config.TEMPORAL_API_KEY || config.TEMPORAL_TLS_SERVER_CA_CERT_PATH);
+  return {
+    address: config.TEMPORAL_ADDRESS,
+    // tls: false when TEMPORAL_TLS=false (an API key alone would otherwise turn TLS on).
+    tls: wantsTls
+      ? {
+          ...(mtls && { clientCertPair: mtls }),
+          ...(config.TEMPORAL_TLS_SERVER_CA_CERT_PATH && { serverRootCACertificate: readFileSync(config.TEMPORAL_TLS_SERVER_CA_CERT_PATH) }),
+          ...(config.TEMPORAL_TLS_SERVER_NAME && { serverNameOverride: config.TEMPORAL_TLS_SERVER_NAME }),
+        }
+      : false,
+    ...(config.TEMPORAL_API_KEY && { apiKey: config.TEMPORAL_API_KEY }),
+  };
 }
 
 export function createAnthropic(config: Pick<WorkerConfig, 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL'>): Anthropic {
@@ -47,6 +76,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
       ...createModelActivities({ anthropic: options.anthropic, tools: tools.map(describeTool), cache }),
     },
     ...options.tuning,
+    ...(options.dataConverter && { dataConverter: options.dataConverter }),
   });
   return worker;
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { ConversationClient } from '../../client/conversation-client';
 import type { ToolActivityOptions } from '../../activities/tool-activities';
@@ -36,6 +37,13 @@ export interface HarnessOptions {
   tools?: readonly ToolDefinition[];
   toolOptions?: ToolActivityOptions;
   latencyMs?: number;
+  /**
+   * For the worker and the client (e.g. codec/data-converter.ts). With a failureConverterPath the worker bundles the
+   * workflows itself (the shared WORKFLOW_BUNDLE_PATH was built without it).
+   */
+  dataConverter?: DataConverter;
+  /** The API key the worker's Anthropic client sends (the local server accepts any). Default: none. */
+  anthropicApiKey?: string;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -47,14 +55,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     connection: workerConnection,
     namespace,
     taskQueue,
-    anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: undefined }),
+    anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: options.anthropicApiKey }),
     tools: options.tools ?? builtinTools,
     toolOptions: { executionLog, ...options.toolOptions },
-    ...(process.env.WORKFLOW_BUNDLE_PATH && { workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH }),
+    ...(process.env.WORKFLOW_BUNDLE_PATH && !options.dataConverter?.failureConverterPath && { workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH }),
+    ...(options.dataConverter && { dataConverter: options.dataConverter }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address: temporalAddress });
-  const client = new Client({ connection, namespace });
+  const client = new Client({ connection, namespace, ...(options.dataConverter && { dataConverter: options.dataConverter }) });
   const conversations = new ConversationClient({ client, taskQueue, knownTools: (options.tools ?? builtinTools).map((t) => t.name) });
   return {
     mock,
