@@ -2,7 +2,7 @@
 // off (Temporal retries, with the classifier's verdict); the worker heartbeats while the stream runs, so a
 // worker that dies mid-call is noticed within the heartbeat timeout and the call runs again elsewhere.
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Message } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, Message } from '@anthropic-ai/sdk/resources/messages';
 import { Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelResult } from '../workflows/activity-contracts';
 import { protocolFor } from '../workflows/protocols';
@@ -48,12 +48,13 @@ export function createModelActivities({ anthropic, tools, cache }: ModelActivity
       const reading = protocolFor(input.request.protocol).readReply(message, input.callNumber);
       cache.remember(input.conversation, [...messages, reading.assistant]);
     }
+    // Content first: the Web UI previews a result by its first characters.
     return {
-      id: message.id,
-      model: message.model,
-      content: message.content,
+      content: message.content.map(withoutEmptyFields),
       stop_reason: message.stop_reason,
       stop_sequence: message.stop_sequence,
+      id: message.id,
+      model: message.model,
       usage: {
         inputTokens: message.usage.input_tokens,
         outputTokens: message.usage.output_tokens,
@@ -64,4 +65,10 @@ export function createModelActivities({ anthropic, tools, cache }: ModelActivity
   }
 
   return { callModel };
+}
+
+/** Drops response fields that say nothing (`citations: null`, `caller: {type: 'direct'}`) to keep histories readable. */
+function withoutEmptyFields(block: ContentBlock): ContentBlock {
+  const entries = Object.entries(block).filter(([key, value]) => value !== null && !(key === 'caller' && (value as { type?: string }).type === 'direct'));
+  return Object.fromEntries(entries) as ContentBlock;
 }

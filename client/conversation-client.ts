@@ -224,10 +224,11 @@ export class ConversationClient {
       taskQueue: this.taskQueue,
       args: [input] as [ConversationInput],
       staticSummary: firstMessage ? firstLine(firstMessage) : `Conversation with ${input.options.model}`,
+      // The Web UI renders details as Markdown: a list keeps one fact per line.
       staticDetails: [
-        `model: ${input.options.model}`,
-        `protocol: ${input.options.protocol}`,
-        `tools: ${input.options.tools.join(', ') || 'none'}`,
+        `- model: ${input.options.model}`,
+        `- protocol: ${input.options.protocol}`,
+        `- tools: ${input.options.tools.join(', ') || 'none'}`,
       ].join('\n'),
     };
   }

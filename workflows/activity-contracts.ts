@@ -37,11 +37,11 @@ export interface ModelRequestOptions {
 }
 
 export interface CallModelResult {
-  id: string;
-  model: string;
   content: ContentBlock[];
   stop_reason: StopReason | null;
   stop_sequence: string | null;
+  id: string;
+  model: string;
   usage: TokenUsage;
 }
 

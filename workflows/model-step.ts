@@ -1,6 +1,6 @@
 // One model turn: a `callModel` activity, climbing the `max_tokens` ladder while the reply is cut off.
 // A cut-off reply is dropped whole: nothing of it enters the transcript and none of its tool calls run.
-import { proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { CallModelInput, CallModelResult } from './activity-contracts';
 import type { ConversationState } from './conversation-state';
 import { modelOutputCap, nextMaxTokens } from './max-tokens-ladder';
@@ -35,7 +35,9 @@ export async function askModel(state: ConversationState): Promise<ModelStep> {
     state.running.set('model', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
     let reply: CallModelResult;
     try {
-      reply = await callModel.executeWithOptions({ summary }, [{
+      // Histories recorded before model calls had readable ids (`model-3`) replay with the SDK's numbering.
+      const activityId = patched('readable-model-activity-ids') ? { activityId: `model-${callNumber}` } : {};
+      reply = await callModel.executeWithOptions({ summary, ...activityId }, [{
         conversation: { workflowId, runId },
         callNumber,
         transcriptLength: state.transcript.length,
