@@ -1,0 +1,131 @@
+// `npm run bench`: how much durability costs. Against a real Temporal dev server (TEMPORAL_ADDRESS is reused when it
+// answers) and the local Messages API server with a configurable model latency, it measures
+//   1. overhead per chain step, orchestrator vs a plain in-process loop on the same SDK, server and tools;
+//   2. throughput of C concurrent conversations on one worker process vs the bare-activity ceiling;
+//   3. history growth per chain step;
+//   4. the worker's peak RSS (sampled during 2);
+//   5. input tokens per call with prompt caching on and off.
+// Prints the tables and PASS/FAIL per target, and writes results/bench-<time>.json and .html (inline SVG), plus
+// results/latest.json and latest.html. `npm run bench -- --help` for the flags.
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { parseArgs, UsageError } from './bench/args';
+import { buildBundles } from './bench/bundles';
+import type { BenchContext } from './bench/context';
+import { runCost } from './bench/cost';
+import { runHistoryGrowth } from './bench/history-growth';
+import { runOverhead } from './bench/overhead';
+import { htmlReport } from './bench/report-html';
+import { textReport } from './bench/report-text';
+import { type BenchResults, gitState, machineInfo } from './bench/results';
+import { checkTargets } from './bench/targets';
+import { runThroughput } from './bench/throughput';
+import { connectOrStartDevServer, type DevServer } from './dev-server';
+import { startMockAnthropic } from './mock-anthropic/server';
+import type { MockAnthropic } from './mock-anthropic/types';
+
+const ROOT = path.resolve(__dirname, '..');
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  if (!args) return 0;
+  const started = new Date();
+  const startedPerf = performance.now();
+  const loadAverageStart = os.loadavg();
+  const log = (line: string): void => void process.stderr.write(`[bench ${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+  const outDir = path.resolve(ROOT, args.outDir);
+  await fsp.mkdir(outDir, { recursive: true });
+
+  let server: DevServer | undefined;
+  let mock: MockAnthropic | undefined;
+  let connection: Connection | undefined;
+  let bundleDir: string | undefined;
+  let cleanedUp: Promise<void> | undefined;
+  const cleanup = (): Promise<void> =>
+    (cleanedUp ??= (async () => {
+      await connection?.close().catch(() => undefined);
+      await mock?.close().catch(() => undefined);
+      await server?.stop().catch((err: unknown) => log(`could not stop the dev server: ${String(err)}`));
+      if (bundleDir) await fsp.rm(bundleDir, { recursive: true, force: true });
+    })());
+  const onSignal = (signal: NodeJS.Signals): void => {
+    log(`${signal}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    log(`sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`);
+    const needBare = args.only.has('throughput') && args.ceiling;
+    const [serverResult, bundleResult] = await Promise.allSettled([
+      connectOrStartDevServer({ log }),
+      buildBundles(needBare),
+    ]);
+    if (serverResult.status === 'fulfilled') server = serverResult.value;
+    if (bundleResult.status === 'fulfilled') bundleDir = bundleResult.value.dir;
+    if (serverResult.status === 'rejected') throw serverResult.reason;
+    if (bundleResult.status === 'rejected') throw bundleResult.reason;
+    const devServer = serverResult.value;
+    mock = await startMockAnthropic();
+    connection = await Connection.connect({ address: devServer.address });
+    const ctx: BenchContext = {
+      args,
+      server: devServer,
+      client: new Client({ connection, namespace: devServer.namespace }),
+      mock,
+      bundles: bundleResult.value,
+      budgetEnd: startedPerf + args.budgetMs,
+      log,
+    };
+    log(`Temporal ${devServer.address} (${devServer.process ? `dev server pid ${devServer.process.pid}` : 'reused'}); Messages API ${mock.url}`);
+
+    const results: Omit<BenchResults, 'targets' | 'finishedAt' | 'durationMs' | 'machine'> = {
+      startedAt: started.toISOString(),
+      git: gitState(),
+      args: { ...args, only: [...args.only] },
+      temporal: { address: devServer.address, namespace: devServer.namespace, startedByBench: devServer.process !== undefined },
+    };
+    // Cheap sections first, so a slow throughput run never hides them.
+    if (args.only.has('overhead')) results.overhead = await runOverhead(ctx);
+    if (args.only.has('history')) results.history = await runHistoryGrowth(ctx);
+    if (args.only.has('cost')) results.cost = await runCost(ctx);
+    if (args.only.has('throughput')) results.throughput = await runThroughput(ctx);
+
+    const finished = new Date();
+    const complete: BenchResults = {
+      ...results,
+      finishedAt: finished.toISOString(),
+      durationMs: finished.getTime() - started.getTime(),
+      machine: machineInfo(loadAverageStart),
+      targets: checkTargets(results),
+    };
+    const text = textReport(complete);
+    process.stdout.write(`${text}\n`);
+    const stamp = started.toISOString().replace(/[:.]/g, '-');
+    const json = JSON.stringify(complete, null, 1);
+    const html = htmlReport(complete, text);
+    const files = [path.join(outDir, `bench-${stamp}.json`), path.join(outDir, `bench-${stamp}.html`)];
+    await fsp.writeFile(files[0]!, json);
+    await fsp.writeFile(files[1]!, html);
+    await fsp.writeFile(path.join(outDir, 'latest.json'), json);
+    await fsp.writeFile(path.join(outDir, 'latest.html'), html);
+    process.stdout.write(`\nWrote ${files.map((f) => path.relative(process.cwd(), f)).join(' and ')} (also latest.json / latest.html) in ${(complete.durationMs / 1000).toFixed(0)} s.\n`);
+    return 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof UsageError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(err instanceof UsageError ? 2 : 1);
+    },
+  );
+}
+

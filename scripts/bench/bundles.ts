@@ -1,0 +1,27 @@
+// Both workflow bundles, built once per bench run with bundleWorkflowCode, so each worker process starts in a second
+// or two (WORKFLOW_BUNDLE_PATH) instead of bundling on its own: the conversation workflow and the bare chain.
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+
+export interface Bundles {
+  dir: string;
+  conversation: string;
+  bare: string;
+}
+
+async function bundle(workflowsPath: string, file: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+  await fsp.writeFile(file, code);
+  return file;
+}
+
+export async function buildBundles(needBare: boolean): Promise<Bundles> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'cto-bench-'));
+  const [conversation, bare] = await Promise.all([
+    bundle(require.resolve('../../workflows/index.ts'), path.join(dir, 'conversation-bundle.js')),
+    needBare ? bundle(require.resolve('./bare-workflow.ts'), path.join(dir, 'bare-bundle.js')) : Promise.resolve(''),
+  ]);
+  return { dir, conversation, bare };
+}

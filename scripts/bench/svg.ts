@@ -1,0 +1,161 @@
+// Minimal SVG charts (grouped bars, stacked bars, lines) as strings, for a report that needs no network and no
+// dependency: every chart is a self-contained <svg> with its title, axes, ticks and legend.
+
+export interface Series {
+  name: string;
+  color: string;
+  values: number[];
+}
+
+export interface LineSeries {
+  name: string;
+  color: string;
+  points: [number, number][];
+}
+
+interface Frame {
+  title: string;
+  yLabel: string;
+  xLabel?: string;
+  width?: number;
+  height?: number;
+}
+
+export const PALETTE = ['#3366cc', '#dc7633', '#2e8b57', '#8e44ad', '#c0392b', '#16a085', '#7f8c8d', '#d4ac0d', '#2c3e50'];
+
+const M = { top: 34, right: 16, bottom: 52, left: 64 };
+
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** A "nice" upper bound (1, 2, 2.5, 5 × 10^k) at or above `max`, and the tick step. */
+export function niceScale(max: number, ticks = 5): { top: number; step: number } {
+  if (!Number.isFinite(max) || max <= 0) return { top: 1, step: 0.2 };
+  const raw = max / ticks;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power;
+  return { top: Math.ceil(max / step - 1e-9) * step, step };
+}
+
+function short(value: number): string {
+  const abs = Math.abs(value);
+  if (abs >= 1e6) return `${+(value / 1e6).toFixed(1)}M`;
+  if (abs >= 1e4) return `${+(value / 1e3).toFixed(0)}k`;
+  if (abs >= 1e3) return `${+(value / 1e3).toFixed(1)}k`;
+  if (abs >= 10 || abs === 0) return `${+value.toFixed(0)}`;
+  return `${+value.toFixed(2)}`;
+}
+
+function frame(f: Frame, top: number, step: number, body: string, legend: { name: string; color: string }[], xAxis: string): string {
+  const width = f.width ?? 640;
+  const height = f.height ?? 320;
+  const plotH = height - M.top - M.bottom;
+  const plotW = width - M.left - M.right;
+  const y = (v: number): number => M.top + plotH - (v / top) * plotH;
+  const grid: string[] = [];
+  for (let v = 0; v <= top + 1e-9; v += step) {
+    grid.push(`<line x1="${M.left}" x2="${M.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e5e5e5"/>` +
+      `<text x="${M.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${short(v)}</text>`);
+  }
+  // The legend wraps onto more rows below the chart when it does not fit on one.
+  let lx = M.left;
+  let row = 0;
+  const legendItems = legend.map((item) => {
+    const itemWidth = 24 + item.name.length * 6.5;
+    if (lx + itemWidth > width - M.right && lx > M.left) {
+      lx = M.left;
+      row++;
+    }
+    const ly = height - 16 + row * 16;
+    const g = `<rect x="${lx.toFixed(1)}" y="${ly}" width="10" height="10" fill="${item.color}"/><text x="${(lx + 14).toFixed(1)}" y="${ly + 9}">${escapeXml(item.name)}</text>`;
+    lx += itemWidth;
+    return g;
+  });
+  const fullHeight = height + row * 16;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${fullHeight}" viewBox="0 0 ${width} ${fullHeight}" font-family="system-ui, sans-serif" font-size="11">` +
+    `<text x="${M.left}" y="18" font-size="13" font-weight="600">${escapeXml(f.title)}</text>` +
+    grid.join('') +
+    `<text transform="translate(14 ${M.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(f.yLabel)}</text>` +
+    (f.xLabel ? `<text x="${M.left + plotW / 2}" y="${height - 22}" text-anchor="middle">${escapeXml(f.xLabel)}</text>` : '') +
+    body + xAxis + legendItems.join('') + '</svg>';
+}
+
+/** Bars side by side per category, one per series, with the value on top. */
+export function groupedBars(f: Frame & { categories: string[]; series: Series[] }): string {
+  const width = f.width ?? 640;
+  const height = f.height ?? 320;
+  const plotW = width - M.left - M.right;
+  const plotH = height - M.top - M.bottom;
+  const max = Math.max(0, ...f.series.flatMap((s) => s.values.filter(Number.isFinite)));
+  const { top, step } = niceScale(max);
+  const slot = plotW / Math.max(1, f.categories.length);
+  const barW = Math.min(48, (slot * 0.8) / Math.max(1, f.series.length));
+  const bars: string[] = [];
+  f.categories.forEach((_, ci) => {
+    const start = M.left + ci * slot + (slot - barW * f.series.length) / 2;
+    f.series.forEach((s, si) => {
+      const v = s.values[ci];
+      if (v === undefined || !Number.isFinite(v)) return;
+      const h = (v / top) * plotH;
+      const x = start + si * barW;
+      bars.push(`<rect x="${x.toFixed(1)}" y="${(M.top + plotH - h).toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}: ${v}`)}</title></rect>` +
+        `<text x="${(x + barW / 2 - 1).toFixed(1)}" y="${(M.top + plotH - h - 3).toFixed(1)}" text-anchor="middle" font-size="10">${short(v)}</text>`);
+    });
+  });
+  const xAxis = f.categories.map((c, ci) => `<text x="${(M.left + ci * slot + slot / 2).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${escapeXml(c)}</text>`).join('');
+  return frame(f, top, step, bars.join(''), f.series, xAxis);
+}
+
+/** One stacked bar per category: the series are the segments. */
+export function stackedBars(f: Frame & { categories: string[]; series: Series[] }): string {
+  const width = f.width ?? 640;
+  const height = f.height ?? 320;
+  const plotW = width - M.left - M.right;
+  const plotH = height - M.top - M.bottom;
+  const totals = f.categories.map((_, ci) => f.series.reduce((sum, s) => sum + Math.max(0, Number.isFinite(s.values[ci]!) ? s.values[ci]! : 0), 0));
+  const { top, step } = niceScale(Math.max(0, ...totals));
+  const slot = plotW / Math.max(1, f.categories.length);
+  const barW = Math.min(56, slot * 0.7);
+  const bars: string[] = [];
+  f.categories.forEach((category, ci) => {
+    let base = 0;
+    const x = M.left + ci * slot + (slot - barW) / 2;
+    for (const s of f.series) {
+      const v = s.values[ci];
+      if (v === undefined || !Number.isFinite(v) || v <= 0) continue;
+      const y0 = M.top + plotH - ((base + v) / top) * plotH;
+      const h = (v / top) * plotH;
+      bars.push(`<rect x="${x.toFixed(1)}" y="${y0.toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${category} · ${s.name}: ${+v.toFixed(2)}`)}</title></rect>`);
+      base += v;
+    }
+    bars.push(`<text x="${(x + barW / 2).toFixed(1)}" y="${(M.top + plotH - (base / top) * plotH - 3).toFixed(1)}" text-anchor="middle" font-size="10">${short(totals[ci]!)}</text>`);
+  });
+  const every = Math.ceil(f.categories.length / 24);
+  const xAxis = f.categories.map((c, ci) => (ci % every === 0 ? `<text x="${(M.left + ci * slot + slot / 2).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${escapeXml(c)}</text>` : '')).join('');
+  return frame(f, top, step, bars.join(''), f.series, xAxis);
+}
+
+/** Lines over a numeric x axis. */
+export function lineChart(f: Frame & { series: LineSeries[] }): string {
+  const width = f.width ?? 640;
+  const height = f.height ?? 320;
+  const plotW = width - M.left - M.right;
+  const plotH = height - M.top - M.bottom;
+  const xs = f.series.flatMap((s) => s.points.map((p) => p[0])).filter(Number.isFinite);
+  const ys = f.series.flatMap((s) => s.points.map((p) => p[1])).filter(Number.isFinite);
+  const { top, step } = niceScale(Math.max(0, ...ys));
+  const x = niceScale(Math.max(0, ...xs), 8);
+  const px = (v: number): number => M.left + (v / x.top) * plotW;
+  const py = (v: number): number => M.top + plotH - (v / top) * plotH;
+  const lines = f.series.map((s) => {
+    const d = s.points.filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1])).map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)} ${py(p[1]).toFixed(1)}`).join(' ');
+    const dots = s.points.length <= 12 ? s.points.map((p) => `<circle cx="${px(p[0]).toFixed(1)}" cy="${py(p[1]).toFixed(1)}" r="3" fill="${s.color}"><title>${escapeXml(`${s.name}: ${p[0]}, ${+p[1].toFixed(2)}`)}</title></circle>`).join('') : '';
+    return `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"/>${dots}`;
+  });
+  const ticks: string[] = [];
+  for (let v = 0; v <= x.top + 1e-9; v += x.step) {
+    ticks.push(`<text x="${px(v).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${short(v)}</text>`);
+  }
+  return frame(f, top, step, lines.join(''), f.series, ticks.join(''));
+}
