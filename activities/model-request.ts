@@ -19,7 +19,7 @@ export type DescribedTool = ToolDescription & { returns?: string; raises?: strin
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
 export function buildModelRequest(
-  options: ModelRequestOptions,
+  options: ModelRequestOptions & { system?: string },
   messages: MessageParam[],
   tools: DescribedTool[],
 ): MessageCreateParamsStreaming {

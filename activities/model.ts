@@ -8,31 +8,30 @@ import type { CallModelInput, CallModelResult } from '../workflows/activity-cont
 import { protocolFor } from '../workflows/protocols';
 import { toModelFailure } from './model-failure';
 import { buildModelRequest, type DescribedTool } from './model-request';
-import type { TranscriptCache } from './transcript-cache';
+import { keepAlive } from './heartbeat';
+import type { ModelContextCache } from './model-context-cache';
 
 export interface ModelActivityDeps {
   anthropic: Anthropic;
   /** Every tool the worker registers, as the model is told about it. */
   tools: readonly DescribedTool[];
-  cache: TranscriptCache;
+  cache: ModelContextCache;
 }
-
-const HEARTBEAT_EVERY_MS = 1_000;
 
 export function createModelActivities({ anthropic, tools, cache }: ModelActivityDeps) {
   const described = new Map(tools.map((tool) => [tool.name, tool]));
 
   async function callModel(input: CallModelInput): Promise<CallModelResult> {
     const context = Context.current();
-    const messages = await cache.assemble(input.conversation, input.transcriptLength, input.newMessages);
+    const { system, messages } = await cache.assemble(input);
     const offered = input.request.tools.map((name) => {
       const tool = described.get(name);
       if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
       return tool;
     });
-    const request = buildModelRequest(input.request, messages, offered);
+    const request = buildModelRequest({ ...input.request, ...(system !== undefined && { system }) }, messages, offered);
 
-    const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+    const stopHeartbeats = keepAlive(context);
     let message: Message;
     try {
       message = await anthropic.messages.stream(request, { signal: context.cancellationSignal }).finalMessage();
@@ -40,13 +39,17 @@ export function createModelActivities({ anthropic, tools, cache }: ModelActivity
       if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
       throw toModelFailure(err);
     } finally {
-      clearInterval(beat);
+      stopHeartbeats();
     }
 
     if (message.stop_reason !== 'max_tokens') {
       // The workflow appends exactly this message (same pure protocol code), so the next call needs only what follows.
       const reading = protocolFor(input.request.protocol).readReply(message, input.callNumber);
-      cache.remember(input.conversation, [...messages, reading.assistant]);
+      cache.remember(input.conversation, {
+        ...(system !== undefined && { system }),
+        messages: [...messages, reading.assistant],
+        lastReplyId: message.id,
+      });
     }
     // Content first: the Web UI previews a result by its first characters.
     return {

@@ -5,6 +5,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { z } from 'zod';
 import type { DescribeToolsResult, ToolActivityInput, ToolActivityResult } from '../workflows/activity-contracts';
 import { coerceParameters } from '../workflows/protocols/legacy-xml';
+import { keepAlive } from './heartbeat';
 import { describeTool, type ToolDefinition, ToolError } from './tool-definition';
 
 export interface ToolActivityOptions {
@@ -17,7 +18,6 @@ export interface ToolActivityOptions {
 }
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
-const HEARTBEAT_EVERY_MS = 1_000;
 
 export type ToolActivity = (input: ToolActivityInput) => Promise<ToolActivityResult>;
 
@@ -55,7 +55,7 @@ async function runTool(tool: ToolDefinition, call: ToolActivityInput, options: T
 
   log(options, { event: 'start', tool: tool.name, idempotencyKey, attempt });
   // Heartbeats while the tool runs, so a worker that dies mid-call is noticed within the heartbeat timeout.
-  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  const stopHeartbeats = keepAlive(context);
   try {
     if (options.latencyMs) await context.sleep(options.latencyMs);
     const value = await tool.run(parsed.value, {
@@ -73,7 +73,7 @@ async function runTool(tool: ToolDefinition, call: ToolActivityInput, options: T
     }
     throw err; // unexpected: retried by the tool's policy, then reported to the model
   } finally {
-    clearInterval(beat);
+    stopHeartbeats();
   }
 }
 

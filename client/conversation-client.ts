@@ -2,7 +2,15 @@
 // It hides continue-as-new (a reply is followed to the run that produced it) and turns Temporal's errors
 // into ConversationError with a code.
 import { randomUUID } from 'node:crypto';
-import { Client, type ClientOptions, Connection, type ConnectionOptions, WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  type ClientOptions,
+  Connection,
+  type ConnectionOptions,
+  WithStartWorkflowOperation,
+  type WorkflowHandle,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { builtinTools } from '../activities/tools';
 import {
@@ -110,18 +118,18 @@ export class ConversationClient {
    */
   async sendMessage(id: string, text: string, start?: Omit<StartOptions, 'id'>): Promise<TurnResult> {
     checkMessage(text);
+    const input: ConversationInput | undefined = start ? { options: this.validate(start) } : undefined;
+    // One update id for every try: the server runs the update once and answers repeats with the same outcome.
+    const updateId = randomUUID();
     try {
-      let outcome: TurnOutcome;
-      if (start) {
-        const input: ConversationInput = { options: this.validate(start) };
+      const outcome = await untilAnswered(() => {
+        if (!input) return this.handle(id).executeUpdate(sendMessageUpdate, { args: [text], updateId });
         const startWorkflowOperation = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
           ...this.startOptions(id, input, text),
           workflowIdConflictPolicy: 'USE_EXISTING',
         });
-        outcome = await this.client.workflow.executeUpdateWithStart(sendMessageUpdate, { args: [text], startWorkflowOperation });
-      } else {
-        outcome = await this.handle(id).executeUpdate(sendMessageUpdate, { args: [text] });
-      }
+        return this.client.workflow.executeUpdateWithStart(sendMessageUpdate, { args: [text], updateId, startWorkflowOperation });
+      });
       return await this.follow(id, outcome);
     } catch (err) {
       throw toConversationError(err, id);
@@ -204,7 +212,8 @@ export class ConversationClient {
   private async follow(id: string, outcome: TurnOutcome): Promise<TurnResult> {
     for (let attempt = 0; outcome.kind === 'continued'; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(50 * attempt, 1000)));
-      outcome = await this.handle(id).executeUpdate(awaitTurnUpdate, { args: [outcome.turn] });
+      const turn = outcome.turn;
+      outcome = await untilAnswered(() => this.handle(id).executeUpdate(awaitTurnUpdate, { args: [turn] }));
     }
     return outcome.result;
   }
@@ -231,6 +240,20 @@ export class ConversationClient {
         `- tools: ${input.options.tools.join(', ') || 'none'}`,
       ].join('\n'),
     };
+  }
+}
+
+/**
+ * A turn may take longer than one update RPC waits (long tool chains, a pending approval): the call then ends with
+ * WorkflowUpdateRPCTimeoutOrCancelledError while the update goes on in the workflow. Ask again until it answers.
+ */
+async function untilAnswered<T>(call: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)) throw err;
+    }
   }
 }
 

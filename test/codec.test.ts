@@ -156,8 +156,10 @@ function payloadsIn(value: unknown, path = '', found: Found[] = []): Found[] {
  * Payloads that are plain by design: search attributes (status, model, counts: the server filters on them) and the
  * SDK's own local-activity marker bookkeeping (`details.data`: seq, activity type, times; its result is encrypted).
  */
+// Search attributes are indexed by the server; the SDK's markers (local-activity bookkeeping, patch ids) hold no
+// conversation content.
 const plainByDesign = (path: string): boolean =>
-  path.includes('searchAttributes') || /markerRecordedEventAttributes\.details\.data\./.test(path);
+  path.includes('searchAttributes') || /markerRecordedEventAttributes\.details\.(data|patch-data)\./.test(path);
 
 async function storedHistory(workflowId: string) {
   // A plain client: no codec, exactly what the server (and anyone reading its database) holds.

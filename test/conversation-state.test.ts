@@ -20,7 +20,7 @@ describe('turns', () => {
     const state = fresh('Hello');
     state.beginTurn();
     assert.equal(state.newMessages().length, 1);
-    state.appendReply({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] });
+    state.appendReply({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] }, 'msg_1');
     assert.equal(state.newMessages().length, 0);
     state.appendResults({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }] });
     assert.deepEqual(state.newMessages().map((m) => m.role), ['user']);
@@ -88,7 +88,7 @@ describe('continue-as-new', () => {
     state.enqueue('Next');
     state.beginTurn();
     state.recordModelCall(usage);
-    state.appendReply({ role: 'assistant', content: 'thinking' });
+    state.appendReply({ role: 'assistant', content: 'thinking' }, 'msg_1');
     const next = new ConversationState({ options: state.options, carried: state.carry() });
     assert.equal(next.runs, 2);
     assert.deepEqual(next.transcript, state.transcript);
@@ -105,7 +105,7 @@ describe('limits', () => {
     const state = new ConversationState({ options, firstMessage: 'x'.repeat(600) });
     state.beginTurn();
     assert.equal(state.transcriptTooLarge, false);
-    state.appendReply({ role: 'assistant', content: 'y'.repeat(600) });
+    state.appendReply({ role: 'assistant', content: 'y'.repeat(600) }, 'msg_1');
     assert.equal(state.transcriptTooLarge, true);
     assert.equal(new ConversationState({ options, carried: state.carry() }).transcriptTooLarge, true);
   });

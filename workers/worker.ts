@@ -6,8 +6,8 @@ import { createModelActivities } from '../activities/model';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activities';
 import { describeTool, type ToolDefinition } from '../activities/tool-definition';
 import { builtinTools } from '../activities/tools';
-import { TranscriptCache } from '../activities/transcript-cache';
-import { transcriptQuery } from '../workflows/api';
+import { ModelContextCache } from '../activities/model-context-cache';
+import { modelContextQuery } from '../workflows/api';
 import { LOCAL_API_KEY, type WorkerConfig } from './config';
 
 export interface ConversationWorkerOptions {
@@ -62,8 +62,8 @@ export function createAnthropic(config: Pick<WorkerConfig, 'ANTHROPIC_API_KEY' |
 export async function createConversationWorker(options: ConversationWorkerOptions): Promise<Worker> {
   const tools = options.tools ?? builtinTools;
   // The cache reads a transcript it lacks through the worker's own client (only ever called once the worker runs).
-  const cache = new TranscriptCache(async ({ workflowId, runId }, length) =>
-    worker.client!.workflow.getHandle(workflowId, runId).query(transcriptQuery, { to: length }));
+  const cache = new ModelContextCache(async ({ workflowId, runId }, length) =>
+    worker.client!.workflow.getHandle(workflowId, runId).query(modelContextQuery, { to: length }));
   const worker: Worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -75,6 +75,9 @@ export async function createConversationWorker(options: ConversationWorkerOption
       ...createToolActivities(tools, options.toolOptions),
       ...createModelActivities({ anthropic: options.anthropic, tools: tools.map(describeTool), cache }),
     },
+    // Pollers scale with the backlog: a burst of new conversations is picked up without starving running ones.
+    workflowTaskPollerBehavior: { type: 'autoscaling' },
+    activityTaskPollerBehavior: { type: 'autoscaling' },
     ...options.tuning,
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
   });

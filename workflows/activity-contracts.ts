@@ -22,7 +22,26 @@ export interface CallModelInput {
   transcriptLength: number;
   /** The last messages of the transcript, those added since the previous reply. */
   newMessages: MessageParam[];
+  /**
+   * Present when `newMessages` is the whole transcript (a conversation's first call): the call then carries all it
+   * needs, the system prompt included, and the worker asks the workflow nothing. Later calls leave the system
+   * prompt out; the worker has it cached with the transcript, or reads both by query.
+   */
+  fullContext?: { system?: string };
+  /**
+   * The id of the model reply the earlier transcript ends with. A worker's cached copy counts only if it ends with
+   * this very reply: a late attempt whose result the server had already given up on must not stand in for it.
+   */
+  afterReply?: string;
   request: ModelRequestOptions;
+}
+
+/** What the worker reads from the workflow (query) when its cache lacks a conversation's context. */
+export interface ModelContext {
+  system?: string;
+  messages: MessageParam[];
+  /** The id of the reply the messages end with, when they end with one. */
+  lastReplyId?: string;
 }
 
 export interface ModelRequestOptions {
@@ -30,7 +49,6 @@ export interface ModelRequestOptions {
   maxTokens: number;
   protocol: ProtocolName;
   tools: string[];
-  system?: string;
   toolChoice?: ToolChoice;
   disableParallelToolUse?: boolean;
   promptCaching: boolean;

@@ -3,6 +3,7 @@
 // Workflow-safe: only @temporalio/workflow and types.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { MessageParam, StopReason, ToolChoice } from '@anthropic-ai/sdk/resources/messages';
+import type { ModelContext } from './activity-contracts';
 import type { ProtocolName } from './protocols/types';
 
 export const CONVERSATION_WORKFLOW = 'conversation';
@@ -193,3 +194,5 @@ export const approveToolCallUpdate = defineUpdate<void, [decision: ApprovalDecis
 export const endConversationSignal = defineSignal('endConversation');
 export const stateQuery = defineQuery<ConversationSnapshot>('getState');
 export const transcriptQuery = defineQuery<MessageParam[], [range?: { from?: number; to?: number }]>('getTranscript');
+/** For the worker's model-call cache: the system prompt and the first `to` messages. */
+export const modelContextQuery = defineQuery<ModelContext, [range: { to: number }]>('getModelContext');

@@ -56,6 +56,8 @@ export class ConversationState {
   active: ActiveTurn | undefined;
   /** Transcript length right after the last reply the model call cache knows about. */
   sentUpTo: number;
+  /** The id of that reply (undefined before the first reply of a run). */
+  lastReplyId: string | undefined;
   /** The transcript's size, kept as messages are added (checked against the limit every model call). */
   transcriptChars = 0;
   readonly running = new Map<string, ActivityInProgress>();
@@ -140,9 +142,10 @@ export class ConversationState {
     }
   }
 
-  appendReply(message: MessageParam): void {
+  appendReply(message: MessageParam, replyId: string): void {
     this.push(message);
     this.sentUpTo = this.transcript.length;
+    this.lastReplyId = replyId;
   }
 
   appendResults(message: MessageParam): void {

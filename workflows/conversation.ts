@@ -19,6 +19,7 @@ import {
   type ConversationInput,
   type ConversationResult,
   endConversationSignal,
+  modelContextQuery,
   sendMessageUpdate,
   stateQuery,
   transcriptQuery,
@@ -116,7 +117,7 @@ async function runTurn(
       return 'done';
     }
     const reading = protocol.readReply(reply, state.modelCalls);
-    state.appendReply(reading.assistant);
+    state.appendReply(reading.assistant, reply.id);
     if (reply.stop_reason === 'refusal') {
       state.finishTurn(reading.text || 'The model declined to answer.', reply.stop_reason, 'refused');
       return 'done';
@@ -159,6 +160,10 @@ function registerHandlers(state: ConversationState): void {
   });
   setHandler(stateQuery, () => state.snapshot());
   setHandler(transcriptQuery, (range) => state.transcript.slice(range?.from ?? 0, range?.to));
+  setHandler(modelContextQuery, ({ to }) => ({
+    messages: state.transcript.slice(0, to),
+    ...(state.options.system !== undefined && { system: state.options.system }),
+  }));
 }
 
 function shouldContinueAsNew(state: ConversationState): boolean {
