@@ -1,0 +1,455 @@
+// `npm run soak`: many conversations at once, while things break. N concurrent ticker → price conversations run against
+// a Temporal dev server (TEMPORAL_ADDRESS is reused when it answers) and the local Messages API server (in this
+// process), with transient API faults scripted into a share of the model calls, and two worker PROCESSES
+// (`workers/main.ts`) that are SIGKILLed at random moments and started again. At the end it prints
+//
+//   started     conversations started
+//   completed   finished with the right answer ($38.50)
+//   failed      finished otherwise (a typed failure, a wrong answer)
+//   lost        started, but neither completed nor failed before the deadline
+//   duplicates  tool calls that FINISHED more than once (an idempotency key with two `finish` lines in the log)
+//   elapsed     from the first start to the last result
+//
+// and exits 1 if anything was lost or a finished tool call ran again, 2 on a usage error.
+//
+//   npm run soak                                      200 conversations, 10% faults, a kill every ~20 s
+//   npm run soak -- --conversations 1000 --fault-rate 0.1 --kill-every 20s
+//   npm run soak -- --kill-every off                  no kills (faults only)
+//   npm run soak -- --help
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { ConversationClient } from '../client/conversation-client';
+import { ConversationError } from '../client/errors';
+import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process';
+import { connectOrStartDevServer, type DevServer } from './dev-server';
+import { startMockAnthropic } from './mock-anthropic/server';
+import type { MockAnthropic, ScriptStep } from './mock-anthropic/types';
+
+const ROOT = path.resolve(__dirname, '..');
+const QUESTION = 'What is the current stock price of General Motors?';
+const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
+const MODEL_CALLS_PER_CHAIN = 3;
+
+interface Args {
+  conversations: number;
+  faultRate: number;
+  /** Mean interval between kills, ms; 0 = never. */
+  killEveryMs: number;
+  deadlineMs: number;
+  workers: number;
+  /** How many conversations are being started at any one time. */
+  startConcurrency: number;
+  toolLatencyMs: number;
+  seed: number;
+  keepLogs: boolean;
+  tolerateLostCompletions: boolean;
+}
+
+const USAGE = `npm run soak -- [options]
+  --conversations N     concurrent conversations (default 200)
+  --fault-rate F        chance that a model call meets a transient fault first (default 0.1); several in a row possible
+  --kill-every D        mean time between SIGKILLs of a worker process, e.g. 20s, 1m, 500ms; "off" for none (default 20s)
+  --deadline D          how long to wait for results before counting the rest as lost (default 10m)
+  --workers N           worker processes (default 2)
+  --start-concurrency N conversations being started at once (default 50)
+  --tool-latency-ms MS  simulated latency of every tool call, so kills also land inside tools (default 250)
+  --seed N              seed for the fault scripts (default: random, printed)
+  --keep-logs           keep the execution log and worker output (their folder is printed)
+  --tolerate-lost-completions
+                        do not fail on duplicates the history shows were lost with a killed worker (the tool finished,
+                        the worker died before the server recorded it, the attempt timed out and ran again: at-least-once
+                        execution); duplicates of any other kind still fail`;
+
+class UsageError extends Error {}
+
+export function parseDuration(text: string): number {
+  if (text === 'off' || text === '0') return 0;
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new UsageError(`not a duration: "${text}" (e.g. 500ms, 20s, 2m)`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return Math.round(Number(match[1]) * unit);
+}
+
+export function parseArgs(argv: string[]): Args | undefined {
+  const args: Args = {
+    conversations: 200,
+    faultRate: 0.1,
+    killEveryMs: 20_000,
+    deadlineMs: 10 * 60_000,
+    workers: 2,
+    startConcurrency: 50,
+    toolLatencyMs: 250,
+    seed: Math.floor(Math.random() * 2 ** 31),
+    keepLogs: false,
+    tolerateLostCompletions: false,
+  };
+  const positiveInt = (flag: string, value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (flag === '--help' || flag === '-h') {
+      console.log(USAGE);
+      return undefined;
+    }
+    if (flag === '--keep-logs' || flag === '--tolerate-lost-completions') {
+      if (flag === '--keep-logs') args.keepLogs = true;
+      else args.tolerateLostCompletions = true;
+      continue;
+    }
+    const value = argv[++i];
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    switch (flag) {
+      case '--conversations': args.conversations = positiveInt(flag, value); break;
+      case '--fault-rate': {
+        const rate = Number(value);
+        if (!(rate >= 0 && rate < 1)) throw new UsageError(`--fault-rate must be in [0, 1), got "${value}"`);
+        args.faultRate = rate;
+        break;
+      }
+      case '--kill-every': args.killEveryMs = parseDuration(value); break;
+      case '--deadline': args.deadlineMs = parseDuration(value); break;
+      case '--workers': args.workers = positiveInt(flag, value); break;
+      case '--start-concurrency': args.startConcurrency = positiveInt(flag, value); break;
+      case '--tool-latency-ms': args.toolLatencyMs = Number.isInteger(Number(value)) && Number(value) >= 0 ? Number(value) : NaN; break;
+      case '--seed': args.seed = positiveInt(flag, value); break;
+      default: throw new UsageError(`unknown option ${flag}\n${USAGE}`);
+    }
+    if (Number.isNaN(args.toolLatencyMs)) throw new UsageError('--tool-latency-ms must be a non-negative integer');
+  }
+  return args;
+}
+
+/** mulberry32: a small seeded PRNG, so a run's fault scripts can be reproduced with --seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FAULTS: { name: string; step: ScriptStep }[] = [
+  { name: '429', step: { fault: 'status', status: 429, headers: { 'retry-after': '1' } } },
+  { name: '529', step: { fault: 'status', status: 529 } },
+  { name: '500', step: { fault: 'status', status: 500 } },
+  { name: 'connection-reset', step: { fault: 'connection-reset' } },
+  { name: 'stream-error', step: { fault: 'stream-error', afterBlocks: 1 } },
+];
+
+/** Before each of the chain's model calls: faults while a coin with P(fault) = rate says so (at most 3), then the demo. */
+function faultScript(random: () => number, rate: number, counts: Map<string, number>): ScriptStep[] {
+  const steps: ScriptStep[] = [];
+  for (let call = 0; call < MODEL_CALLS_PER_CHAIN; call++) {
+    for (let n = 0; n < 3 && random() < rate; n++) {
+      const fault = FAULTS[Math.floor(random() * FAULTS.length)]!;
+      counts.set(fault.name, (counts.get(fault.name) ?? 0) + 1);
+      steps.push(fault.step);
+    }
+    steps.push({ demo: true });
+  }
+  return steps;
+}
+
+type Outcome = { kind: 'completed' } | { kind: 'failed'; why: string };
+
+interface ExecutionLine {
+  event: string;
+  tool: string;
+  idempotencyKey: string;
+  attempt: number;
+  pid: number;
+  at: number;
+}
+
+function readExecutionLog(file: string): ExecutionLine[] {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as ExecutionLine);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<number> {
+  let parsed: Args | undefined;
+  try {
+    parsed = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  if (!parsed) return 0;
+  const args = parsed;
+  const t0 = Date.now();
+  const log = (line: string): void => void process.stderr.write(`[soak ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+  log(`${args.conversations} conversations, fault rate ${args.faultRate}, ` +
+    `${args.killEveryMs ? `a worker SIGKILLed every ~${args.killEveryMs / 1000} s` : 'no kills'}, ${args.workers} worker processes, ` +
+    `seed ${args.seed}; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+
+  const workDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'soak-'));
+  const executionLog = path.join(workDir, 'executions.jsonl');
+  const workerOutput = fs.createWriteStream(path.join(workDir, 'workers.log'));
+  let server: DevServer | undefined;
+  let mock: MockAnthropic | undefined;
+  let connection: Connection | undefined;
+  const workers: (WorkerProcess | undefined)[] = [];
+  let stopKilling = false;
+  let cleanedUp: Promise<void> | undefined;
+  const cleanup = (): Promise<void> =>
+    (cleanedUp ??= (async () => {
+      stopKilling = true;
+      await Promise.all(workers.map((w) => w?.kill()));
+      await connection?.close().catch(() => undefined);
+      await mock?.close().catch(() => undefined);
+      await server?.stop().catch((err: unknown) => log(`could not stop the dev server: ${String(err)}`));
+      await new Promise<void>((resolve) => workerOutput.end(() => resolve()));
+      if (!args.keepLogs) await fsp.rm(workDir, { recursive: true, force: true });
+    })());
+  const onSignal = (signal: NodeJS.Signals): void => {
+    log(`${signal}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    // The server, the local Messages API, and one workflow bundle for every worker (so a restart takes a second or two).
+    const bundleFile = process.env.WORKFLOW_BUNDLE_PATH || path.join(workDir, 'workflow-bundle.js');
+    const [devServer] = await Promise.all([
+      connectOrStartDevServer({ log }),
+      process.env.WORKFLOW_BUNDLE_PATH
+        ? Promise.resolve()
+        : bundleWorkflowCode({ workflowsPath: path.join(ROOT, 'workflows', 'index.ts'), logger: new DefaultLogger('WARN') })
+          .then(({ code }) => fsp.writeFile(bundleFile, code)),
+    ]);
+    server = devServer;
+    mock = await startMockAnthropic();
+    connection = await Connection.connect({ address: server.address });
+    const taskQueue = `soak-${randomUUID()}`;
+    const conversations = new ConversationClient({ client: new Client({ connection, namespace: server.namespace }), taskQueue });
+
+    let workerStarts = 0;
+    const startWorker = (): Promise<WorkerProcess> => {
+      workerStarts++;
+      return startWorkerProcess({
+        temporalAddress: server!.address,
+        namespace: server!.namespace,
+        taskQueue,
+        anthropicBaseUrl: mock!.url,
+        executionLog,
+        toolLatencyMs: args.toolLatencyMs,
+        workflowBundlePath: bundleFile,
+        readyTimeoutMs: 120_000,
+        output: (line) => void workerOutput.write(`${line}\n`),
+      });
+    };
+    workers.push(...(await Promise.all(Array.from({ length: args.workers }, () => startWorker()))));
+    log(`dev server ${server.address}, local Messages API ${mock.url}, workers ${workers.map((w) => w!.pid).join(', ')}; logs in ${workDir}`);
+
+    // The chaos: at random intervals (uniform between 0.5 and 1.5 times the mean), SIGKILL a random worker, start a new one.
+    const random = prng(args.seed);
+    const chaosRandom = prng(args.seed ^ 0x5bd1e995);
+    let kills = 0;
+    const killedAt = new Map<number, number>();
+    const chaos = (async () => {
+      if (!args.killEveryMs) return;
+      while (!stopKilling) {
+        const wait = args.killEveryMs * (0.5 + chaosRandom());
+        for (const until = Date.now() + wait; Date.now() < until && !stopKilling;) await sleep(Math.min(250, until - Date.now()));
+        if (stopKilling) return;
+        const index = Math.floor(chaosRandom() * workers.length);
+        const victim = workers[index]!;
+        workers[index] = undefined;
+        killedAt.set(victim.pid, Date.now());
+        await victim.kill();
+        kills++;
+        log(`SIGKILLed worker ${victim.pid} (kill ${kills}); starting another`);
+        for (;;) {
+          try {
+            workers[index] = await startWorker();
+            break;
+          } catch (error) {
+            log(`a worker did not start (${String(error).split('\n')[0]}); trying again`);
+            await sleep(1000);
+          }
+        }
+      }
+    })();
+
+    // The conversations: each its own prompt, so each its own fault script.
+    const faultCounts = new Map<string, number>();
+    const outcomes = new Map<string, Outcome>();
+    const ids: string[] = [];
+    let started = 0;
+    let startFailures = 0;
+    let lastResultAt = t0;
+    const deadline = Date.now() + args.deadlineMs;
+    const runStart = Date.now();
+    const settle = async (id: string): Promise<void> => {
+      for (;;) {
+        try {
+          const result = await conversations.waitForResult(id);
+          outcomes.set(id, result.status === 'completed' && /38\.50/.test(result.text)
+            ? { kind: 'completed' }
+            : { kind: 'failed', why: `ended ${result.status}: ${result.text.slice(0, 80)}` });
+          lastResultAt = Date.now();
+          return;
+        } catch (error) {
+          if (error instanceof ConversationError && (error.code === 'conversation_failed' || error.code === 'not_found')) {
+            outcomes.set(id, { kind: 'failed', why: `${error.failureType ?? error.code}: ${error.message.slice(0, 120)}` });
+            lastResultAt = Date.now();
+            return;
+          }
+          // The server being busy (or a long poll cut short): wait again.
+          if (Date.now() > deadline) return;
+          await sleep(1000);
+        }
+      }
+    };
+    const waits: Promise<void>[] = [];
+    let next = 0;
+    const starter = async (): Promise<void> => {
+      while (next < args.conversations) {
+        const n = next++;
+        const prompt = `${QUESTION} [soak ${n} ${randomUUID().slice(0, 8)}]`;
+        const id = `soak-${n}-${randomUUID().slice(0, 8)}`;
+        mock!.script(prompt, faultScript(random, args.faultRate, faultCounts));
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await conversations.startConversation({
+              id,
+              firstMessage: prompt,
+              tools: STOCK_TOOLS,
+              closeAfterFirstReply: true,
+              timeouts: { modelHeartbeat: '5 seconds' },
+            });
+            break;
+          } catch (error) {
+            if (attempt >= 5 || Date.now() > deadline) {
+              startFailures++;
+              log(`could not start ${id}: ${String(error)}`);
+              return;
+            }
+            await sleep(1000 * attempt);
+          }
+        }
+        started++;
+        ids.push(id);
+        waits.push(settle(id));
+      }
+    };
+    const progress = setInterval(() => {
+      const done = [...outcomes.values()];
+      log(`started ${started}/${args.conversations}, completed ${done.filter((o) => o.kind === 'completed').length}, ` +
+        `failed ${done.filter((o) => o.kind === 'failed').length}, kills ${kills}, model requests ${mock!.requests.length}, ` +
+        `rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB, load ${os.loadavg()[0]!.toFixed(2)}`);
+    }, 10_000);
+    await Promise.all(Array.from({ length: Math.min(args.startConcurrency, args.conversations) }, () => starter()));
+    log(`all ${started} started in ${((Date.now() - runStart) / 1000).toFixed(1)} s`);
+    await Promise.race([Promise.all(waits), sleep(Math.max(0, deadline - Date.now()))]);
+    clearInterval(progress);
+    stopKilling = true;
+    await chaos;
+    const elapsedMs = lastResultAt - runStart;
+
+    // The verdict. The execution log is written by the workers, read here, after they are all stopped.
+    await Promise.all(workers.map((w) => w?.kill()));
+    const lines = readExecutionLog(executionLog);
+    const byKey = new Map<string, ExecutionLine[]>();
+    for (const line of lines) byKey.set(line.idempotencyKey, [...(byKey.get(line.idempotencyKey) ?? []), line]);
+    const duplicates = [...byKey.entries()].filter(([, entries]) => entries.filter((e) => e.event === 'finish').length > 1);
+    const rerun = [...byKey.values()].filter((entries) => entries.filter((e) => e.event === 'start').length > 1).length;
+    const done = ids.map((id) => outcomes.get(id));
+    const completed = done.filter((o) => o?.kind === 'completed').length;
+    const failures = done.filter((o): o is { kind: 'failed'; why: string } => o?.kind === 'failed');
+    const lost = ids.filter((id) => !outcomes.has(id));
+    const modelRequests = mock.requests.filter((r) => r.path === '/v1/messages').length;
+
+    const rows: [string, string | number][] = [
+      ['started', started],
+      ['completed', completed],
+      ['failed', failures.length],
+      ['lost', lost.length],
+      ['duplicates', duplicates.length],
+      ['elapsed', `${(elapsedMs / 1000).toFixed(1)} s`],
+      ['', ''],
+      ['not started (start failed)', startFailures],
+      ['worker kills', kills],
+      ['worker starts', workerStarts],
+      ['faults scripted', [...faultCounts.entries()].map(([name, n]) => `${name} ×${n}`).join(', ') || 'none'],
+      ['model requests', `${modelRequests} (${(modelRequests / Math.max(1, started)).toFixed(2)} per conversation; a clean chain makes ${MODEL_CALLS_PER_CHAIN})`],
+      ['tool calls', byKey.size],
+      ['tool calls started more than once', `${rerun} (in flight when a worker died: run again, same idempotency key)`],
+    ];
+    const width = Math.max(...rows.map(([name]) => name.length));
+    console.log(`\nSoak: ${args.conversations} conversations, fault rate ${args.faultRate}, kill every ${args.killEveryMs ? `~${args.killEveryMs / 1000} s` : 'never'}, seed ${args.seed}`);
+    for (const [name, value] of rows) console.log(name ? `  ${name.padEnd(width)}  ${value}` : '');
+    if (failures.length > 0) {
+      const reasons = new Map<string, number>();
+      for (const { why } of failures) {
+        const reason = why.replace(/req_\w+/g, 'req_…');
+        reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+      }
+      console.log('\nFailures:');
+      for (const [why, n] of reasons) console.log(`  ${String(n).padStart(5)}  ${why}`);
+    }
+    if (lost.length > 0) console.log(`\nLost (first 10): ${lost.slice(0, 10).join(', ')}`);
+    let lostWithWorker = 0;
+    if (duplicates.length > 0) {
+      // Why each one ran again, from the history: if the server never recorded the first attempt's result (that attempt
+      // timed out on heartbeat, after the worker that had finished it was SIGKILLed), the result died with the worker:
+      // at-least-once execution, which the tool's idempotency key is there for. Anything else would be a bug.
+      const client = new Client({ connection, namespace: server.namespace });
+      console.log('\nFinished more than once:');
+      for (const [i, [key, entries]] of duplicates.entries()) {
+        const first = entries.find((e) => e.event === 'finish')!;
+        const kill = killedAt.get(first.pid);
+        const [workflowId, activityId] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
+        const history = await client.workflow.getHandle(workflowId).fetchHistory().catch(() => undefined);
+        const scheduled = history?.events?.find((e) => e.activityTaskScheduledEventAttributes?.activityId === activityId);
+        const started = history?.events?.find((e) =>
+          String(e.activityTaskStartedEventAttributes?.scheduledEventId ?? '') === String(scheduled?.eventId ?? '-'))?.activityTaskStartedEventAttributes;
+        const recordedAttempt = started?.attempt ?? 0;
+        const confirmed = kill !== undefined && kill >= first.at && recordedAttempt > first.attempt &&
+          /heartbeat/i.test(started?.lastFailure?.message ?? '');
+        if (confirmed) lostWithWorker++;
+        if (i < 10) {
+          console.log(`  ${key}: ${entries.map((e) => `${e.event}#${e.attempt}@${e.pid}`).join(' ')}; ` +
+            (kill === undefined ? 'its worker was not killed' : `its worker was SIGKILLed ${kill - first.at} ms after the first finish`) +
+            `; the server recorded attempt ${recordedAttempt} (before it: ${started?.lastFailure?.message ?? 'no failure'})`);
+        }
+      }
+      console.log(`  ${lostWithWorker} of ${duplicates.length}: the first result never reached the server (its worker was SIGKILLed ` +
+        'between the tool finishing and the completion being recorded; the attempt then timed out on heartbeat)');
+    }
+    const failingDuplicates = args.tolerateLostCompletions ? duplicates.length - lostWithWorker : duplicates.length;
+    const ok = lost.length === 0 && failingDuplicates === 0;
+    console.log(`\n${ok ? 'PASS' : 'FAIL'}: ${lost.length} lost, ${duplicates.length} duplicate executions of finished tool calls` +
+      (args.tolerateLostCompletions ? ` (${lostWithWorker} of them lost with a killed worker, tolerated)` : ''));
+    return ok ? 0 : 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+      process.exit(1);
+    },
+  );
+}
