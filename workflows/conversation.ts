@@ -41,13 +41,12 @@ export async function conversation(input: ConversationInput): Promise<Conversati
   registerHandlers(state);
   const protocol = protocolFor(state.options.protocol);
 
-  const catalog = await describeTools(state.options.tools);
-  if (catalog.unknown.length > 0) {
-    return fail(state, 'InvalidConversationOptions', `Unknown tools: ${catalog.unknown.join(', ')}.`);
-  }
-  const policies = new Map(catalog.tools.map((policy) => [policy.name, policy]));
-
   try {
+    const catalog = await describeTools(state.options.tools);
+    if (catalog.unknown.length > 0) {
+      return await fail(state, 'InvalidConversationOptions', `Unknown tools: ${catalog.unknown.join(', ')}.`);
+    }
+    const policies = new Map(catalog.tools.map((policy) => [policy.name, policy]));
     for (;;) {
       if (!state.active) {
         if (shouldContinueAsNew(state)) return await moveOn(state);
