@@ -200,7 +200,10 @@ async function main(): Promise<number> {
 
   const workDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'soak-'));
   const executionLog = path.join(workDir, 'executions.jsonl');
-  const workerOutput = fs.createWriteStream(path.join(workDir, 'workers.log'));
+  const workerLog = path.join(workDir, 'workers.log');
+  const workerOutput = fs.createWriteStream(workerLog);
+  let workerOutputClosed: Promise<void> | undefined;
+  const closeWorkerOutput = (): Promise<void> => (workerOutputClosed ??= new Promise<void>((resolve) => workerOutput.end(() => resolve())));
   let server: DevServer | undefined;
   let mock: MockAnthropic | undefined;
   let connection: Connection | undefined;
@@ -214,7 +217,7 @@ async function main(): Promise<number> {
       await connection?.close().catch(() => undefined);
       await mock?.close().catch(() => undefined);
       await server?.stop().catch((err: unknown) => log(`could not stop the dev server: ${String(err)}`));
-      await new Promise<void>((resolve) => workerOutput.end(() => resolve()));
+      await closeWorkerOutput();
       if (!args.keepLogs) await fsp.rm(workDir, { recursive: true, force: true });
     })());
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -252,7 +255,7 @@ async function main(): Promise<number> {
         toolLatencyMs: args.toolLatencyMs,
         workflowBundlePath: bundleFile,
         readyTimeoutMs: 120_000,
-        output: (line) => void workerOutput.write(`${line}\n`),
+        output: (line) => void (workerOutputClosed === undefined && workerOutput.write(`${line}\n`)),
       });
     };
     workers.push(...(await Promise.all(Array.from({ length: args.workers }, () => startWorker()))));
@@ -367,6 +370,11 @@ async function main(): Promise<number> {
     // The verdict. The execution log is written by the workers, read here, after they are all stopped.
     await Promise.all(workers.map((w) => w?.kill()));
     const lines = readExecutionLog(executionLog);
+    await closeWorkerOutput();
+    // Completions the server refused because it had already given the attempt up (the worker was alive but late):
+    // the SDK logs "Activity not found on completion" with the task token, which holds the workflow and activity ids.
+    const refusedTokens = [...fs.readFileSync(workerLog, 'utf8').matchAll(/not found on completion[^\n]*?TaskToken\(([A-Za-z0-9+/=_-]+)\)/g)]
+      .map((match) => Buffer.from(match[1]!, 'base64').toString('latin1'));
     const byKey = new Map<string, ExecutionLine[]>();
     for (const line of lines) byKey.set(line.idempotencyKey, [...(byKey.get(line.idempotencyKey) ?? []), line]);
     const duplicates = [...byKey.entries()].filter(([, entries]) => entries.filter((e) => e.event === 'finish').length > 1);
@@ -376,6 +384,26 @@ async function main(): Promise<number> {
     const failures = done.filter((o): o is { kind: 'failed'; why: string } => o?.kind === 'failed');
     const lost = ids.filter((id) => !outcomes.has(id));
     const modelRequests = mock.requests.filter((r) => r.path === '/v1/messages').length;
+
+    // How long a tool's result takes from its `finish` line to the server's ActivityTaskCompleted event, sampled: the
+    // window in which a SIGKILL loses a finished result (same machine, same clock).
+    const historyClient = new Client({ connection, namespace: server.namespace });
+    const completionLagMs: number[] = [];
+    const finishedIds = ids.filter((id) => outcomes.get(id)?.kind === 'completed');
+    const sample = finishedIds.filter((_, i) => i % Math.max(1, Math.floor(finishedIds.length / 50)) === 0).slice(0, 50);
+    for (const id of sample) {
+      const events = (await historyClient.workflow.getHandle(id).fetchHistory().catch(() => undefined))?.events ?? [];
+      const activityIds = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityId ?? '']));
+      for (const event of events) {
+        const completed = event.activityTaskCompletedEventAttributes;
+        const activityId = completed && activityIds.get(String(completed.scheduledEventId));
+        const finish = activityId && byKey.get(`${id}/${activityId}`)?.filter((e) => e.event === 'finish').at(-1);
+        const recordedAt = event.eventTime ? Number(event.eventTime.seconds) * 1000 + Math.floor((event.eventTime.nanos ?? 0) / 1e6) : undefined;
+        if (finish && recordedAt !== undefined) completionLagMs.push(recordedAt - finish.at);
+      }
+    }
+    completionLagMs.sort((a, b) => a - b);
+    const lagAt = (q: number): number => completionLagMs[Math.min(completionLagMs.length - 1, Math.floor(q * completionLagMs.length))] ?? NaN;
 
     const rows: [string, string | number][] = [
       ['started', started],
@@ -392,6 +420,10 @@ async function main(): Promise<number> {
       ['model requests', `${modelRequests} (${(modelRequests / Math.max(1, started)).toFixed(2)} per conversation; a clean chain makes ${MODEL_CALLS_PER_CHAIN})`],
       ['tool calls', byKey.size],
       ['tool calls started more than once', `${rerun} (in flight when a worker died: run again, same idempotency key)`],
+      ['tool finish → completion recorded', completionLagMs.length
+        ? `p50 ${lagAt(0.5)} ms, p90 ${lagAt(0.9)} ms, max ${completionLagMs.at(-1)} ms (${completionLagMs.length} tool calls of ${sample.length} conversations spread over the run)`
+        : 'n/a'],
+      ['completions refused', `${refusedTokens.length} (a live worker finished an attempt the server had already timed out)`],
     ];
     const width = Math.max(...rows.map(([name]) => name.length));
     console.log(`\nSoak: ${args.conversations} conversations, fault rate ${args.faultRate}, kill every ${args.killEveryMs ? `~${args.killEveryMs / 1000} s` : 'never'}, seed ${args.seed}`);
@@ -412,6 +444,7 @@ async function main(): Promise<number> {
       // timed out on heartbeat, after the worker that had finished it was SIGKILLed), the result died with the worker:
       // at-least-once execution, which the tool's idempotency key is there for. Anything else would be a bug.
       const client = new Client({ connection, namespace: server.namespace });
+      let maxWindow = 0;
       console.log('\nFinished more than once:');
       for (const [i, [key, entries]] of duplicates.entries()) {
         const first = entries.find((e) => e.event === 'finish')!;
@@ -422,17 +455,21 @@ async function main(): Promise<number> {
         const started = history?.events?.find((e) =>
           String(e.activityTaskStartedEventAttributes?.scheduledEventId ?? '') === String(scheduled?.eventId ?? '-'))?.activityTaskStartedEventAttributes;
         const recordedAttempt = started?.attempt ?? 0;
-        const confirmed = kill !== undefined && kill >= first.at && recordedAttempt > first.attempt &&
+        const refused = refusedTokens.some((token) => token.includes(workflowId) && token.includes(activityId));
+        const confirmed = kill !== undefined && kill >= first.at && recordedAttempt > first.attempt && !refused &&
           /heartbeat/i.test(started?.lastFailure?.message ?? '');
+        if (confirmed) maxWindow = Math.max(maxWindow, kill - first.at);
         if (confirmed) lostWithWorker++;
         if (i < 10) {
           console.log(`  ${key}: ${entries.map((e) => `${e.event}#${e.attempt}@${e.pid}`).join(' ')}; ` +
             (kill === undefined ? 'its worker was not killed' : `its worker was SIGKILLed ${kill - first.at} ms after the first finish`) +
-            `; the server recorded attempt ${recordedAttempt} (before it: ${started?.lastFailure?.message ?? 'no failure'})`);
+            `; the server recorded attempt ${recordedAttempt} (before it: ${started?.lastFailure?.message ?? 'no failure'})` +
+            (refused ? '; the server REFUSED the first completion (the attempt had timed out while its worker was alive)' : ''));
         }
       }
-      console.log(`  ${lostWithWorker} of ${duplicates.length}: the first result never reached the server (its worker was SIGKILLed ` +
-        'between the tool finishing and the completion being recorded; the attempt then timed out on heartbeat)');
+      console.log(`  ${lostWithWorker} of ${duplicates.length}: the first result never reached the server: its worker was SIGKILLed ` +
+        `between the tool finishing and the completion being recorded (up to ${maxWindow} ms after the finish), no refusal was ` +
+        'logged, and the attempt then timed out on heartbeat');
     }
     const failingDuplicates = args.tolerateLostCompletions ? duplicates.length - lostWithWorker : duplicates.length;
     const ok = lost.length === 0 && failingDuplicates === 0;

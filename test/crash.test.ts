@@ -4,7 +4,7 @@
 // the server has received it; a tool is made slow by TOOL_LATENCY_MS and we wait for its `start` line in the
 // execution log, which the tools write and this process reads (it outlives every worker).
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -82,8 +82,15 @@ async function attemptsOf(client: Client, workflowId: string) {
   return attempts;
 }
 
+const tempDirs: string[] = [];
+after(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function newExecutionLog(): string {
-  return join(mkdtempSync(join(tmpdir(), 'crash-tools-')), 'executions.jsonl');
+  const dir = mkdtempSync(join(tmpdir(), 'crash-tools-'));
+  tempDirs.push(dir);
+  return join(dir, 'executions.jsonl');
 }
 
 describe('the worker process is SIGKILLed at each point of the ticker → price chain; a fresh worker takes over', () => {
