@@ -161,7 +161,7 @@ function faultScript(random: () => number, rate: number, counts: Map<string, num
   return steps;
 }
 
-type Outcome = { kind: 'completed' } | { kind: 'failed'; why: string };
+type Outcome = { kind: 'completed' } | { kind: 'failed'; why: string; id: string };
 
 interface ExecutionLine {
   event: string;
@@ -306,12 +306,12 @@ async function main(): Promise<number> {
           const result = await conversations.waitForResult(id);
           outcomes.set(id, result.status === 'completed' && /38\.50/.test(result.text)
             ? { kind: 'completed' }
-            : { kind: 'failed', why: `ended ${result.status}: ${result.text.slice(0, 80)}` });
+            : { kind: 'failed', id, why: `ended ${result.status}: ${result.text.slice(0, 100)}` });
           lastResultAt = Date.now();
           return;
         } catch (error) {
           if (error instanceof ConversationError && (error.code === 'conversation_failed' || error.code === 'not_found')) {
-            outcomes.set(id, { kind: 'failed', why: `${error.failureType ?? error.code}: ${error.message.slice(0, 120)}` });
+            outcomes.set(id, { kind: 'failed', id, why: `${error.failureType ?? error.code}: ${error.message.slice(0, 120)}` });
             lastResultAt = Date.now();
             return;
           }
@@ -381,7 +381,7 @@ async function main(): Promise<number> {
     const rerun = [...byKey.values()].filter((entries) => entries.filter((e) => e.event === 'start').length > 1).length;
     const done = ids.map((id) => outcomes.get(id));
     const completed = done.filter((o) => o?.kind === 'completed').length;
-    const failures = done.filter((o): o is { kind: 'failed'; why: string } => o?.kind === 'failed');
+    const failures = done.filter((o): o is Extract<Outcome, { kind: 'failed' }> => o?.kind === 'failed');
     const lost = ids.filter((id) => !outcomes.has(id));
     const modelRequests = mock.requests.filter((r) => r.path === '/v1/messages').length;
 
@@ -423,19 +423,20 @@ async function main(): Promise<number> {
       ['tool finish → completion recorded', completionLagMs.length
         ? `p50 ${lagAt(0.5)} ms, p90 ${lagAt(0.9)} ms, max ${completionLagMs.at(-1)} ms (${completionLagMs.length} tool calls of ${sample.length} conversations spread over the run)`
         : 'n/a'],
-      ['completions refused', `${refusedTokens.length} (a live worker finished an attempt the server had already timed out)`],
+      ['completions refused', `${refusedTokens.length} (${refusedTokens.filter((t) => t.includes('tool-')).length} tool calls, the rest model ` +
+        'calls: a live worker finished an attempt the server had already timed out)'],
     ];
     const width = Math.max(...rows.map(([name]) => name.length));
     console.log(`\nSoak: ${args.conversations} conversations, fault rate ${args.faultRate}, kill every ${args.killEveryMs ? `~${args.killEveryMs / 1000} s` : 'never'}, seed ${args.seed}`);
     for (const [name, value] of rows) console.log(name ? `  ${name.padEnd(width)}  ${value}` : '');
     if (failures.length > 0) {
-      const reasons = new Map<string, number>();
-      for (const { why } of failures) {
+      const reasons = new Map<string, string[]>();
+      for (const { why, id } of failures) {
         const reason = why.replace(/req_\w+/g, 'req_…');
-        reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+        reasons.set(reason, [...(reasons.get(reason) ?? []), id]);
       }
       console.log('\nFailures:');
-      for (const [why, n] of reasons) console.log(`  ${String(n).padStart(5)}  ${why}`);
+      for (const [why, failedIds] of reasons) console.log(`  ${String(failedIds.length).padStart(5)}  ${why} (e.g. ${failedIds.slice(0, 3).join(', ')})`);
     }
     if (lost.length > 0) console.log(`\nLost (first 10): ${lost.slice(0, 10).join(', ')}`);
     let lostWithWorker = 0;
