@@ -10,7 +10,11 @@
 //   duplicates  tool calls that FINISHED more than once (an idempotency key with two `finish` lines in the log)
 //   elapsed     from the first start to the last result
 //
-// and exits 1 if anything was lost or a finished tool call ran again, 2 on a usage error.
+// then what happened (kills, faults, model requests, re-run tool calls, how long a tool's result takes to be recorded,
+// completions the server refused), and for each duplicate why it ran again, from the history and the workers' logs.
+// It exits 1 if anything was lost or a finished tool call ran again, 2 on a usage error. A SIGKILL that lands between
+// a tool finishing and the server recording it makes a duplicate by design (at-least-once, which is what the
+// idempotency key is for): --tolerate-lost-completions stops failing on those, and only on those.
 //
 //   npm run soak                                      200 conversations, 10% faults, a kill every ~20 s
 //   npm run soak -- --conversations 1000 --fault-rate 0.1 --kill-every 20s
