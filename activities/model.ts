@@ -2,7 +2,7 @@
 // off (Temporal retries, with the classifier's verdict); the worker heartbeats while the stream runs, so a
 // worker that dies mid-call is noticed within the heartbeat timeout and the call runs again elsewhere.
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, Message } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelResult } from '../workflows/activity-contracts';
 import { protocolFor } from '../workflows/protocols';
@@ -23,17 +23,19 @@ export function createModelActivities({ anthropic, tools, cache }: ModelActivity
 
   async function callModel(input: CallModelInput): Promise<CallModelResult> {
     const context = Context.current();
-    const { system, messages } = await cache.assemble(input);
-    const offered = input.request.tools.map((name) => {
-      const tool = described.get(name);
-      if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
-      return tool;
-    });
-    const request = buildModelRequest({ ...input.request, ...(system !== undefined && { system }) }, messages, offered);
-
+    // Heartbeat from the start: reading the context may wait on a query (a dead worker's sticky queue).
     const stopHeartbeats = keepAlive(context);
+    let system: string | undefined;
+    let messages: MessageParam[];
     let message: Message;
     try {
+      ({ system, messages } = await cache.assemble(input));
+      const offered = input.request.tools.map((name) => {
+        const tool = described.get(name);
+        if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
+        return tool;
+      });
+      const request = buildModelRequest({ ...input.request, ...(system !== undefined && { system }) }, messages, offered);
       message = await anthropic.messages.stream(request, { signal: context.cancellationSignal }).finalMessage();
     } catch (err) {
       if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
