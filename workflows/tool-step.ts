@@ -1,6 +1,6 @@
 // Running the tool calls of one reply: one activity per call, all calls of a reply at once, outcomes
 // in the model's order. Every way a call can go wrong becomes an error outcome the model can read.
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { ActivityFailure } from '@temporalio/common';
 import { condition, proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ToolActivityInput, ToolActivityResult, ToolPolicy } from './activity-contracts';
 import type { ConversationState } from './conversation-state';
@@ -8,6 +8,7 @@ import { digest } from './digest';
 import type { ToolCall, ToolOutcome } from './protocols/types';
 import { ConversationAwaitingApproval } from './search-attributes';
 import { toolCallSummary } from './summaries';
+import { describeToolFailure } from './tool-failure';
 
 type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>>;
 
@@ -56,16 +57,6 @@ async function runToolCall(
   } finally {
     state.running.delete(call.id);
   }
-}
-
-/** `TickerNotFound: no ticker for "Genral Motors"`: what the model needs to correct itself. */
-function describeToolFailure(name: string, policy: ToolPolicy, failure: ActivityFailure): string {
-  const cause = failure.cause;
-  if (cause instanceof TimeoutFailure) {
-    return `TimeoutError: ${name} did not finish within ${policy.startToCloseTimeout} (${policy.maximumAttempts} attempt(s)).`;
-  }
-  if (cause instanceof ApplicationFailure) return `${cause.type ?? 'Error'}: ${cause.message}`;
-  return `${cause?.name ?? 'Error'}: ${cause?.message ?? failure.message}`;
 }
 
 /** Waits for a person to approve this exact call; returns why it may not run, or undefined to run it. */
