@@ -7,14 +7,15 @@
 //   completed   finished with the right answer ($38.50)
 //   failed      finished otherwise (a typed failure, a wrong answer)
 //   lost        started, but neither completed nor failed before the deadline
-//   duplicates  tool calls that FINISHED more than once (an idempotency key with two `finish` lines in the log)
+//   duplicates  executions of COMPLETED tool calls: a tool that ran again after the server had recorded its result
 //   elapsed     from the first start to the last result
 //
-// then what happened (kills, faults, model requests, re-run tool calls, how long a tool's result takes to be recorded,
-// completions the server refused), and for each duplicate why it ran again, from the history and the workers' logs.
-// It exits 1 if anything was lost or a finished tool call ran again, 2 on a usage error. A SIGKILL that lands between
-// a tool finishing and the server recording it makes a duplicate by design (at-least-once, which is what the
-// idempotency key is for): --tolerate-lost-completions stops failing on those, and only on those.
+// then what happened: kills, faults, model requests, and every tool call that ran more than once, each re-run with its
+// cause. A call in flight when its worker died runs again (same idempotency key): at-least-once execution, as Temporal
+// promises, and allowed ("the one in flight runs again at most once more"). If the worker died after the tool finished
+// but before the server recorded it, that tool FINISHED twice: the report counts those apart, since that is the case the
+// idempotency key is for. A re-run with no cause (no kill, no error, no timeout) fails the run like a duplicate does.
+// It exits 1 if anything was lost, duplicated or re-run without cause, 2 on a usage error.
 //
 //   npm run soak                                      200 conversations, 10% faults, a kill every ~20 s
 //   npm run soak -- --conversations 1000 --fault-rate 0.1 --kill-every 20s
@@ -25,7 +26,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { ConversationClient } from '../client/conversation-client';
 import { ConversationError } from '../client/errors';
@@ -33,6 +34,7 @@ import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-p
 import { connectOrStartDevServer, type DevServer } from './dev-server';
 import { startMockAnthropic } from './mock-anthropic/server';
 import type { MockAnthropic, ScriptStep } from './mock-anthropic/types';
+import { type ExecutionLine, judgeToolCall, type RerunCause, type ToolCallVerdict } from './soak/tool-executions';
 
 const ROOT = path.resolve(__dirname, '..');
 const QUESTION = 'What is the current stock price of General Motors?';
@@ -51,7 +53,6 @@ interface Args {
   toolLatencyMs: number;
   seed: number;
   keepLogs: boolean;
-  tolerateLostCompletions: boolean;
 }
 
 const USAGE = `npm run soak -- [options]
@@ -63,11 +64,7 @@ const USAGE = `npm run soak -- [options]
   --start-concurrency N conversations being started at once (default 50)
   --tool-latency-ms MS  simulated latency of every tool call, so kills also land inside tools (default 250)
   --seed N              seed for the fault scripts (default: random, printed)
-  --keep-logs           keep the execution log and worker output (their folder is printed)
-  --tolerate-lost-completions
-                        do not fail on duplicates the history shows were lost with a killed worker (the tool finished,
-                        the worker died before the server recorded it, the attempt timed out and ran again: at-least-once
-                        execution); duplicates of any other kind still fail`;
+  --keep-logs           keep the execution log and worker output (their folder is printed)`;
 
 class UsageError extends Error {}
 
@@ -90,7 +87,6 @@ export function parseArgs(argv: string[]): Args | undefined {
     toolLatencyMs: 250,
     seed: Math.floor(Math.random() * 2 ** 31),
     keepLogs: false,
-    tolerateLostCompletions: false,
   };
   const positiveInt = (flag: string, value: string): number => {
     const n = Number(value);
@@ -103,9 +99,8 @@ export function parseArgs(argv: string[]): Args | undefined {
       console.log(USAGE);
       return undefined;
     }
-    if (flag === '--keep-logs' || flag === '--tolerate-lost-completions') {
-      if (flag === '--keep-logs') args.keepLogs = true;
-      else args.tolerateLostCompletions = true;
+    if (flag === '--keep-logs') {
+      args.keepLogs = true;
       continue;
     }
     const value = argv[++i];
@@ -167,18 +162,25 @@ function faultScript(random: () => number, rate: number, counts: Map<string, num
 
 type Outcome = { kind: 'completed' } | { kind: 'failed'; why: string; id: string };
 
-interface ExecutionLine {
-  event: string;
-  tool: string;
-  idempotencyKey: string;
-  attempt: number;
-  pid: number;
-  at: number;
-}
-
 function readExecutionLog(file: string): ExecutionLine[] {
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as ExecutionLine);
+}
+
+type HistoryEvents = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>;
+
+const eventsOf = (handle: WorkflowHandle): Promise<HistoryEvents> =>
+  handle.fetchHistory().then((history) => history.events ?? [], () => []);
+
+/** `workflowId/tool-toolu_…` → [workflowId, activityId]: the tools' idempotency key is built that way. */
+const splitKey = (key: string): [string, string] => [key.slice(0, key.lastIndexOf('/')), key.slice(key.lastIndexOf('/') + 1)];
+
+/** When the server recorded the activity's result (its ActivityTaskCompleted event), in ms; undefined if it never did. */
+function completionTime(events: HistoryEvents, activityId: string): number | undefined {
+  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityId === activityId);
+  const completed = scheduled && events.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(scheduled.eventId));
+  const time = completed?.eventTime;
+  return time ? Number(time.seconds) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : undefined;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -381,40 +383,61 @@ async function main(): Promise<number> {
       .map((match) => Buffer.from(match[1]!, 'base64').toString('latin1'));
     const byKey = new Map<string, ExecutionLine[]>();
     for (const line of lines) byKey.set(line.idempotencyKey, [...(byKey.get(line.idempotencyKey) ?? []), line]);
-    const duplicates = [...byKey.entries()].filter(([, entries]) => entries.filter((e) => e.event === 'finish').length > 1);
-    const rerun = [...byKey.values()].filter((entries) => entries.filter((e) => e.event === 'start').length > 1).length;
     const done = ids.map((id) => outcomes.get(id));
     const completed = done.filter((o) => o?.kind === 'completed').length;
     const failures = done.filter((o): o is Extract<Outcome, { kind: 'failed' }> => o?.kind === 'failed');
     const lost = ids.filter((id) => !outcomes.has(id));
     const modelRequests = mock.requests.filter((r) => r.path === '/v1/messages').length;
 
-    // How long a tool's result takes from its `finish` line to the server's ActivityTaskCompleted event, sampled: the
-    // window in which a SIGKILL loses a finished result (same machine, same clock).
+    // Every tool call that ran more than once, judged against the time the server recorded its result. Only those can
+    // hold a duplicate, so only their histories are read.
     const historyClient = new Client({ connection, namespace: server.namespace });
+    const histories = new Map<string, Promise<HistoryEvents>>();
+    const historyOf = (workflowId: string): Promise<HistoryEvents> => {
+      if (!histories.has(workflowId)) histories.set(workflowId, eventsOf(historyClient.workflow.getHandle(workflowId)));
+      return histories.get(workflowId)!;
+    };
+    const verdicts: ToolCallVerdict[] = [];
+    for (const [key, entries] of byKey) {
+      if (entries.filter((e) => e.event === 'start').length < 2) continue;
+      const [workflowId, activityId] = splitKey(key);
+      verdicts.push(judgeToolCall(key, entries, killedAt, completionTime(await historyOf(workflowId), activityId)));
+    }
+    const duplicates = verdicts.filter((v) => v.duplicates.length > 0);
+    const causes = new Map<RerunCause, number>();
+    for (const cause of verdicts.flatMap((v) => v.reruns)) causes.set(cause, (causes.get(cause) ?? 0) + 1);
+    const unexplained = verdicts.filter((v) => v.reruns.includes('unexplained'));
+
+    // How long a tool's result takes from its `finish` line to the server's ActivityTaskCompleted event, sampled: the
+    // window in which a SIGKILL makes a finished tool run again (same machine, same clock).
     const completionLagMs: number[] = [];
     const finishedIds = ids.filter((id) => outcomes.get(id)?.kind === 'completed');
     const sample = finishedIds.filter((_, i) => i % Math.max(1, Math.floor(finishedIds.length / 50)) === 0).slice(0, 50);
     for (const id of sample) {
-      const events = (await historyClient.workflow.getHandle(id).fetchHistory().catch(() => undefined))?.events ?? [];
-      const activityIds = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityId ?? '']));
-      for (const event of events) {
-        const completed = event.activityTaskCompletedEventAttributes;
-        const activityId = completed && activityIds.get(String(completed.scheduledEventId));
-        const finish = activityId && byKey.get(`${id}/${activityId}`)?.filter((e) => e.event === 'finish').at(-1);
-        const recordedAt = event.eventTime ? Number(event.eventTime.seconds) * 1000 + Math.floor((event.eventTime.nanos ?? 0) / 1e6) : undefined;
+      const events = await historyOf(id);
+      for (const [key, entries] of byKey) {
+        if (!key.startsWith(`${id}/`)) continue;
+        const finish = entries.filter((e) => e.event === 'finish').at(-1);
+        const recordedAt = completionTime(events, splitKey(key)[1]);
         if (finish && recordedAt !== undefined) completionLagMs.push(recordedAt - finish.at);
       }
     }
     completionLagMs.sort((a, b) => a - b);
     const lagAt = (q: number): number => completionLagMs[Math.min(completionLagMs.length - 1, Math.floor(q * completionLagMs.length))] ?? NaN;
 
+    const CAUSES: Record<RerunCause, string> = {
+      'in-flight-at-kill': 'in flight when its worker was SIGKILLed',
+      'result-lost-with-worker': 'had finished, its worker was SIGKILLed before the server recorded the result (finished twice)',
+      'timed-out-while-alive': 'timed out by the server while its worker lived',
+      'retried-after-error': 'retried after an error',
+      unexplained: 'NO CAUSE FOUND',
+    };
     const rows: [string, string | number][] = [
       ['started', started],
       ['completed', completed],
       ['failed', failures.length],
       ['lost', lost.length],
-      ['duplicates', duplicates.length],
+      ['duplicates', `${duplicates.length} (executions of tool calls whose result the server had recorded)`],
       ['elapsed', `${(elapsedMs / 1000).toFixed(1)} s`],
       ['', ''],
       ['not started (start failed)', startFailures],
@@ -423,8 +446,10 @@ async function main(): Promise<number> {
       ['faults scripted', [...faultCounts.entries()].map(([name, n]) => `${name} ×${n}`).join(', ') || 'none'],
       ['model requests', `${modelRequests} (${(modelRequests / Math.max(1, started)).toFixed(2)} per conversation; a clean chain makes ${MODEL_CALLS_PER_CHAIN})`],
       ['tool calls', byKey.size],
-      ['tool calls started more than once', `${rerun} (in flight when a worker died: run again, same idempotency key)`],
-      ['tool finish → completion recorded', completionLagMs.length
+      ['tool calls run more than once', `${verdicts.length} (same idempotency key each time; at most ` +
+        `${Math.max(0, ...verdicts.map((v) => v.executions.length))} runs of one call)`],
+      ...[...causes.entries()].map(([cause, n]): [string, string] => [`  re-runs: ${CAUSES[cause]}`, String(n)]),
+      ['tool finish → result recorded', completionLagMs.length
         ? `p50 ${lagAt(0.5)} ms, p90 ${lagAt(0.9)} ms, max ${completionLagMs.at(-1)} ms (${completionLagMs.length} tool calls of ${sample.length} conversations spread over the run)`
         : 'n/a'],
       ['completions refused', `${refusedTokens.length} (${refusedTokens.filter((t) => t.includes('tool-')).length} tool calls, the rest model ` +
@@ -443,43 +468,16 @@ async function main(): Promise<number> {
       for (const [why, failedIds] of reasons) console.log(`  ${String(failedIds.length).padStart(5)}  ${why} (e.g. ${failedIds.slice(0, 3).join(', ')})`);
     }
     if (lost.length > 0) console.log(`\nLost (first 10): ${lost.slice(0, 10).join(', ')}`);
-    let lostWithWorker = 0;
-    if (duplicates.length > 0) {
-      // Why each one ran again, from the history: if the server never recorded the first attempt's result (that attempt
-      // timed out on heartbeat, after the worker that had finished it was SIGKILLed), the result died with the worker:
-      // at-least-once execution, which the tool's idempotency key is there for. Anything else would be a bug.
-      const client = new Client({ connection, namespace: server.namespace });
-      let maxWindow = 0;
-      console.log('\nFinished more than once:');
-      for (const [i, [key, entries]] of duplicates.entries()) {
-        const first = entries.find((e) => e.event === 'finish')!;
-        const kill = killedAt.get(first.pid);
-        const [workflowId, activityId] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
-        const history = await client.workflow.getHandle(workflowId).fetchHistory().catch(() => undefined);
-        const scheduled = history?.events?.find((e) => e.activityTaskScheduledEventAttributes?.activityId === activityId);
-        const started = history?.events?.find((e) =>
-          String(e.activityTaskStartedEventAttributes?.scheduledEventId ?? '') === String(scheduled?.eventId ?? '-'))?.activityTaskStartedEventAttributes;
-        const recordedAttempt = started?.attempt ?? 0;
-        const refused = refusedTokens.some((token) => token.includes(workflowId) && token.includes(activityId));
-        const confirmed = kill !== undefined && kill >= first.at && recordedAttempt > first.attempt && !refused &&
-          /heartbeat/i.test(started?.lastFailure?.message ?? '');
-        if (confirmed) maxWindow = Math.max(maxWindow, kill - first.at);
-        if (confirmed) lostWithWorker++;
-        if (i < 10) {
-          console.log(`  ${key}: ${entries.map((e) => `${e.event}#${e.attempt}@${e.pid}`).join(' ')}; ` +
-            (kill === undefined ? 'its worker was not killed' : `its worker was SIGKILLed ${kill - first.at} ms after the first finish`) +
-            `; the server recorded attempt ${recordedAttempt} (before it: ${started?.lastFailure?.message ?? 'no failure'})` +
-            (refused ? '; the server REFUSED the first completion (the attempt had timed out while its worker was alive)' : ''));
-        }
-      }
-      console.log(`  ${lostWithWorker} of ${duplicates.length}: the first result never reached the server: its worker was SIGKILLed ` +
-        `between the tool finishing and the completion being recorded (up to ${maxWindow} ms after the finish), no refusal was ` +
-        'logged, and the attempt then timed out on heartbeat');
-    }
-    const failingDuplicates = args.tolerateLostCompletions ? duplicates.length - lostWithWorker : duplicates.length;
-    const ok = lost.length === 0 && failingDuplicates === 0;
-    console.log(`\n${ok ? 'PASS' : 'FAIL'}: ${lost.length} lost, ${duplicates.length} duplicate executions of finished tool calls` +
-      (args.tolerateLostCompletions ? ` (${lostWithWorker} of them lost with a killed worker, tolerated)` : ''));
+    const describe = (v: ToolCallVerdict): string =>
+      `  ${v.key}: ${v.executions.map((e) => `attempt ${e.attempt} on ${e.pid} ${e.ended ?? 'cut off'}`).join(', ')}; ` +
+      `re-run because: ${v.reruns.map((cause) => CAUSES[cause]).join('; ')}`;
+    if (duplicates.length > 0) console.log(`\nDuplicates (first 10):\n${duplicates.slice(0, 10).map(describe).join('\n')}`);
+    if (unexplained.length > 0) console.log(`\nRe-runs without a cause (first 10):\n${unexplained.slice(0, 10).map(describe).join('\n')}`);
+    const finishedTwice = verdicts.filter((v) => v.reruns.includes('result-lost-with-worker'));
+    if (finishedTwice.length > 0) console.log(`\nFinished twice, at-least-once (first 5):\n${finishedTwice.slice(0, 5).map(describe).join('\n')}`);
+    const ok = lost.length === 0 && duplicates.length === 0 && unexplained.length === 0;
+    console.log(`\n${ok ? 'PASS' : 'FAIL'}: ${lost.length} lost, ${duplicates.length} duplicates, ${unexplained.length} re-runs without a cause ` +
+      `(${verdicts.length} tool calls in flight at a kill or timeout ran again, ${finishedTwice.length} of them had finished)`);
     return ok ? 0 : 1;
   } finally {
     await cleanup();
