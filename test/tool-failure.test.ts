@@ -36,6 +36,6 @@ describe('what the model reads when a tool call failed for good', () => {
 
   test('an untyped error still says what it was', () => {
     assert.equal(describeToolFailure('get_weather', policy, failed(new ApplicationFailure('socket hang up'))), 'Error: socket hang up');
-    assert.equal(describeToolFailure('get_weather', policy, new ActivityFailure('lost', 'get_weather', 'a', RetryState.UNSPECIFIED, 'w')), 'Error: lost');
+    assert.equal(describeToolFailure('get_weather', policy, new ActivityFailure('lost', 'get_weather', 'a', RetryState.NON_RETRYABLE_FAILURE, 'w')), 'Error: lost');
   });
 });
