@@ -175,6 +175,9 @@ const eventsOf = (handle: WorkflowHandle): Promise<HistoryEvents> =>
 /** `workflowId/tool-toolu_…` → [workflowId, activityId]: the tools' idempotency key is built that way. */
 const splitKey = (key: string): [string, string] => [key.slice(0, key.lastIndexOf('/')), key.slice(key.lastIndexOf('/') + 1)];
 
+const timeOf = (event: HistoryEvents[number]): string =>
+  event.eventTime ? new Date(Number(event.eventTime.seconds) * 1000 + Math.floor((event.eventTime.nanos ?? 0) / 1e6)).toISOString() : '?';
+
 /** When the server recorded the activity's result (its ActivityTaskCompleted event), in ms; undefined if it never did. */
 function completionTime(events: HistoryEvents, activityId: string): number | undefined {
   const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityId === activityId);
@@ -426,11 +429,11 @@ async function main(): Promise<number> {
     const lagAt = (q: number): number => completionLagMs[Math.min(completionLagMs.length - 1, Math.floor(q * completionLagMs.length))] ?? NaN;
 
     const CAUSES: Record<RerunCause, string> = {
-      'in-flight-at-kill': 'in flight when its worker was SIGKILLed',
-      'result-lost-with-worker': 'had finished, its worker was SIGKILLed before the server recorded the result (finished twice)',
-      'timed-out-while-alive': 'timed out by the server while its worker lived',
+      'in-flight-at-kill': 'in flight at a kill',
+      'result-lost-with-worker': 'finished, result died with its worker',
+      'timed-out-while-alive': 'timed out on a live worker',
       'retried-after-error': 'retried after an error',
-      unexplained: 'NO CAUSE FOUND',
+      unexplained: 'NO CAUSE',
     };
     const rows: [string, string | number][] = [
       ['started', started],
@@ -466,11 +469,32 @@ async function main(): Promise<number> {
       }
       console.log('\nFailures:');
       for (const [why, failedIds] of reasons) console.log(`  ${String(failedIds.length).padStart(5)}  ${why} (e.g. ${failedIds.slice(0, 3).join(', ')})`);
+      // What the server saw of the first few: each activity attempt it started and how the attempt before it ended.
+      for (const { id } of failures.slice(0, 3)) {
+        const events = await historyOf(id);
+        console.log(`  ${id}:`);
+        for (const event of events) {
+          const attempt = event.activityTaskStartedEventAttributes;
+          if (!attempt) continue;
+          const scheduled = events.find((e) => String(e.eventId) === String(attempt.scheduledEventId))?.activityTaskScheduledEventAttributes;
+          console.log(`    ${timeOf(event)} ${scheduled?.activityType?.name} ${scheduled?.activityId} attempt ${attempt.attempt} by ${attempt.identity}` +
+            (attempt.lastFailure ? ` (after: ${attempt.lastFailure.message})` : ''));
+        }
+        for (const [key, entries] of byKey) {
+          if (key.startsWith(`${id}/`)) console.log(`    log ${key.slice(id.length + 1)}: ${entries.map((e) => `${e.event}#${e.attempt}@${e.pid} ${new Date(e.at).toISOString()}`).join(', ')}`);
+        }
+      }
+      for (const [pid, at] of killedAt) console.log(`  SIGKILL ${pid} at ${new Date(at).toISOString()}`);
     }
     if (lost.length > 0) console.log(`\nLost (first 10): ${lost.slice(0, 10).join(', ')}`);
-    const describe = (v: ToolCallVerdict): string =>
-      `  ${v.key}: ${v.executions.map((e) => `attempt ${e.attempt} on ${e.pid} ${e.ended ?? 'cut off'}`).join(', ')}; ` +
-      `re-run because: ${v.reruns.map((cause) => CAUSES[cause]).join('; ')}`;
+    const describe = (v: ToolCallVerdict): string => {
+      const runs = v.executions.map((e) => {
+        const kill = killedAt.get(e.pid);
+        const end = e.endedAt === undefined ? 'never ended' : `${e.ended} at +${e.endedAt - e.startedAt} ms`;
+        return `attempt ${e.attempt} in ${e.pid} (${end}${kill !== undefined && kill >= e.startedAt ? `, SIGKILL at +${kill - e.startedAt} ms` : ''})`;
+      });
+      return `  ${v.key}: ${runs.join(', ')}; re-run: ${v.reruns.map((cause) => CAUSES[cause]).join('; ')}`;
+    };
     if (duplicates.length > 0) console.log(`\nDuplicates (first 10):\n${duplicates.slice(0, 10).map(describe).join('\n')}`);
     if (unexplained.length > 0) console.log(`\nRe-runs without a cause (first 10):\n${unexplained.slice(0, 10).map(describe).join('\n')}`);
     const finishedTwice = verdicts.filter((v) => v.reruns.includes('result-lost-with-worker'));

@@ -19,6 +19,7 @@ export interface Execution {
   attempt: number;
   startedAt: number;
   ended?: 'finish' | 'error';
+  endedAt?: number;
 }
 
 export type RerunCause =
@@ -47,7 +48,7 @@ export function executionsOf(lines: readonly ExecutionLine[]): Execution[] {
   for (const line of [...lines].sort((a, b) => a.at - b.at)) {
     const id = `${line.pid}:${line.attempt}`;
     if (line.event === 'start') runs.set(id, { pid: line.pid, attempt: line.attempt, startedAt: line.at });
-    else if (runs.has(id)) runs.get(id)!.ended = line.event;
+    else if (runs.has(id)) Object.assign(runs.get(id)!, { ended: line.event, endedAt: line.at });
   }
   return [...runs.values()].sort((a, b) => a.startedAt - b.startedAt);
 }
