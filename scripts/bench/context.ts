@@ -5,9 +5,9 @@ import type { Client } from '@temporalio/client';
 import { ConversationClient } from '../../client/conversation-client';
 import type { DevServer } from '../dev-server';
 import type { MockAnthropic } from '../mock-anthropic/types';
+import { spawnWorker, type WorkerProcess } from '../worker-process';
 import type { BenchArgs } from './args';
 import type { Bundles } from './bundles';
-import { type ChildWorker, startChildWorker } from './child-worker';
 
 export interface BenchContext {
   args: BenchArgs;
@@ -21,21 +21,32 @@ export interface BenchContext {
 }
 
 export interface RunningWorker {
-  worker: ChildWorker;
+  worker: WorkerProcess;
   taskQueue: string;
 }
 
-function baseEnv(ctx: BenchContext, taskQueue: string): Record<string, string> {
-  return { TEMPORAL_ADDRESS: ctx.server.address, TEMPORAL_NAMESPACE: ctx.server.namespace, TEMPORAL_TASK_QUEUE: taskQueue };
+/** Passed through from the bench's environment to every worker, so the lead can try tunings without code changes. */
+const TUNING_VARIABLES = ['WORKER_MAX_CONCURRENT_ACTIVITIES', 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 'WORKER_MAX_CACHED_WORKFLOWS', 'NODE_OPTIONS', 'UV_THREADPOOL_SIZE'];
+
+/** A worker process (its own, so its memory and CPU can be read from /proc/<pid> without the bench's mixed in). */
+function startBenchWorker(ctx: BenchContext, entry: string, taskQueue: string, env: Record<string, string>): Promise<WorkerProcess> {
+  const tuning = Object.fromEntries(TUNING_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
+  return spawnWorker({
+    entry,
+    env: { ...tuning, TEMPORAL_ADDRESS: ctx.server.address, TEMPORAL_NAMESPACE: ctx.server.namespace, TEMPORAL_TASK_QUEUE: taskQueue, ...env },
+    readyTimeoutMs: 120_000,
+    stopTimeoutMs: 20_000,
+    ...(ctx.args.profileDir && { profileDir: ctx.args.profileDir }),
+  });
 }
 
 /** `node --import tsx workers/main.ts`, as in production, against the local Messages API server. */
 export async function startConversationWorker(ctx: BenchContext, label: string): Promise<RunningWorker & { conversations: ConversationClient }> {
   const taskQueue = `bench-${label}-${randomUUID().slice(0, 8)}`;
-  const worker = await startChildWorker({
-    entry: 'workers/main.ts',
-    env: { ...baseEnv(ctx, taskQueue), ANTHROPIC_BASE_URL: ctx.mock.url, WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation, TOOL_LATENCY_MS: '0' },
-    ...(ctx.args.profileDir && { profileDir: ctx.args.profileDir }),
+  const worker = await startBenchWorker(ctx, 'workers/main.ts', taskQueue, {
+    ANTHROPIC_BASE_URL: ctx.mock.url,
+    WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
+    TOOL_LATENCY_MS: '0',
   });
   return { worker, taskQueue, conversations: new ConversationClient({ client: ctx.client, taskQueue }) };
 }
@@ -43,11 +54,7 @@ export async function startConversationWorker(ctx: BenchContext, label: string):
 /** The bare chain's worker (scripts/bench/bare-worker.ts), the same shape. */
 export async function startBareWorker(ctx: BenchContext, label: string): Promise<RunningWorker> {
   const taskQueue = `bench-bare-${label}-${randomUUID().slice(0, 8)}`;
-  const worker = await startChildWorker({
-    entry: 'scripts/bench/bare-worker.ts',
-    env: { ...baseEnv(ctx, taskQueue), WORKFLOW_BUNDLE_PATH: ctx.bundles.bare },
-    ...(ctx.args.profileDir && { profileDir: ctx.args.profileDir }),
-  });
+  const worker = await startBenchWorker(ctx, 'scripts/bench/bare-worker.ts', taskQueue, { WORKFLOW_BUNDLE_PATH: ctx.bundles.bare });
   return { worker, taskQueue };
 }
 
