@@ -1,11 +1,12 @@
 // The reference documents' demo, as request fixtures: the tools of the stock-price chain (native), and the same
-// tools described in a legacy XML system prompt (as in the legacy tool-use documents, including their stray newline
-// inside `<tool_name>get_current_stock_price\n</tool_name>`).
+// tools described in a legacy XML system prompt and answered in `<function_results>` blocks, both rendered by the
+// real legacy protocol (workflows/protocols/legacy-xml), so the demo model is tested on what the project sends.
 import type { Tool } from '@anthropic-ai/sdk/resources/messages';
+import { LEGACY_STOP_SEQUENCE, renderFunctionResults, renderToolsPrompt } from '../../workflows/protocols/legacy-xml';
 
 export const DEMO_MODEL = 'claude-sonnet-4-6';
 
-export const GET_TICKER_SYMBOL: Tool = {
+export const GET_TICKER_SYMBOL = {
   name: 'get_ticker_symbol',
   description:
     'Gets the stock ticker symbol for a company searched by name. Returns str: The ticker symbol for the company ' +
@@ -15,9 +16,9 @@ export const GET_TICKER_SYMBOL: Tool = {
     properties: { company_name: { type: 'string', description: 'The name of the company.' } },
     required: ['company_name'],
   },
-};
+} satisfies Tool;
 
-export const GET_CURRENT_STOCK_PRICE: Tool = {
+export const GET_CURRENT_STOCK_PRICE = {
   name: 'get_current_stock_price',
   description:
     'Gets the current stock price for a company. Returns float: The current stock price. Raises ValueError: if the ' +
@@ -27,9 +28,9 @@ export const GET_CURRENT_STOCK_PRICE: Tool = {
     properties: { symbol: { type: 'string', description: 'The stock symbol of the company to get the price for.' } },
     required: ['symbol'],
   },
-};
+} satisfies Tool;
 
-export const GET_WEATHER: Tool = {
+export const GET_WEATHER = {
   name: 'get_weather',
   description: 'Get the current weather in a given location',
   input_schema: {
@@ -40,61 +41,23 @@ export const GET_WEATHER: Tool = {
     },
     required: ['location'],
   },
-};
+} satisfies Tool;
 
 export const DEMO_TOOLS: Tool[] = [GET_TICKER_SYMBOL, GET_CURRENT_STOCK_PRICE, GET_WEATHER];
 
 export const STOCK_QUESTION = 'What is the current stock price of General Motors?';
 
-export const LEGACY_SYSTEM_PROMPT = `In this environment you have access to a set of tools you can use to answer the user's question.
+/** The stock tools described for the legacy format, by the project's own renderer: what a legacy conversation sends. */
+export const LEGACY_SYSTEM_PROMPT = renderToolsPrompt([GET_CURRENT_STOCK_PRICE, GET_TICKER_SYMBOL]);
 
-You may call them like this:
-<function_calls>
-<invoke>
-<tool_name>$TOOL_NAME</tool_name>
-<parameters>
-<$PARAMETER_NAME>$PARAMETER_VALUE</$PARAMETER_NAME>
-...
-</parameters>
-</invoke>
-</function_calls>
-
-Here are the tools available:
-<tools>
-<tool_description>
-<tool_name>get_current_stock_price
-</tool_name><description>Gets the current stock price for a company. Returns float: The current stock price.
-Raises ValueError: if the input symbol is invalid/unknown.</description>
-<parameters>
-<parameter>
-<name>symbol</name>
-<type>string</type>
-<description>The stock symbol of the company to get the price for.</description>
-</parameter>
-</parameters>
-</tool_description>
-
-<tool_description>
-<tool_name>get_ticker_symbol</tool_name>
-<description>Gets the stock ticker symbol for a company searched by name. Returns str: The ticker symbol for the company stock. Raises TickerNotFound: if no matching ticker symbol is found.
-</description>
-<parameters>
-<parameter>
-<name>company_name</name>
-<type>string</type>
-<description>The name of the company.</description>
-</parameter>
-</parameters>
-</tool_description></tools>`;
-
-export const LEGACY_STOP_SEQUENCE = '</function_calls>';
+export { LEGACY_STOP_SEQUENCE };
 
 /** A `<function_results>` user message for a successful legacy call. */
 export function legacyResult(toolName: string, stdout: string): string {
-  return `<function_results>\n<result>\n<tool_name>${toolName}</tool_name>\n<stdout>\n${stdout}\n</stdout>\n</result>\n</function_results>`;
+  return renderFunctionResults([{ callId: 'fixture', name: toolName, isError: false, content: stdout }]);
 }
 
-/** A `<function_results>` user message for a legacy call that raised. */
+/** A `<function_results>` user message for a legacy call that raised (no tool name: the bare `<error>` message). */
 export function legacyError(message: string): string {
-  return `<function_results>\n<error>\n${message}\n</error>\n</function_results>`;
+  return renderFunctionResults([{ callId: 'fixture', name: '', isError: true, content: message }]);
 }
