@@ -415,6 +415,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     // Eager activity execution: a workflow task that schedules an activity gets the activity task back in the
     // same response when the worker has a free slot — one matching round trip less per model call and per tool.
     '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    // Write-ahead log, synced at checkpoints: a commit no longer waits for a rollback-journal fsync. 200 concurrent
+    // conversations on 2 cores: 18.0–18.3 s instead of 31.7–35.8 s, activity completions acknowledged in p50 ≤ 250–500 ms
+    // instead of ≤ 1000 ms. A SIGKILLed server loses nothing committed (only an OS crash could drop the last commits).
+    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
   ];
   const server = new ManagedDevServer(
     `${HOST}:${port}`, `http://${HOST}:${uiPort}`, namespace, dbFile, args, cliPath, ownedDbDir, options,
