@@ -14,6 +14,7 @@ test('a bad value stops start-up with a message that names the variable', () => 
   assert.throws(() => loadConfig({ ANTHROPIC_BASE_URL: 'http://x', TEMPORAL_ADDRESS: 'no port here' }), /TEMPORAL_ADDRESS: must be host:port/);
   assert.throws(() => loadConfig({ ANTHROPIC_BASE_URL: 'ftp://x' }), /ANTHROPIC_BASE_URL/);
   assert.throws(() => loadConfig({ ANTHROPIC_BASE_URL: 'http://x', TOOL_LATENCY_MS: '-5' }), /TOOL_LATENCY_MS/);
+  assert.throws(() => loadConfig({ ANTHROPIC_BASE_URL: 'http://x', WORKER_METRICS_ADDRESS: '9464' }), /WORKER_METRICS_ADDRESS: must be host:port/);
 });
 
 test('neither an API key nor a local server: say how to get one', () => {

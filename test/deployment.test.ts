@@ -121,6 +121,7 @@ describe('docker-compose.yml', () => {
     const config = loadConfig(effectiveEnvironment('worker', SAMPLE_ENV));
     assert.equal(config.TEMPORAL_ADDRESS, 'temporal:7233');
     assert.equal(config.TEMPORAL_TASK_QUEUE, 'claude-conversations');
+    assert.equal(config.WORKER_METRICS_ADDRESS, '0.0.0.0:9464', 'metrics on, inside the network');
     assert.equal(config.PAYLOAD_ENCRYPTION_KEYS?.current.id, 'k1');
     assert.equal(config.ANTHROPIC_API_KEY, SAMPLE_ENV.ANTHROPIC_API_KEY);
     assert.throws(() => effectiveEnvironment('worker', { ...SAMPLE_ENV, PAYLOAD_ENCRYPTION_KEYS: undefined }), /PAYLOAD_ENCRYPTION_KEYS/);

@@ -20,6 +20,8 @@ export const configSchema = z.object({
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(2000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(100),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().default(2000),
+  /** `host:port` to serve the SDK's Prometheus metrics on (`/metrics`): task latencies, slots, request latencies. */
+  WORKER_METRICS_ADDRESS: z.string().trim().regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464').optional(),
   /** `id:base64key[,id:base64key...]` (32-byte keys, the first is current): encrypt every payload (codec/). */
   PAYLOAD_ENCRYPTION_KEYS: keyRingSchema.optional(),
   /** Temporal Cloud / a TLS server: an API key (implies TLS), or mTLS client cert and key files (PEM). */
