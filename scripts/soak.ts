@@ -14,7 +14,9 @@
 // cause. A call in flight when its worker died runs again (same idempotency key): at-least-once execution, as Temporal
 // promises, and allowed ("the one in flight runs again at most once more"). If the worker died after the tool finished
 // but before the server recorded it, that tool FINISHED twice: the report counts those apart, since that is the case the
-// idempotency key is for. A re-run with no cause (no kill, no error, no timeout) fails the run like a duplicate does.
+// idempotency key is for. How wide that window is shows in "completion acknowledged": the round trip of the workers'
+// RespondActivityTaskCompleted calls, read from each worker's Prometheus metrics (WORKER_METRICS_ADDRESS) just before
+// it is killed and at the end. A re-run with no cause (no kill, no error, no timeout) fails the run like a duplicate.
 // It exits 1 if anything was lost, duplicated or re-run without cause, 2 on a usage error.
 //
 //   npm run soak                                      200 conversations, 10% faults, a kill every ~20 s
@@ -32,8 +34,10 @@ import { ConversationClient } from '../client/conversation-client';
 import { ConversationError } from '../client/errors';
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process';
 import { connectOrStartDevServer, type DevServer } from './dev-server';
+import { freePorts } from './free-port';
 import { startMockAnthropic } from './mock-anthropic/server';
 import type { MockAnthropic, ScriptStep } from './mock-anthropic/types';
+import { type Histogram, mergeHistograms, parseHistogram, quantileUpperBound } from './soak/prometheus-histogram';
 import { type ExecutionLine, judgeToolCall, type RerunCause, type ToolCallVerdict } from './soak/tool-executions';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -253,9 +257,19 @@ async function main(): Promise<number> {
     const conversations = new ConversationClient({ client: new Client({ connection, namespace: server.namespace }), taskQueue });
 
     let workerStarts = 0;
-    const startWorker = (): Promise<WorkerProcess> => {
+    // Each worker serves its SDK metrics; they are read just before it is killed, and from the survivors at the end.
+    const metricsUrls = new Map<number, string>();
+    const completionLatencies: Histogram[] = [];
+    const readCompletionLatency = async (worker: WorkerProcess): Promise<void> => {
+      const url = metricsUrls.get(worker.pid);
+      const text = url && (await fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.text(), () => undefined));
+      if (text) completionLatencies.push(parseHistogram(text, 'temporal_request_latency', { operation: 'RespondActivityTaskCompleted' }));
+    };
+    const startWorker = async (): Promise<WorkerProcess> => {
       workerStarts++;
-      return startWorkerProcess({
+      const [metricsPort] = await freePorts(1);
+      const metricsAddress = `127.0.0.1:${metricsPort}`;
+      const worker = await startWorkerProcess({
         temporalAddress: server!.address,
         namespace: server!.namespace,
         taskQueue,
@@ -264,8 +278,11 @@ async function main(): Promise<number> {
         toolLatencyMs: args.toolLatencyMs,
         workflowBundlePath: bundleFile,
         readyTimeoutMs: 120_000,
+        env: { WORKER_METRICS_ADDRESS: metricsAddress },
         output: (line) => void (workerOutputClosed === undefined && workerOutput.write(`${line}\n`)),
       });
+      metricsUrls.set(worker.pid, `http://${metricsAddress}/metrics`);
+      return worker;
     };
     workers.push(...(await Promise.all(Array.from({ length: args.workers }, () => startWorker()))));
     log(`dev server ${server.address}, local Messages API ${mock.url}, workers ${workers.map((w) => w!.pid).join(', ')}; logs in ${workDir}`);
@@ -284,10 +301,11 @@ async function main(): Promise<number> {
         const index = Math.floor(chaosRandom() * workers.length);
         const victim = workers[index]!;
         workers[index] = undefined;
+        await readCompletionLatency(victim);
         killedAt.set(victim.pid, Date.now());
         await victim.kill();
         kills++;
-        log(`SIGKILLed worker ${victim.pid} (kill ${kills}); starting another`);
+        log(`SIGKILLed worker ${victim.pid} at ${new Date(killedAt.get(victim.pid)!).toISOString()} (kill ${kills}); starting another`);
         for (;;) {
           try {
             workers[index] = await startWorker();
@@ -377,8 +395,14 @@ async function main(): Promise<number> {
     const elapsedMs = lastResultAt - runStart;
 
     // The verdict. The execution log is written by the workers, read here, after they are all stopped.
+    await Promise.all(workers.map((w) => w && readCompletionLatency(w)));
     await Promise.all(workers.map((w) => w?.kill()));
     const lines = readExecutionLog(executionLog);
+    const completionLatency = mergeHistograms(completionLatencies);
+    const bound = (q: number): string => {
+      const ms = quantileUpperBound(completionLatency, q);
+      return ms === undefined ? 'n/a' : ms === Infinity ? '> 10 s' : `≤ ${ms} ms`;
+    };
     await closeWorkerOutput();
     // Completions the server refused because it had already given the attempt up (the worker was alive but late):
     // the SDK logs "Activity not found on completion" with the task token, which holds the workflow and activity ids.
@@ -452,9 +476,11 @@ async function main(): Promise<number> {
       ['tool calls run more than once', `${verdicts.length} (same idempotency key each time; at most ` +
         `${Math.max(0, ...verdicts.map((v) => v.executions.length))} runs of one call)`],
       ...[...causes.entries()].map(([cause, n]): [string, string] => [`  re-runs: ${CAUSES[cause]}`, String(n)]),
-      ['tool finish → result recorded', completionLagMs.length
+      ['tool finish → completion event', completionLagMs.length
         ? `p50 ${lagAt(0.5)} ms, p90 ${lagAt(0.9)} ms, max ${completionLagMs.at(-1)} ms (${completionLagMs.length} tool calls of ${sample.length} conversations spread over the run)`
         : 'n/a'],
+      ['completion acknowledged', `p50 ${bound(0.5)}, p90 ${bound(0.9)}, p99 ${bound(0.99)} (RespondActivityTaskCompleted round trip, ` +
+        `${completionLatency.count} activity completions, from the workers' metrics: a SIGKILL inside it loses a finished result)`],
       ['completions refused', `${refusedTokens.length} (${refusedTokens.filter((t) => t.includes('tool-')).length} tool calls, the rest model ` +
         'calls: a live worker finished an attempt the server had already timed out)'],
     ];
