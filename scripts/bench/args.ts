@@ -18,7 +18,7 @@ export interface BenchArgs {
   overheadReps?: number;
   historySteps: number[];
   costSteps: number;
-  /** Also run the bare-activity ceiling (throughput). */
+  /** Also run the bare Temporal chain: the floor of the overhead section, the ceiling of the throughput section. */
   ceiling: boolean;
   /** Give up on one throughput run after this long (steps done by then are counted from the histories). */
   runTimeoutMs: number;
