@@ -202,6 +202,20 @@ describe('mock-anthropic demo model: legacy XML tool use', () => {
     });
   });
 
+  test("the reference documents' prompt layout (a newline inside <tool_name>) offers the same tools", async () => {
+    const documentsLayout = LEGACY_SYSTEM_PROMPT.replace('<tool_name>get_current_stock_price</tool_name>', '<tool_name>get_current_stock_price\n</tool_name>');
+    assert.notEqual(documentsLayout, LEGACY_SYSTEM_PROMPT);
+    await withMockAnthropic(async (_server, client) => {
+      const messages: MessageParam[] = [
+        { role: 'user', content: STOCK_QUESTION },
+        { role: 'assistant', content: firstCall },
+        { role: 'user', content: legacyResult('get_ticker_symbol', 'GM') },
+      ];
+      const second = await client.messages.create({ ...legacy, system: documentsLayout, messages });
+      assert.equal(textOf(second), secondCall);
+    });
+  });
+
   test('without the stop sequence the closing tag is written and the turn ends', async () => {
     await withMockAnthropic(async (_server, client) => {
       const { stop_sequences: _none, ...noStop } = legacy;
