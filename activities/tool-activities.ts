@@ -19,7 +19,21 @@ export interface ToolActivityOptions {
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
 
+/** One line of the execution log: a tool run starting and how it ended, keyed like the tool's idempotency key. */
+export interface ExecutionLogLine {
+  event: 'start' | 'finish' | 'error';
+  tool: string;
+  /** `<workflowId>/<activityId>`: the same for every attempt of one call. */
+  idempotencyKey: string;
+  attempt: number;
+  pid: number;
+  /** `Date.now()` when it was written. */
+  at: number;
+}
+
 export type ToolActivity = (input: ToolActivityInput) => Promise<ToolActivityResult>;
+
+type InputSchema = ReturnType<typeof describeTool>['input_schema'];
 
 export function createToolActivities(tools: readonly ToolDefinition[], options: ToolActivityOptions = {}) {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -41,16 +55,25 @@ export function createToolActivities(tools: readonly ToolDefinition[], options: 
   }
 
   const activities: Record<string, ToolActivity> = {};
-  for (const tool of tools) activities[tool.name] = (input) => runTool(tool, input, options);
+  for (const tool of tools) {
+    // Rendered once per worker, not per call: legacy XML parameters arrive as text and are coerced against it.
+    const schema = describeTool(tool).input_schema;
+    activities[tool.name] = (input) => runTool(tool, schema, input, options);
+  }
   return { describeTools, ...activities };
 }
 
-async function runTool(tool: ToolDefinition, call: ToolActivityInput, options: ToolActivityOptions): Promise<ToolActivityResult> {
+async function runTool(
+  tool: ToolDefinition,
+  schema: InputSchema,
+  call: ToolActivityInput,
+  options: ToolActivityOptions,
+): Promise<ToolActivityResult> {
   const context = Context.current();
   const { workflowExecution, activityId, attempt } = context.info;
   const idempotencyKey = `${workflowExecution?.workflowId ?? 'standalone'}/${activityId}`;
 
-  const parsed = parseInput(tool, call);
+  const parsed = parseInput(tool, schema, call);
   if (!parsed.ok) return { ok: false, content: parsed.error };
 
   log(options, { event: 'start', tool: tool.name, idempotencyKey, attempt });
@@ -77,10 +100,10 @@ async function runTool(tool: ToolDefinition, call: ToolActivityInput, options: T
   }
 }
 
-function parseInput(tool: ToolDefinition, call: ToolActivityInput): { ok: true; value: z.infer<ToolDefinition['input']> } | { ok: false; error: string } {
+function parseInput(tool: ToolDefinition, schema: InputSchema, call: ToolActivityInput): { ok: true; value: z.infer<ToolDefinition['input']> } | { ok: false; error: string } {
   let input: Record<string, unknown> = call.input;
   if (call.encoding === 'xml-text') {
-    const coerced = coerceParameters(input as Record<string, string>, describeTool(tool).input_schema);
+    const coerced = coerceParameters(input as Record<string, string>, schema);
     if (!coerced.ok) return { ok: false, error: `InvalidInput: ${coerced.error}` };
     input = coerced.value;
   }
@@ -104,7 +127,8 @@ export function truncate(text: string, max: number): string {
   return text.slice(0, kept) + marker(kept);
 }
 
-function log(options: ToolActivityOptions, entry: Record<string, unknown>): void {
+function log(options: ToolActivityOptions, entry: Omit<ExecutionLogLine, 'pid' | 'at'>): void {
   if (!options.executionLog) return;
-  appendFileSync(options.executionLog, `${JSON.stringify({ ...entry, pid: process.pid, at: Date.now() })}\n`);
+  const line: ExecutionLogLine = { ...entry, pid: process.pid, at: Date.now() };
+  appendFileSync(options.executionLog, `${JSON.stringify(line)}\n`);
 }
