@@ -21,9 +21,9 @@ import { DEFAULT_CODEC_SERVER_PORT, DEFAULT_CORS_ORIGINS } from '../codec/server
 import { ConfigError, loadConfig } from '../workers/config';
 import { createAnthropic, createConversationWorker } from '../workers/worker';
 import { connectOrStartDevServer, defaultPersistentDbFile } from './dev-server';
+import { STOCK_QUESTION, STOCK_TOOLS } from './mock-anthropic/fixtures';
 import { startMockAnthropic } from './mock-anthropic/server';
 
-const QUESTION = 'What is the current stock price of General Motors?';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -82,10 +82,10 @@ async function main(): Promise<void> {
   const id = `demo-stock-price-${randomUUID().slice(0, 8)}`;
   console.log(`\nConversation ${id} (${protocol} tool use)\n`);
 
-  const reply = conversations.sendMessage(id, QUESTION, {
+  const reply = conversations.sendMessage(id, STOCK_QUESTION, {
     model: config.ANTHROPIC_MODEL,
     protocol,
-    tools: ['get_ticker_symbol', 'get_current_stock_price'],
+    tools: STOCK_TOOLS,
     closeAfterFirstReply: true,
   });
   await followConversation(conversations, id, reply, { onLine: (line) => console.log(renderLine(line)) });

@@ -50,7 +50,7 @@ test('a tool returning 5 MB is cut to 100,000 characters with a visible marker, 
   assert.equal(runs, 1, 'the tool ran once: no oversized result failing and retrying');
 
   // What the model received as the tool result: exactly the limit, ending with the marker.
-  const second = h.mock.requests.filter((r) => JSON.stringify(r.body?.messages?.[0] ?? '').includes(prompt))[1]!;
+  const second = h.mock.requestsFor(prompt)[1]!;
   const blocks = second.body.messages.at(-1).content as { type: string; content: string; is_error?: boolean }[];
   const result = blocks.find((b) => b.type === 'tool_result')!;
   assert.notEqual(result.is_error, true);

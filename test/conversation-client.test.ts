@@ -5,9 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import { ConversationError } from '../client/errors';
 import { digest } from '../workflows/digest';
 import { ConversationStatus } from '../workflows/search-attributes';
+import { STOCK_TOOLS } from '../scripts/mock-anthropic/fixtures';
 import { type Harness, startHarness, uniquePrompt } from './support/harness';
 
-const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
 let h: Harness;
 before(async () => {
   h = await startHarness();
@@ -142,7 +142,7 @@ describe('tools that need approval', () => {
     await assert.rejects(h.conversations.approveToolCall(id, { callId: pending!.callId, argumentsDigest: 'not-it', approve: true }), isCode('rejected'));
     await h.conversations.approveToolCall(id, { callId: pending!.callId, argumentsDigest: pending!.argumentsDigest, approve: true });
     assert.equal((await reply).text, 'Bought.');
-    const orders = h.executions().filter((e) => e.tool === 'buy_stock' && e.idempotencyKey.startsWith(`${id}/`) && e.event === 'finish');
+    const orders = h.executions(id, 'buy_stock').filter((e) => e.event === 'finish');
     assert.equal(orders.length, 1);
   });
 
@@ -157,11 +157,11 @@ describe('tools that need approval', () => {
     const [pending] = (await pendingApproval(id)).pendingApprovals;
     await h.conversations.approveToolCall(id, { callId: pending!.callId, argumentsDigest: pending!.argumentsDigest, approve: false, reason: 'too risky' });
     assert.equal((await reply).text, 'Understood, no order.');
-    const request = h.mock.requests.filter((r) => JSON.stringify(r.body.messages[0]).includes(prompt))[1]!;
+    const request = h.mock.requestsFor(prompt)[1]!;
     const [result] = request.body.messages.at(-1).content;
     assert.equal(result.is_error, true);
     assert.match(result.content, /^Rejected: the user did not allow buy_stock\(symbol="TSLA", quantity=5\): too risky/);
-    assert.equal(h.executions().filter((e) => e.idempotencyKey.startsWith(`${id}/`)).length, 0);
+    assert.equal(h.executions(id).length, 0);
   });
 });
 
@@ -182,7 +182,7 @@ describe('continue-as-new', () => {
     const transcript = await h.conversations.getTranscript(id);
     assert.equal(transcript.length, 14, 'nothing lost across runs');
     // Every tool ran exactly once across all runs.
-    const runs = h.executions().filter((e) => e.idempotencyKey.startsWith(`${id}/`) && e.event === 'start');
+    const runs = h.executions(id).filter((e) => e.event === 'start');
     assert.equal(runs.length, 6);
   });
 });

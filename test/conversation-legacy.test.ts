@@ -2,9 +2,9 @@
 // native protocol, with tools described in the system prompt and calls read from `<function_calls>` text.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { STOCK_TOOLS } from '../scripts/mock-anthropic/fixtures';
 import { activitiesOf, type Harness, startHarness, uniquePrompt } from './support/harness';
 
-const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
 let h: Harness;
 before(async () => {
   h = await startHarness();
@@ -13,9 +13,6 @@ after(async () => {
   await h?.close();
 });
 
-function requestsFor(prompt: string) {
-  return h.mock.requests.filter((r) => JSON.stringify(r.body?.messages?.[0] ?? '').includes(prompt));
-}
 const lastText = (request: { body: { messages: { content: unknown }[] } }): string => {
   const content = request.body.messages.at(-1)!.content;
   return typeof content === 'string' ? content : (content as { text: string }[]).map((b) => b.text).join('');
@@ -27,7 +24,7 @@ test('the ticker → price chain runs in the legacy protocol: tools in the promp
   const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, protocol: 'legacy-xml', closeAfterFirstReply: true });
   assert.equal(reply.text, 'The current stock price of General Motors is $38.50.', 'the <answer> is extracted');
 
-  const requests = requestsFor(prompt);
+  const requests = h.mock.requestsFor(prompt);
   assert.equal(requests.length, 3);
   const first = requests[0]!.body;
   assert.equal(first.tools, undefined, 'no native tools');
@@ -49,7 +46,7 @@ test('the ticker → price chain runs in the legacy protocol: tools in the promp
 test('a failing tool goes back as <error> and the model answers', async () => {
   const prompt = uniquePrompt('What is the current stock price of Initech?');
   const reply = await h.conversations.sendMessage(`legacy-error-${Date.now()}`, prompt, { tools: STOCK_TOOLS, protocol: 'legacy-xml' });
-  const [, second] = requestsFor(prompt);
+  const [, second] = h.mock.requestsFor(prompt);
   assert.match(lastText(second!), /<function_results>\s*<error>\s*get_ticker_symbol: TickerNotFound: no ticker for "Initech/);
   assert.match(reply.text, /TickerNotFound/);
 });
@@ -63,7 +60,7 @@ test('parameters are coerced from their declared types; a bad one goes back as a
   ]);
   const reply = await h.conversations.sendMessage(`legacy-coerce-${Date.now()}`, prompt, { tools: ['get_weather'], protocol: 'legacy-xml' });
   assert.equal(reply.text, '59°F and foggy.');
-  const [, second, third] = requestsFor(prompt);
+  const [, second, third] = h.mock.requestsFor(prompt);
   assert.match(lastText(second!), /<error>[\s\S]*InvalidInput[\s\S]*unit/);
   assert.match(lastText(third!), /<stdout>\s*\{"temperature":59,"unit":"fahrenheit","conditions":"foggy"\}/);
 });
@@ -76,7 +73,7 @@ test('a malformed block and an unknown tool come back as errors, never a crash',
   ]);
   const reply = await h.conversations.sendMessage(`legacy-malformed-${Date.now()}`, prompt, { tools: STOCK_TOOLS, protocol: 'legacy-xml' });
   assert.equal(reply.text, 'Sorry.');
-  const results = lastText(requestsFor(prompt)[1]!);
+  const results = lastText(h.mock.requestsFor(prompt)[1]!);
   assert.match(results, /<error>[\s\S]*Malformed tool call[\s\S]*<\/error>/);
   assert.match(results, /<error>[\s\S]*Unknown tool "get_horoscope"/);
 });
@@ -89,8 +86,8 @@ test('truncation inside <function_calls> is retried with a higher max_tokens, ne
   ]);
   const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, protocol: 'legacy-xml', maxTokens: 256 });
   assert.match(reply.text, /38\.50/);
-  const requests = requestsFor(prompt);
+  const requests = h.mock.requestsFor(prompt);
   assert.deepEqual(requests.slice(0, 2).map((r) => r.body.max_tokens), [256, 1024]);
-  const started = h.executions().filter((e) => e.idempotencyKey.startsWith(`${id}/`) && e.event === 'start');
+  const started = h.executions(id).filter((e) => e.event === 'start');
   assert.deepEqual(started.map((e) => e.tool), ['get_ticker_symbol', 'get_current_stock_price'], 'only complete calls ran');
 });

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ConversationError } from '../client/errors';
-import { activitiesOf, type Harness, startHarness, uniquePrompt } from './support/harness';
+import { STOCK_TOOLS } from '../scripts/mock-anthropic/fixtures';
+import { activitiesOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from './support/harness';
 
-const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
 let h: Harness;
 
 before(async () => {
@@ -14,21 +14,6 @@ before(async () => {
 after(async () => {
   await h?.close();
 });
-
-/** The requests the model received for one conversation (matched by its unique prompt). */
-function requestsFor(prompt: string) {
-  return h.mock.requests.filter((r) => {
-    const first = r.body?.messages?.[0]?.content;
-    const text = typeof first === 'string' ? first : first?.[0]?.text;
-    return typeof text === 'string' && text.includes(prompt);
-  });
-}
-
-function lastUserBlocks(request: { body: { messages: { role: string; content: unknown }[] } }) {
-  const last = request.body.messages.at(-1)!;
-  assert.equal(last.role, 'user');
-  return last.content as { type: string; tool_use_id?: string; content?: string; is_error?: boolean }[];
-}
 
 describe('the ticker → price chain', () => {
   test('answers 38.50 after get_ticker_symbol and get_current_stock_price, each its own activity', async () => {
@@ -39,7 +24,7 @@ describe('the ticker → price chain', () => {
     assert.equal(reply.toolCalls, 2);
     assert.equal(reply.modelCalls, 3);
 
-    const requests = requestsFor(prompt);
+    const requests = h.mock.requestsFor(prompt);
     assert.equal(requests.length, 3);
     assert.deepEqual(lastUserBlocks(requests[1]!).map((b) => [b.type, b.content]), [['tool_result', 'GM']]);
     assert.deepEqual(lastUserBlocks(requests[2]!).map((b) => [b.type, b.content]), [['tool_result', '38.50']]);
@@ -64,7 +49,7 @@ describe('the ticker → price chain', () => {
     ]);
     const reply = await h.conversations.sendMessage(`recover-${Date.now()}`, prompt, { tools: STOCK_TOOLS });
     assert.match(reply.text, /38\.50/);
-    const [, second] = requestsFor(prompt);
+    const [, second] = h.mock.requestsFor(prompt);
     const [result] = lastUserBlocks(second!);
     assert.equal(result!.is_error, true);
     assert.equal(result!.content, 'TickerNotFound: no ticker for "Genral Motors"');
@@ -82,7 +67,7 @@ describe('tool calls that cannot run', () => {
     ]);
     const reply = await h.conversations.sendMessage(`invalid-${Date.now()}`, prompt, { tools: STOCK_TOOLS });
     assert.equal(reply.text, 'That symbol is not valid.');
-    const [result] = lastUserBlocks(requestsFor(prompt)[1]!);
+    const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     assert.equal(result!.is_error, true);
     assert.match(result!.content!, /^InvalidInput: get_current_stock_price symbol: .*string/);
   });
@@ -94,7 +79,7 @@ describe('tool calls that cannot run', () => {
       { reply: { content: [{ type: 'text', text: 'I cannot do horoscopes.' }], stop_reason: 'end_turn' } },
     ]);
     await h.conversations.sendMessage(`unknown-${Date.now()}`, prompt, { tools: STOCK_TOOLS });
-    const [result] = lastUserBlocks(requestsFor(prompt)[1]!);
+    const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     assert.equal(result!.is_error, true);
     assert.equal(result!.content, 'Unknown tool "get_horoscope". Available tools: get_ticker_symbol, get_current_stock_price.');
   });
@@ -111,7 +96,7 @@ test('two tool calls in one reply run concurrently and their results keep the mo
   ]);
   const id = `parallel-${Date.now()}`;
   await h.conversations.sendMessage(id, prompt, { tools: ['get_weather'] });
-  const results = lastUserBlocks(requestsFor(prompt)[1]!);
+  const results = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
   assert.deepEqual(results.map((b) => b.tool_use_id), ['toolu_paris', 'toolu_tokyo']);
   assert.match(results[0]!.content!, /"conditions":"partly cloudy"/);
 
@@ -129,7 +114,7 @@ test('tool_choice forces the named tool on the first call of the turn, then lets
     tools: ['get_weather', ...STOCK_TOOLS],
     toolChoice: { type: 'tool', name: 'get_weather' },
   });
-  const [first, second] = requestsFor(prompt);
+  const [first, second] = h.mock.requestsFor(prompt);
   assert.deepEqual(first!.body.tool_choice, { type: 'tool', name: 'get_weather' });
   assert.equal(second!.body.tool_choice, undefined);
   assert.equal(reply.toolCalls, 1);
@@ -142,11 +127,11 @@ test('a reply cut off by max_tokens inside a tool_use is asked again higher, and
   h.mock.script(prompt, [{ fault: 'truncated-tool-use', text: 'Let me look that up.', tool: { name: 'get_ticker_symbol', input: { company_name: 'Ford Motor' } } }]);
   const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, maxTokens: 512 });
   assert.match(reply.text, /38\.50/);
-  const requests = requestsFor(prompt);
+  const requests = h.mock.requestsFor(prompt);
   // The cut-off reply raised the turn's limit: later calls of the same turn start from the higher rung.
   assert.deepEqual(requests.map((r) => r.body.max_tokens), [512, 2048, 2048, 2048]);
   assert.equal(requests[1]!.body.messages.length, 1, 'nothing of the cut-off reply entered the transcript');
-  const tickers = h.executions().filter((e) => e.idempotencyKey.startsWith(`${id}/`) && e.tool === 'get_ticker_symbol' && e.event === 'start');
+  const tickers = h.executions(id, 'get_ticker_symbol').filter((e) => e.event === 'start');
   assert.equal(tickers.length, 1, 'only the complete call ran');
   const activities = await activitiesOf(h.client, id);
   assert.equal(activities.filter((a) => a.type === 'callModel').length, 4, 'the retry is visible in the history');
@@ -162,7 +147,7 @@ test('a 400 from the API ends the conversation with its message, after exactly o
     assert.match(err.message, /400 invalid_request_error: messages\.0\.content: this request is not acceptable/);
     return true;
   });
-  assert.equal(requestsFor(prompt).length, 1);
+  assert.equal(h.mock.requestsFor(prompt).length, 1);
   await assert.rejects(h.conversations.waitForResult(id), /this request is not acceptable/);
   const state = await h.conversations.getState(id);
   assert.equal(state.status, 'failed');
@@ -176,7 +161,7 @@ test('pause_turn: the paused content goes back to the model as it is, and the tu
   ]);
   const reply = await h.conversations.sendMessage(`pause-${Date.now()}`, prompt, { tools: [] });
   assert.equal(reply.text, 'Done researching.');
-  const second = requestsFor(prompt)[1]!;
+  const second = h.mock.requestsFor(prompt)[1]!;
   assert.deepEqual(second.body.messages.at(-1), { role: 'assistant', content: [{ type: 'text', text: 'Still working…', cache_control: { type: 'ephemeral' } }] });
 });
 
@@ -194,7 +179,7 @@ test('usage is summed over the conversation\'s model calls and returned with the
   const prompt = uniquePrompt('What is the current stock price of General Motors?');
   const id = `usage-${Date.now()}`;
   const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true });
-  const requests = requestsFor(prompt);
+  const requests = h.mock.requestsFor(prompt);
   assert.equal(requests.length, 3);
   assert.ok(reply.usage.inputTokens > 0 && reply.usage.outputTokens > 0);
   const result = await h.conversations.waitForResult(id);

@@ -14,12 +14,11 @@ import { ConversationClient } from '../client/conversation-client';
 import type { ConversationResult } from '../workflows/api';
 import { type DevServer, startDevServer } from '../scripts/dev-server';
 import { startMockAnthropic } from '../scripts/mock-anthropic/server';
-import type { MockAnthropic, RecordedRequest, ScriptStep } from '../scripts/mock-anthropic/types';
-import { activitiesOf, namespace, readExecutions, temporalAddress, uniquePrompt } from './support/harness';
+import { STOCK_QUESTION, STOCK_TOOLS } from '../scripts/mock-anthropic/fixtures';
+import type { MockAnthropic, ScriptStep } from '../scripts/mock-anthropic/types';
+import { activitiesOf, attemptsOf, namespace, readExecutions, temporalAddress, uniquePrompt } from './support/harness';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process';
 
-const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
-const QUESTION = 'What is the current stock price of General Motors?';
 const CHAIN = ['callModel', 'get_ticker_symbol', 'callModel', 'get_current_stock_price', 'callModel'];
 /** A dead worker is noticed within this (the tools keep their default 10 s heartbeat timeout). */
 const CONVERSATION_OPTIONS = { tools: STOCK_TOOLS, closeAfterFirstReply: true, timeouts: { modelHeartbeat: '2 seconds' } };
@@ -44,42 +43,6 @@ async function waitUntil<T>(what: string, check: () => T | undefined | false | P
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
     await sleep(100);
   }
-}
-
-function firstUserText(request: RecordedRequest): string {
-  const first = request.body?.messages?.[0]?.content;
-  return typeof first === 'string' ? first : (first?.[0]?.text ?? '');
-}
-
-/** The Messages API requests of one conversation, in arrival order. */
-function requestsFor(mock: MockAnthropic, prompt: string): RecordedRequest[] {
-  return mock.requests.filter((r) => r.path === '/v1/messages' && firstUserText(r).includes(prompt));
-}
-
-/** The execution log lines of one conversation (idempotency keys are `<workflowId>/<activityId>`). */
-function executionsOf(log: string, id: string, tool?: string): Execution[] {
-  return readExecutions(log).filter((e) => e.idempotencyKey.startsWith(`${id}/`) && (tool === undefined || e.tool === tool));
-}
-
-/** Per activity of the history: its type and the attempt that completed it, with why the previous attempt ended. */
-async function attemptsOf(client: Client, workflowId: string) {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  const scheduled = new Map<string, string>();
-  const attempts: { type: string; attempt: number; lastFailure: string | undefined; identity: string }[] = [];
-  for (const event of history.events ?? []) {
-    const attrs = event.activityTaskScheduledEventAttributes;
-    if (attrs) scheduled.set(String(event.eventId), attrs.activityType?.name ?? '');
-    const started = event.activityTaskStartedEventAttributes;
-    if (started) {
-      attempts.push({
-        type: scheduled.get(String(started.scheduledEventId)) ?? '?',
-        attempt: started.attempt ?? 1,
-        lastFailure: started.lastFailure?.message ?? undefined,
-        identity: started.identity ?? '',
-      });
-    }
-  }
-  return attempts;
 }
 
 const tempDirs: string[] = [];
@@ -125,7 +88,7 @@ describe('the worker process is SIGKILLed at each point of the ticker → price 
     first = await startWorkerProcess({ ...worker, toolLatencyMs: TOOL_LATENCY_MS });
 
     const start = async (point: Point): Promise<void> => {
-      const prompt = uniquePrompt(QUESTION);
+      const prompt = uniquePrompt(STOCK_QUESTION);
       const n = slowCall[point];
       if (n !== undefined) {
         const steps: ScriptStep[] = [...Array.from({ length: n - 1 }, () => ({ demo: true as const })), { demo: true, delayMs: SLOW_MODEL_MS }];
@@ -136,9 +99,9 @@ describe('the worker process is SIGKILLed at each point of the ticker → price 
       await conversations.startConversation({ id, firstMessage: prompt, ...CONVERSATION_OPTIONS });
     };
     const run = (point: Point) => runs.get(point)!;
-    const requestArrived = (point: Point, n: number) => () => requestsFor(mock, run(point).prompt).length >= n;
+    const requestArrived = (point: Point, n: number) => () => mock.requestsFor(run(point).prompt).length >= n;
     const toolStarted = (point: Point, tool: string) => () =>
-      executionsOf(executionLog, run(point).id, tool).some((e) => e.event === 'start' && e.pid === first!.pid);
+      readExecutions(executionLog, run(point).id, tool).some((e) => e.event === 'start' && e.pid === first!.pid);
 
     // The final model call comes after two tools (2 × latency), the second after one.
     await Promise.all([start('final model call'), start('second model call')]);
@@ -152,7 +115,7 @@ describe('the worker process is SIGKILLed at each point of the ticker → price 
 
     // Everyone in position (checked, not assumed): the model calls each conversation had made, and the tools that had
     // finished — the tickers of the three conversations past it, the price of the one past that.
-    assert.deepEqual(points.map((p) => requestsFor(mock, run(p).prompt).length), [1, 1, 2, 2, 3], 'model calls made before the kill');
+    assert.deepEqual(points.map((p) => mock.requestsFor(run(p).prompt).length), [1, 1, 2, 2, 3], 'model calls made before the kill');
     const finished = readExecutions(executionLog).filter((e) => e.event === 'finish');
     assert.deepEqual(finished.map((e) => e.tool).sort(), ['get_current_stock_price', 'get_ticker_symbol', 'get_ticker_symbol', 'get_ticker_symbol']);
     await first.kill();
@@ -186,7 +149,7 @@ describe('the worker process is SIGKILLed at each point of the ticker → price 
   for (const [point, n] of Object.entries(slowCall) as [Point, number][]) {
     test(`killed during the ${point}: that call is sent again with the same messages, and no tool runs twice`, async () => {
       const { id, prompt } = runs.get(point)!;
-      const requests = requestsFor(mock, prompt);
+      const requests = mock.requestsFor(prompt);
       assert.equal(requests.length, 4, 'three calls, one of them twice');
       assert.deepEqual(requests[n]!.body.messages, requests[n - 1]!.body.messages, 'the retry carries the same conversation');
       assert.equal(requests[n - 1]!.status, 200, 'the killed call had started streaming');
@@ -200,7 +163,7 @@ describe('the worker process is SIGKILLed at each point of the ticker → price 
       assert.match(modelCalls[n - 1]!.lastFailure ?? '', /heartbeat/i, 'the dead worker was noticed by its missing heartbeats');
 
       for (const tool of STOCK_TOOLS) {
-        const runsOfTool = executionsOf(executionLog, id, tool);
+        const runsOfTool = readExecutions(executionLog, id, tool);
         assert.deepEqual(runsOfTool.map((e) => e.event), ['start', 'finish'], `${tool} ran exactly once`);
         // Tools before the killed call ran in the first worker, tools after it in the second.
         const expectedPid = STOCK_TOOLS.indexOf(tool) + 1 < n ? first!.pid : second!.pid;
@@ -213,7 +176,7 @@ describe('the worker process is SIGKILLed at each point of the ticker → price 
     const point = tool as Point;
     test(`killed during ${tool}: the call runs once more, with the same idempotency key, and the tools that had finished never run again`, async () => {
       const { id, prompt } = runs.get(point)!;
-      const runsOfTool = executionsOf(executionLog, id, tool);
+      const runsOfTool = readExecutions(executionLog, id, tool);
       assert.deepEqual(runsOfTool.map((e) => [e.event, e.pid, e.attempt]), [
         ['start', first!.pid, 1],
         ['start', second!.pid, 2],
@@ -222,10 +185,10 @@ describe('the worker process is SIGKILLed at each point of the ticker → price 
       assert.equal(new Set(runsOfTool.map((e) => e.idempotencyKey)).size, 1, 'one idempotency key across attempts');
 
       if (tool === 'get_current_stock_price') {
-        const ticker = executionsOf(executionLog, id, 'get_ticker_symbol');
+        const ticker = readExecutions(executionLog, id, 'get_ticker_symbol');
         assert.deepEqual(ticker.map((e) => [e.event, e.pid]), [['start', first!.pid], ['finish', first!.pid]], 'the finished ticker is not run again');
       } else {
-        const price = executionsOf(executionLog, id, 'get_current_stock_price');
+        const price = readExecutions(executionLog, id, 'get_current_stock_price');
         assert.deepEqual(price.map((e) => [e.event, e.pid]), [['start', second!.pid], ['finish', second!.pid]]);
       }
 
@@ -234,7 +197,7 @@ describe('the worker process is SIGKILLed at each point of the ticker → price 
       assert.equal(killed.attempt, 2);
       assert.match(killed.lastFailure ?? '', /heartbeat/i);
       // No model call was repeated: the model saw each tool result once.
-      const requests = requestsFor(mock, prompt);
+      const requests = mock.requestsFor(prompt);
       assert.equal(requests.length, 3);
       assert.deepEqual(requests[2]!.body.messages.at(-1).content.map((b: { content: string }) => b.content), ['38.50']);
     });
@@ -278,16 +241,16 @@ describe('the Temporal dev server is SIGKILLed mid-chain and restarted on the sa
     worker = await startWorkerProcess({ temporalAddress: server!.address, taskQueue, anthropicBaseUrl: mock.url, executionLog, toolLatencyMs: 3000 });
     connection = await Connection.connect({ address: server!.address });
     const conversations = new ConversationClient({ client: new Client({ connection, namespace: server!.namespace }), taskQueue });
-    const prompt = uniquePrompt(QUESTION);
+    const prompt = uniquePrompt(STOCK_QUESTION);
     const id = `crash-server-${randomUUID().slice(0, 8)}`;
     await conversations.startConversation({ id, firstMessage: prompt, ...CONVERSATION_OPTIONS });
-    await waitUntil('get_ticker_symbol to start', () => executionsOf(executionLog, id, 'get_ticker_symbol').some((e) => e.event === 'start'), 60_000);
+    await waitUntil('get_ticker_symbol to start', () => readExecutions(executionLog, id, 'get_ticker_symbol').some((e) => e.event === 'start'), 60_000);
 
     await server!.kill();
     // The worker lives on; the tool finishes with nobody to report to.
-    await waitUntil('get_ticker_symbol to finish in the worker', () => executionsOf(executionLog, id, 'get_ticker_symbol').some((e) => e.event === 'finish'), 60_000);
+    await waitUntil('get_ticker_symbol to finish in the worker', () => readExecutions(executionLog, id, 'get_ticker_symbol').some((e) => e.event === 'finish'), 60_000);
     assert.equal(server!.process?.signalCode, 'SIGKILL');
-    assert.equal(requestsFor(mock, prompt).length, 1, 'nothing more reached the model while the server was down');
+    assert.equal(mock.requestsFor(prompt).length, 1, 'nothing more reached the model while the server was down');
     await server!.restart();
 
     // The client's calls during the outage would have failed; after the restart it simply waits again.
@@ -297,15 +260,15 @@ describe('the Temporal dev server is SIGKILLed mid-chain and restarted on the sa
     assert.equal(worker.running, true, 'the same worker process did all the work');
     assert.deepEqual((await activitiesOf(conversations.client, id)).map((a) => a.type), CHAIN);
 
-    const tickers = executionsOf(executionLog, id, 'get_ticker_symbol');
+    const tickers = readExecutions(executionLog, id, 'get_ticker_symbol');
     const starts = tickers.filter((e) => e.event === 'start');
     // Normally the completion is delivered once the server is back (attempt 1 only). Should the outage outlast the
     // worker's retries of that completion, the activity times out and runs once more — with the same key.
     t.diagnostic(`get_ticker_symbol ran ${starts.length} time(s)`);
     assert.ok(starts.length <= 2, `get_ticker_symbol ran ${starts.length} times`);
     assert.equal(new Set(tickers.map((e) => e.idempotencyKey)).size, 1);
-    assert.deepEqual(executionsOf(executionLog, id, 'get_current_stock_price').map((e) => e.event), ['start', 'finish']);
-    const requests = requestsFor(mock, prompt);
+    assert.deepEqual(readExecutions(executionLog, id, 'get_current_stock_price').map((e) => e.event), ['start', 'finish']);
+    const requests = mock.requestsFor(prompt);
     assert.equal(requests.length, 3);
     assert.deepEqual(requests[1]!.body.messages.at(-1).content.map((b: { content: string }) => b.content), ['GM']);
   });
@@ -334,7 +297,7 @@ describe('two worker processes on one task queue', () => {
     const client = new Client({ connection, namespace });
     const conversations = new ConversationClient({ client, taskQueue });
     const ids = Array.from({ length: 4 }, (_, i) => `crash-pair-${i}-${randomUUID().slice(0, 8)}`);
-    await Promise.all(ids.map((id) => conversations.startConversation({ id, firstMessage: uniquePrompt(QUESTION), ...CONVERSATION_OPTIONS })));
+    await Promise.all(ids.map((id) => conversations.startConversation({ id, firstMessage: uniquePrompt(STOCK_QUESTION), ...CONVERSATION_OPTIONS })));
 
     // Kill whichever worker is running the first tool call to start: that call is in flight, by construction.
     const victim = await waitUntil('a tool call to start', () => readExecutions(executionLog).find((e) => e.event === 'start'), 60_000);
@@ -395,13 +358,13 @@ describe('a worker process paused (SIGSTOP) in a model call, resumed after anoth
     const paused = await startWorkerProcess({ ...base, env: { WORKER_MAX_CONCURRENT_ACTIVITIES: '1' } });
     workers.push(paused);
 
-    const prompt = uniquePrompt(QUESTION);
+    const prompt = uniquePrompt(STOCK_QUESTION);
     // The paused worker's call: slow enough to be caught in flight, quick enough to be fully sent while it is paused.
     // The other worker's retry: slow enough to be seen in flight.
     mock.script(prompt, [{ demo: true, delayMs: 1500 }, { demo: true, delayMs: 2000 }]);
     const id = `crash-paused-${randomUUID().slice(0, 8)}`;
     await conversations.startConversation({ id, firstMessage: prompt, ...CONVERSATION_OPTIONS });
-    await waitUntil('the first model call', () => requestsFor(mock, prompt).length >= 1, 60_000);
+    await waitUntil('the first model call', () => mock.requestsFor(prompt).length >= 1, 60_000);
     process.kill(paused.pid, 'SIGSTOP');
 
     const other = await startWorkerProcess(base);
@@ -424,8 +387,8 @@ describe('a worker process paused (SIGSTOP) in a model call, resumed after anoth
     const calls = (await attemptsOf(client, id)).filter((a) => a.type === 'callModel');
     assert.ok(calls[0]!.identity.startsWith(`${other.pid}@`) && calls[0]!.attempt >= 2, JSON.stringify(calls[0]));
     assert.ok(calls[1]!.identity.startsWith(`${paused.pid}@`), JSON.stringify(calls[1]));
-    assert.equal(requestsFor(mock, prompt)[0]!.status, 200, 'the paused worker\'s call was answered');
-    for (const request of requestsFor(mock, prompt)) {
+    assert.equal(mock.requestsFor(prompt)[0]!.status, 200, 'the paused worker\'s call was answered');
+    for (const request of mock.requestsFor(prompt)) {
       const messages = request.body.messages as { content: unknown }[];
       const uses = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []).filter((b: { type: string }) => b.type === 'tool_use').map((b: { id: string }) => b.id));
       const results = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []).filter((b: { type: string }) => b.type === 'tool_result').map((b: { tool_use_id: string }) => b.tool_use_id));

@@ -7,11 +7,9 @@ import { z } from 'zod';
 import { defineTool, ToolError } from '../activities/tool-definition';
 import { builtinTools } from '../activities/tools';
 import type { ConversationError } from '../client/errors';
-import type { RecordedRequest, ScriptStep } from '../scripts/mock-anthropic/types';
-import { activitiesOf, type Harness, startHarness, uniquePrompt } from './support/harness';
-
-const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
-const QUESTION = 'What is the current stock price of General Motors?';
+import { STOCK_QUESTION, STOCK_TOOLS } from '../scripts/mock-anthropic/fixtures';
+import type { ScriptStep } from '../scripts/mock-anthropic/types';
+import { activitiesOf, attemptsOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from './support/harness';
 
 /** Never finishes on its own: it ends only when its abort signal fires (the activity timed out or was cancelled). */
 const waitForGodot = defineTool({
@@ -45,47 +43,6 @@ after(async () => {
   await h?.close();
 });
 
-/** The Messages API requests of one conversation (matched by its unique prompt), in arrival order. */
-function requestsFor(prompt: string): RecordedRequest[] {
-  return h.mock.requests.filter((r) => {
-    const first = r.body?.messages?.[0]?.content;
-    const text = typeof first === 'string' ? first : first?.[0]?.text;
-    return typeof text === 'string' && text.includes(prompt);
-  });
-}
-
-function lastUserBlocks(request: RecordedRequest) {
-  const last = request.body.messages.at(-1);
-  assert.equal(last.role, 'user');
-  return last.content as { type: string; tool_use_id?: string; content?: string; is_error?: boolean }[];
-}
-
-function executionsOf(id: string, tool?: string) {
-  return h.executions().filter((e) => e.idempotencyKey.startsWith(`${id}/`) && (tool === undefined || e.tool === tool));
-}
-
-/** The attempt that completed each activity, and the failure that ended the attempt before it. */
-async function attemptsOf(workflowId: string) {
-  const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
-  const types = new Map<string, string>();
-  const attempts: { type: string; attempt: number; lastFailureType: string | undefined; lastFailure: string | undefined }[] = [];
-  for (const event of history.events ?? []) {
-    const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled) types.set(String(event.eventId), scheduled.activityType?.name ?? '');
-    const started = event.activityTaskStartedEventAttributes;
-    if (started) {
-      const failure = started.lastFailure;
-      attempts.push({
-        type: types.get(String(started.scheduledEventId)) ?? '?',
-        attempt: started.attempt ?? 1,
-        lastFailureType: failure?.applicationFailureInfo?.type ?? (failure?.timeoutFailureInfo ? 'timeout' : undefined),
-        lastFailure: failure?.message ?? undefined,
-      });
-    }
-  }
-  return attempts;
-}
-
 describe('transient model failures are retried and the conversation completes', () => {
   // Each fault hits the SECOND model call, in the middle of the chain: the retry must carry the same conversation
   // and the tool that already ran must not run again.
@@ -105,39 +62,39 @@ describe('transient model failures are retried and the conversation completes', 
 
   for (const { name, step, failureType, options } of cases) {
     test(`${name}: retried (${failureType}) with the same messages; the tool before it ran once; the answer is 38.50`, async () => {
-      const prompt = uniquePrompt(QUESTION);
+      const prompt = uniquePrompt(STOCK_QUESTION);
       h.mock.script(prompt, [{ demo: true }, step]);
       const id = `fault-${name.replace(/\W+/g, '-')}-${Date.now()}`;
       const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true, ...options });
       assert.match(reply.text, /38\.50/);
       assert.equal(reply.modelCalls, 3, 'the failed attempt is not a model call of its own');
 
-      const requests = requestsFor(prompt);
+      const requests = h.mock.requestsFor(prompt);
       assert.equal(requests.length, 4, 'one failed attempt, then the chain goes on');
       assert.deepEqual(requests[2]!.body.messages, requests[1]!.body.messages, 'the retry sends the same conversation');
       assert.deepEqual(lastUserBlocks(requests[2]!).map((b) => b.content), ['GM']);
 
-      const attempts = await attemptsOf(id);
+      const attempts = await attemptsOf(h.client, id);
       assert.deepEqual(attempts.map((a) => [a.type, a.attempt]), [
         ['callModel', 1], ['get_ticker_symbol', 1], ['callModel', 2], ['get_current_stock_price', 1], ['callModel', 1],
       ]);
       assert.equal(attempts[2]!.lastFailureType, failureType, attempts[2]!.lastFailure);
-      assert.deepEqual(executionsOf(id, 'get_ticker_symbol').map((e) => e.event), ['start', 'finish']);
+      assert.deepEqual(h.executions(id, 'get_ticker_symbol').map((e) => e.event), ['start', 'finish']);
     });
   }
 
   test('429 with retry-after: 2: the next attempt comes no sooner than 2 s later', async () => {
-    const prompt = uniquePrompt(QUESTION);
+    const prompt = uniquePrompt(STOCK_QUESTION);
     h.mock.script(prompt, [{ fault: 'status', status: 429, headers: { 'retry-after': '2' } }]);
     const id = `fault-429-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true });
     assert.match(reply.text, /38\.50/);
-    const [limited, retried] = requestsFor(prompt);
+    const [limited, retried] = h.mock.requestsFor(prompt);
     assert.equal(limited!.status, 429);
     // Without the header the first retry would come after the policy's initial interval, 1 s.
     const waited = retried!.at - limited!.at;
     assert.ok(waited >= 2000, `the retry came ${waited} ms after the 429`);
-    const [first] = await attemptsOf(id);
+    const [first] = await attemptsOf(h.client, id);
     assert.equal(first!.attempt, 2);
     assert.equal(first!.lastFailureType, 'ModelRateLimited');
   });
@@ -153,7 +110,7 @@ describe('requests the API rejects end the conversation after exactly one attemp
   ];
   for (const { status, failureType, errorType } of cases) {
     test(`${status} → ${failureType}, and the API's message reaches the client`, async () => {
-      const prompt = uniquePrompt(QUESTION);
+      const prompt = uniquePrompt(STOCK_QUESTION);
       const message = `scripted ${status} for this test`;
       h.mock.script(prompt, [{ fault: 'status', status, message }]);
       const id = `rejected-${status}-${Date.now()}`;
@@ -168,17 +125,17 @@ describe('requests the API rejects end the conversation after exactly one attemp
       await assert.rejects(h.conversations.waitForResult(id), expected);
       assert.equal((await h.conversations.getState(id)).status, 'failed');
 
-      assert.equal(requestsFor(prompt).length, 1, 'never retried');
+      assert.equal(h.mock.requestsFor(prompt).length, 1, 'never retried');
       const activities = await activitiesOf(h.client, id);
       assert.deepEqual(activities.map((a) => [a.type, a.failed]), [['callModel', true]]);
-      assert.deepEqual((await attemptsOf(id)).map((a) => a.attempt), [1]);
-      assert.equal(executionsOf(id).length, 0);
+      assert.deepEqual((await attemptsOf(h.client, id)).map((a) => a.attempt), [1]);
+      assert.equal(h.executions(id).length, 0);
     });
   }
 });
 
 test('the max_tokens ladder exhausted: the turn ends with max_tokens_exhausted after 1000 then 4000, and no tool runs', async () => {
-  const prompt = uniquePrompt(QUESTION);
+  const prompt = uniquePrompt(STOCK_QUESTION);
   const cutOff: ScriptStep = { fault: 'truncated-tool-use', text: 'Let me look that up.', tool: { name: 'get_ticker_symbol', input: { company_name: 'General Motors' } } };
   h.mock.script(prompt, [cutOff, cutOff, cutOff]);
   const id = `ladder-${Date.now()}`;
@@ -187,10 +144,10 @@ test('the max_tokens ladder exhausted: the turn ends with max_tokens_exhausted a
   assert.equal(reply.stopReason, 'max_tokens');
   assert.match(reply.text, /4000 output tokens/);
 
-  const requests = requestsFor(prompt);
+  const requests = h.mock.requestsFor(prompt);
   assert.deepEqual(requests.map((r) => r.body.max_tokens), [1000, 4000], 'four times higher, capped, then no further');
   assert.ok(requests.every((r) => r.body.messages.length === 1), 'nothing of a cut-off reply was sent back');
-  assert.equal(executionsOf(id).length, 0, 'the cut-off tool call never ran');
+  assert.equal(h.executions(id).length, 0, 'the cut-off tool call never ran');
   const result = await h.conversations.waitForResult(id);
   assert.equal(result.status, 'max_tokens_exhausted');
   assert.deepEqual((await activitiesOf(h.client, id)).map((a) => a.type), ['callModel', 'callModel']);
@@ -203,7 +160,7 @@ describe('tool failures become error results the model reads, and the conversati
     const id = `hang-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, { tools: ['wait_for_godot'], closeAfterFirstReply: true });
 
-    const [, second] = requestsFor(prompt);
+    const [, second] = h.mock.requestsFor(prompt);
     const [result] = lastUserBlocks(second!);
     assert.equal(result!.is_error, true);
     assert.equal(result!.content, 'TimeoutError: wait_for_godot did not finish within 1 second (2 attempt(s)).');
@@ -212,8 +169,8 @@ describe('tool failures become error results the model reads, and the conversati
 
     // Each attempt's abort signal fired (the worker enforces the timeout too), so the handler let go: an `error` line.
     // The last one may be written just after the server moved on, hence the short wait.
-    for (let i = 0; i < 100 && executionsOf(id, 'wait_for_godot').length < 4; i++) await new Promise((r) => setTimeout(r, 100));
-    const runs = executionsOf(id, 'wait_for_godot');
+    for (let i = 0; i < 100 && h.executions(id, 'wait_for_godot').length < 4; i++) await new Promise((r) => setTimeout(r, 100));
+    const runs = h.executions(id, 'wait_for_godot');
     // Per attempt, in log order. Across attempts the order may interleave: the server can time attempt 1 out and hand
     // out attempt 2 a moment before the worker's own timer aborts attempt 1 and writes its `error` line.
     const byAttempt = [1, 2].map((attempt) => runs.filter((e) => e.attempt === attempt).map((e) => e.event));
@@ -230,12 +187,12 @@ describe('tool failures become error results the model reads, and the conversati
     const id = `boom-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, { tools: ['open_vault'], closeAfterFirstReply: true });
 
-    const [, second] = requestsFor(prompt);
+    const [, second] = h.mock.requestsFor(prompt);
     const [result] = lastUserBlocks(second!);
     assert.equal(result!.is_error, true);
     assert.equal(result!.content, 'VaultLocked: the vault is time-locked until Monday');
     assert.equal(reply.status, 'completed');
     assert.equal(reply.text, "I couldn't look that up: VaultLocked: the vault is time-locked until Monday");
-    assert.deepEqual(executionsOf(id, 'open_vault').map((e) => [e.event, e.attempt]), [['start', 1], ['error', 1]], 'one attempt only');
+    assert.deepEqual(h.executions(id, 'open_vault').map((e) => [e.event, e.attempt]), [['start', 1], ['error', 1]], 'one attempt only');
   });
 });

@@ -10,9 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { DEFAULT_MODEL } from '../workflows/api';
 import { launchChromium, newPage, saveScreenshot, squash } from './support/browser';
+import { STOCK_TOOLS } from '../scripts/mock-anthropic/fixtures';
 import { type Harness, namespace, startHarness, uniquePrompt } from './support/harness';
 
-const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
 const uiUrl = (process.env.TEMPORAL_UI_URL ?? '').replace(/\/+$/, '');
 const modelSummary = (call: number) => `${DEFAULT_MODEL} · call ${call} · max_tokens 1024`;
 /** The activities of the ticker → price chain, in history order, as the UI should name them. */

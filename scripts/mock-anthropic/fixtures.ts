@@ -47,6 +47,9 @@ export const DEMO_TOOLS: Tool[] = [GET_TICKER_SYMBOL, GET_CURRENT_STOCK_PRICE, G
 
 export const STOCK_QUESTION = 'What is the current stock price of General Motors?';
 
+/** The tools the stock question needs, by name (what a conversation's `tools` option lists). */
+export const STOCK_TOOLS = [GET_TICKER_SYMBOL.name, GET_CURRENT_STOCK_PRICE.name];
+
 /** The stock tools described for the legacy format, by the project's own renderer: what a legacy conversation sends. */
 export const LEGACY_SYSTEM_PROMPT = renderToolsPrompt([GET_CURRENT_STOCK_PRICE, GET_TICKER_SYMBOL]);
 

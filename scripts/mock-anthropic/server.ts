@@ -102,6 +102,10 @@ class MockAnthropicServer implements MockAnthropic {
     else this.scripts.set(match, [...steps]);
   }
 
+  requestsFor(match: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.path === '/v1/messages' && firstUserText(r.body).includes(match));
+  }
+
   setLatency(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new Error(`setLatency: expected a non-negative number, got ${ms}`);
     this.latencyMs = ms;

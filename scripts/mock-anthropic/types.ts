@@ -128,6 +128,8 @@ export interface MockAnthropic {
    * with the same `match` appends to that queue. When several keys match, the longest key with steps left wins.
    */
   script(match: string, steps: ScriptStep[]): void;
+  /** The Messages API requests (`/v1/messages`) whose first user message contains `match` — the rule of `script` — in order. */
+  requestsFor(match: string): RecordedRequest[];
   /** Latency added before every answer (default 0). */
   setLatency(ms: number): void;
   /** Clear the scripts, the recorded requests and the prompt cache. */

@@ -3,15 +3,10 @@
 // idempotency key. What must never happen is a call running again after the server recorded its result (a duplicate),
 // or running again for no reason at all. Pure, so the judgement itself is tested.
 
+import type { ExecutionLogLine } from '../../activities/tool-activities';
+
 /** One line of the execution log (activities/tool-activities.ts writes them). */
-export interface ExecutionLine {
-  event: 'start' | 'finish' | 'error';
-  tool: string;
-  idempotencyKey: string;
-  attempt: number;
-  pid: number;
-  at: number;
-}
+export type ExecutionLine = ExecutionLogLine;
 
 /** One run of the tool: its start line and how it ended, if it did. */
 export interface Execution {

@@ -1,5 +1,6 @@
 // What an end-to-end test stands on: the real dev server the test runner started (TEMPORAL_ADDRESS), a local
 // Messages API server, a real worker on a task queue of its own, and the typed client.
+import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,12 +9,12 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { ConversationClient } from '../../client/conversation-client';
-import type { ToolActivityOptions } from '../../activities/tool-activities';
+import type { ExecutionLogLine, ToolActivityOptions } from '../../activities/tool-activities';
 import type { ToolDefinition } from '../../activities/tool-definition';
 import { builtinTools } from '../../activities/tools';
 import { createAnthropic, createConversationWorker } from '../../workers/worker';
 import { startMockAnthropic } from '../../scripts/mock-anthropic/server';
-import type { MockAnthropic } from '../../scripts/mock-anthropic/types';
+import type { MockAnthropic, RecordedRequest } from '../../scripts/mock-anthropic/types';
 
 // Expected failures (a tool raising TickerNotFound, a scripted 429) would otherwise fill the output with warnings.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -29,7 +30,8 @@ export interface Harness {
   taskQueue: string;
   /** JSON lines the tools append per execution (start/finish/error). */
   executionLog: string;
-  executions(): { event: string; tool: string; idempotencyKey: string; attempt: number; pid: number }[];
+  /** The execution log's lines, of one conversation (and one tool) when given. */
+  executions(workflowId?: string, tool?: string): ExecutionLogLine[];
   close(): Promise<void>;
 }
 
@@ -72,7 +74,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     client,
     taskQueue,
     executionLog,
-    executions: () => readExecutions(executionLog),
+    executions: (workflowId, tool) => readExecutions(executionLog, workflowId, tool),
     async close() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
@@ -83,14 +85,45 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-export function readExecutions(path: string): ReturnType<Harness['executions']> {
+/** An execution log's lines, of one conversation (its idempotency keys start with the workflow id) and tool if given. */
+export function readExecutions(path: string, workflowId?: string, tool?: string): ExecutionLogLine[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as ExecutionLogLine);
+  return lines.filter((e) => (workflowId === undefined || e.idempotencyKey.startsWith(`${workflowId}/`)) && (tool === undefined || e.tool === tool));
+}
+
+/** The blocks of a request's last message, which must be the user's (tool results, in the native protocol). */
+export function lastUserBlocks(request: RecordedRequest) {
+  const last = request.body.messages.at(-1);
+  assert.equal(last.role, 'user');
+  return last.content as { type: string; tool_use_id?: string; content?: string; is_error?: boolean }[];
 }
 
 /** A prompt no other test uses, so the local server's script for it cannot answer anyone else. */
 export function uniquePrompt(text: string): string {
   return `${text} [${randomUUID().slice(0, 8)}]`;
+}
+
+/** Per activity attempt the history shows (the last of each activity): its type, which worker ran it, and why the one before ended. */
+export async function attemptsOf(client: Client, workflowId: string) {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const types = new Map<string, string>();
+  const attempts: { type: string; attempt: number; identity: string; lastFailure?: string; lastFailureType?: string }[] = [];
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled) types.set(String(event.eventId), scheduled.activityType?.name ?? '');
+    const started = event.activityTaskStartedEventAttributes;
+    if (!started) continue;
+    const failure = started.lastFailure;
+    attempts.push({
+      type: types.get(String(started.scheduledEventId)) ?? '?',
+      attempt: started.attempt ?? 1,
+      identity: started.identity ?? '',
+      ...(failure?.message && { lastFailure: failure.message }),
+      ...(failure && { lastFailureType: failure.applicationFailureInfo?.type ?? (failure.timeoutFailureInfo ? 'timeout' : undefined) }),
+    });
+  }
+  return attempts;
 }
 
 /** The activities of a workflow's history, in order: type, summary, input and result, as the Web UI shows them. */
