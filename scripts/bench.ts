@@ -11,7 +11,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { parseArgs, UsageError } from './bench/args';
+import { parseArgs } from './bench/args';
 import { buildBundles } from './bench/bundles';
 import type { BenchContext } from './bench/context';
 import { runCost } from './bench/cost';
@@ -25,6 +25,7 @@ import { runThroughput } from './bench/throughput';
 import { connectOrStartDevServer, type DevServer } from './dev-server';
 import { startMockAnthropic } from './mock-anthropic/server';
 import type { MockAnthropic } from './mock-anthropic/types';
+import { cleanUpOnSignal, runMain } from './script-main';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -50,12 +51,7 @@ async function main(): Promise<number> {
       await server?.stop().catch((err: unknown) => log(`could not stop the dev server: ${String(err)}`));
       if (bundleDir) await fsp.rm(bundleDir, { recursive: true, force: true });
     })());
-  const onSignal = (signal: NodeJS.Signals): void => {
-    log(`${signal}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  cleanUpOnSignal(cleanup, log);
 
   try {
     log(`sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`);
@@ -127,13 +123,4 @@ async function main(): Promise<number> {
   }
 }
 
-if (require.main === module) {
-  main().then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof UsageError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(err instanceof UsageError ? 2 : 1);
-    },
-  );
-}
-
+if (require.main === module) runMain(main);

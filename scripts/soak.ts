@@ -28,6 +28,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs as parseCommandLine } from 'node:util';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { ConversationClient } from '../client/conversation-client';
@@ -35,14 +36,14 @@ import { ConversationError } from '../client/errors';
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process';
 import { connectOrStartDevServer, type DevServer } from './dev-server';
 import { freePorts } from './free-port';
+import { STOCK_QUESTION, STOCK_TOOLS } from './mock-anthropic/fixtures';
 import { startMockAnthropic } from './mock-anthropic/server';
 import type { MockAnthropic, ScriptStep } from './mock-anthropic/types';
+import { cleanUpOnSignal, runMain, UsageError } from './script-main';
 import { type Histogram, mergeHistograms, parseHistogram, quantileUpperBound } from './soak/prometheus-histogram';
 import { type ExecutionLine, judgeToolCall, type RerunCause, type ToolCallVerdict } from './soak/tool-executions';
 
 const ROOT = path.resolve(__dirname, '..');
-const QUESTION = 'What is the current stock price of General Motors?';
-const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
 const MODEL_CALLS_PER_CHAIN = 3;
 
 interface Args {
@@ -70,8 +71,6 @@ const USAGE = `npm run soak -- [options]
   --seed N              seed for the fault scripts (default: random, printed)
   --keep-logs           keep the execution log and worker output (their folder is printed)`;
 
-class UsageError extends Error {}
-
 export function parseDuration(text: string): number {
   if (text === 'off' || text === '0') return 0;
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
@@ -81,53 +80,46 @@ export function parseDuration(text: string): number {
 }
 
 export function parseArgs(argv: string[]): Args | undefined {
-  const args: Args = {
-    conversations: 200,
-    faultRate: 0.1,
-    killEveryMs: 20_000,
-    deadlineMs: 10 * 60_000,
-    workers: 2,
-    startConcurrency: 50,
-    toolLatencyMs: 250,
-    seed: Math.floor(Math.random() * 2 ** 31),
-    keepLogs: false,
-  };
-  const positiveInt = (flag: string, value: string): number => {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseCommandLine({
+      args: argv,
+      strict: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        'keep-logs': { type: 'boolean' },
+        ...Object.fromEntries(['conversations', 'fault-rate', 'kill-every', 'deadline', 'workers', 'start-concurrency', 'tool-latency-ms', 'seed']
+          .map((name) => [name, { type: 'string' as const }])),
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return undefined;
+  }
+  const text = (name: string): string | undefined => values[name] as string | undefined;
+  const integer = (name: string, fallback: number, min: number): number => {
+    const value = text(name);
+    if (value === undefined) return fallback;
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer of at least ${min}, got "${value}"`);
     return n;
   };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    if (flag === '--help' || flag === '-h') {
-      console.log(USAGE);
-      return undefined;
-    }
-    if (flag === '--keep-logs') {
-      args.keepLogs = true;
-      continue;
-    }
-    const value = argv[++i];
-    if (value === undefined) throw new UsageError(`${flag} needs a value`);
-    switch (flag) {
-      case '--conversations': args.conversations = positiveInt(flag, value); break;
-      case '--fault-rate': {
-        const rate = Number(value);
-        if (!(rate >= 0 && rate < 1)) throw new UsageError(`--fault-rate must be in [0, 1), got "${value}"`);
-        args.faultRate = rate;
-        break;
-      }
-      case '--kill-every': args.killEveryMs = parseDuration(value); break;
-      case '--deadline': args.deadlineMs = parseDuration(value); break;
-      case '--workers': args.workers = positiveInt(flag, value); break;
-      case '--start-concurrency': args.startConcurrency = positiveInt(flag, value); break;
-      case '--tool-latency-ms': args.toolLatencyMs = Number.isInteger(Number(value)) && Number(value) >= 0 ? Number(value) : NaN; break;
-      case '--seed': args.seed = positiveInt(flag, value); break;
-      default: throw new UsageError(`unknown option ${flag}\n${USAGE}`);
-    }
-    if (Number.isNaN(args.toolLatencyMs)) throw new UsageError('--tool-latency-ms must be a non-negative integer');
-  }
-  return args;
+  const faultRate = Number(text('fault-rate') ?? 0.1);
+  if (!(faultRate >= 0 && faultRate < 1)) throw new UsageError(`--fault-rate must be in [0, 1), got "${text('fault-rate')}"`);
+  return {
+    conversations: integer('conversations', 200, 1),
+    faultRate,
+    killEveryMs: parseDuration(text('kill-every') ?? '20s'),
+    deadlineMs: parseDuration(text('deadline') ?? '10m'),
+    workers: integer('workers', 2, 1),
+    startConcurrency: integer('start-concurrency', 50, 1),
+    toolLatencyMs: integer('tool-latency-ms', 250, 0),
+    seed: integer('seed', Math.floor(Math.random() * 2 ** 31), 1),
+    keepLogs: values['keep-logs'] === true,
+  };
 }
 
 /** mulberry32: a small seeded PRNG, so a run's fault scripts can be reproduced with --seed. */
@@ -193,18 +185,8 @@ function completionTime(events: HistoryEvents, activityId: string): number | und
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<number> {
-  let parsed: Args | undefined;
-  try {
-    parsed = parseArgs(process.argv.slice(2));
-  } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(error.message);
-      return 2;
-    }
-    throw error;
-  }
-  if (!parsed) return 0;
-  const args = parsed;
+  const args = parseArgs(process.argv.slice(2));
+  if (!args) return 0;
   const t0 = Date.now();
   const log = (line: string): void => void process.stderr.write(`[soak ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
   log(`${args.conversations} conversations, fault rate ${args.faultRate}, ` +
@@ -233,12 +215,7 @@ async function main(): Promise<number> {
       await closeWorkerOutput();
       if (!args.keepLogs) await fsp.rm(workDir, { recursive: true, force: true });
     })());
-  const onSignal = (signal: NodeJS.Signals): void => {
-    log(`${signal}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  cleanUpOnSignal(cleanup, log);
 
   try {
     // The server, the local Messages API, and one workflow bundle for every worker (so a restart takes a second or two).
@@ -290,7 +267,6 @@ async function main(): Promise<number> {
     // The chaos: at random intervals (uniform between 0.5 and 1.5 times the mean), SIGKILL a random worker, start a new one.
     const random = prng(args.seed);
     const chaosRandom = prng(args.seed ^ 0x5bd1e995);
-    let kills = 0;
     const killedAt = new Map<number, number>();
     const chaos = (async () => {
       if (!args.killEveryMs) return;
@@ -304,8 +280,7 @@ async function main(): Promise<number> {
         await readCompletionLatency(victim);
         killedAt.set(victim.pid, Date.now());
         await victim.kill();
-        kills++;
-        log(`SIGKILLed worker ${victim.pid} at ${new Date(killedAt.get(victim.pid)!).toISOString()} (kill ${kills}); starting another`);
+        log(`SIGKILLed worker ${victim.pid} at ${new Date(killedAt.get(victim.pid)!).toISOString()} (kill ${killedAt.size}); starting another`);
         for (;;) {
           try {
             workers[index] = await startWorker();
@@ -353,7 +328,7 @@ async function main(): Promise<number> {
     const starter = async (): Promise<void> => {
       while (next < args.conversations) {
         const n = next++;
-        const prompt = `${QUESTION} [soak ${n} ${randomUUID().slice(0, 8)}]`;
+        const prompt = `${STOCK_QUESTION} [soak ${n} ${randomUUID().slice(0, 8)}]`;
         const id = `soak-${n}-${randomUUID().slice(0, 8)}`;
         mock!.script(prompt, faultScript(random, args.faultRate, faultCounts));
         for (let attempt = 1; ; attempt++) {
@@ -383,7 +358,7 @@ async function main(): Promise<number> {
     const progress = setInterval(() => {
       const done = [...outcomes.values()];
       log(`started ${started}/${args.conversations}, completed ${done.filter((o) => o.kind === 'completed').length}, ` +
-        `failed ${done.filter((o) => o.kind === 'failed').length}, kills ${kills}, model requests ${mock!.requests.length}, ` +
+        `failed ${done.filter((o) => o.kind === 'failed').length}, kills ${killedAt.size}, model requests ${mock!.requests.length}, ` +
         `rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB, load ${os.loadavg()[0]!.toFixed(2)}`);
     }, 10_000);
     await Promise.all(Array.from({ length: Math.min(args.startConcurrency, args.conversations) }, () => starter()));
@@ -435,23 +410,6 @@ async function main(): Promise<number> {
     for (const cause of verdicts.flatMap((v) => v.reruns)) causes.set(cause, (causes.get(cause) ?? 0) + 1);
     const unexplained = verdicts.filter((v) => v.reruns.includes('unexplained'));
 
-    // How long a tool's result takes from its `finish` line to the server's ActivityTaskCompleted event, sampled: the
-    // window in which a SIGKILL makes a finished tool run again (same machine, same clock).
-    const completionLagMs: number[] = [];
-    const finishedIds = ids.filter((id) => outcomes.get(id)?.kind === 'completed');
-    const sample = finishedIds.filter((_, i) => i % Math.max(1, Math.floor(finishedIds.length / 50)) === 0).slice(0, 50);
-    for (const id of sample) {
-      const events = await historyOf(id);
-      for (const [key, entries] of byKey) {
-        if (!key.startsWith(`${id}/`)) continue;
-        const finish = entries.filter((e) => e.event === 'finish').at(-1);
-        const recordedAt = completionTime(events, splitKey(key)[1]);
-        if (finish && recordedAt !== undefined) completionLagMs.push(recordedAt - finish.at);
-      }
-    }
-    completionLagMs.sort((a, b) => a - b);
-    const lagAt = (q: number): number => completionLagMs[Math.min(completionLagMs.length - 1, Math.floor(q * completionLagMs.length))] ?? NaN;
-
     const CAUSES: Record<RerunCause, string> = {
       'in-flight-at-kill': 'in flight at a kill',
       'result-lost-with-worker': 'finished, result died with its worker',
@@ -468,7 +426,7 @@ async function main(): Promise<number> {
       ['elapsed', `${(elapsedMs / 1000).toFixed(1)} s`],
       ['', ''],
       ['not started (start failed)', startFailures],
-      ['worker kills', kills],
+      ['worker kills', killedAt.size],
       ['worker starts', workerStarts],
       ['faults scripted', [...faultCounts.entries()].map(([name, n]) => `${name} ×${n}`).join(', ') || 'none'],
       ['model requests', `${modelRequests} (${(modelRequests / Math.max(1, started)).toFixed(2)} per conversation; a clean chain makes ${MODEL_CALLS_PER_CHAIN})`],
@@ -476,9 +434,6 @@ async function main(): Promise<number> {
       ['tool calls run more than once', `${verdicts.length} (same idempotency key each time; at most ` +
         `${Math.max(0, ...verdicts.map((v) => v.executions.length))} runs of one call)`],
       ...[...causes.entries()].map(([cause, n]): [string, string] => [`  re-runs: ${CAUSES[cause]}`, String(n)]),
-      ['tool finish → completion event', completionLagMs.length
-        ? `p50 ${lagAt(0.5)} ms, p90 ${lagAt(0.9)} ms, max ${completionLagMs.at(-1)} ms (${completionLagMs.length} tool calls of ${sample.length} conversations spread over the run)`
-        : 'n/a'],
       ['completion acknowledged', `p50 ${bound(0.5)}, p90 ${bound(0.9)}, p99 ${bound(0.99)} (RespondActivityTaskCompleted round trip, ` +
         `${completionLatency.count} activity completions, from the workers' metrics: a SIGKILL inside it loses a finished result)`],
       ['completions refused', `${refusedTokens.length} (${refusedTokens.filter((t) => t.includes('tool-')).length} tool calls, the rest model ` +
@@ -534,12 +489,4 @@ async function main(): Promise<number> {
   }
 }
 
-if (require.main === module) {
-  main().then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runMain(main);

@@ -1,6 +1,8 @@
 // The bench's command line. Every size has a default that keeps `npm run bench` under ten minutes on two cores.
 //
 //   npm run bench -- --only overhead,history --conversations 10,100 --steps 5 --latency 1000
+import { UsageError } from '../script-main';
+
 export const SECTIONS = ['overhead', 'throughput', 'history', 'memory', 'cost'] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -49,8 +51,6 @@ const HELP = `npm run bench -- [options]
 
 Environment: TEMPORAL_ADDRESS (reuse a running server), WORKER_MAX_CONCURRENT_ACTIVITIES,
 WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, WORKER_MAX_CACHED_WORKFLOWS (passed to both worker processes).`;
-
-export class UsageError extends Error {}
 
 function positiveInts(flag: string, value: string, allowZero = false): number[] {
   const items = value.split(',').map((part) => part.trim()).filter(Boolean);
