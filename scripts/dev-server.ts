@@ -396,40 +396,48 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     dbFile = path.resolve(dbFile);
     await fsp.mkdir(path.dirname(dbFile), { recursive: true });
   }
-  const needed = (options.port === undefined ? 1 : 0) + (options.uiPort === undefined ? 1 : 0);
-  const free = await freePorts(needed, HOST);
-  const port = options.port ?? free.shift()!;
-  const uiPort = options.uiPort ?? free.shift()!;
-
-  const args = [
-    'server', 'start-dev',
-    '--db-filename', dbFile,
-    '--port', String(port),
-    '--ui-port', String(uiPort),
-    '--ip', HOST,
-    '--log-level', 'warn',
-    // "default" is always created; naming it again would only ask the CLI to create it twice.
-    ...(namespace === 'default' ? [] : ['--namespace', namespace]),
-    ...searchAttributeArgs(searchAttributes),
-    ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
-    // Eager activity execution: a workflow task that schedules an activity gets the activity task back in the
-    // same response when the worker has a free slot — one matching round trip less per model call and per tool.
-    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
-    // Write-ahead log, synced at checkpoints: a commit no longer waits for a rollback-journal fsync. 200 concurrent
-    // conversations on 2 cores: 18.0–18.3 s instead of 31.7–35.8 s, activity completions acknowledged in p50 ≤ 250–500 ms
-    // instead of ≤ 1000 ms. A SIGKILLed server loses nothing committed (only an OS crash could drop the last commits).
-    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
-  ];
-  const server = new ManagedDevServer(
-    `${HOST}:${port}`, `http://${HOST}:${uiPort}`, namespace, dbFile, args, cliPath, ownedDbDir, options,
-  );
-  try {
-    await server.start();
-  } catch (error) {
-    if (ownedDbDir) await fsp.rm(ownedDbDir, { recursive: true, force: true });
-    throw error;
+  // Ports we pick are free when picked, but the server's own services pick theirs too, and another process can take
+  // one in between: a start that fails on a taken port is tried again with fresh ones, unless the port was given.
+  const given = new Set([options.port, options.uiPort].filter((p) => p !== undefined));
+  for (let attempt = 1; ; attempt++) {
+    const free = await freePorts((options.port === undefined ? 1 : 0) + (options.uiPort === undefined ? 1 : 0), HOST);
+    const port = options.port ?? free.shift()!;
+    const uiPort = options.uiPort ?? free.shift()!;
+    const args = [
+      'server', 'start-dev',
+      '--db-filename', dbFile,
+      '--port', String(port),
+      '--ui-port', String(uiPort),
+      '--ip', HOST,
+      '--log-level', 'warn',
+      // "default" is always created; naming it again would only ask the CLI to create it twice.
+      ...(namespace === 'default' ? [] : ['--namespace', namespace]),
+      ...searchAttributeArgs(searchAttributes),
+      ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
+      // Eager activity execution: a workflow task that schedules an activity gets the activity task back in the
+      // same response when the worker has a free slot — one matching round trip less per model call and per tool.
+      '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+      // Write-ahead log, synced at checkpoints: a commit no longer waits for a rollback-journal fsync. 200 concurrent
+      // conversations on 2 cores: 18.0–18.3 s instead of 31.7–35.8 s, activity completions acknowledged in p50 ≤ 250–500 ms
+      // instead of ≤ 1000 ms. A SIGKILLed server loses nothing committed (only an OS crash could drop the last commits).
+      '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
+    ];
+    const server = new ManagedDevServer(
+      `${HOST}:${port}`, `http://${HOST}:${uiPort}`, namespace, dbFile, args, cliPath, ownedDbDir, options,
+    );
+    try {
+      await server.start();
+      return server;
+    } catch (error) {
+      const taken = /:(\d+): bind: address already in use/i.exec(errorMessage(error))?.[1];
+      if (taken !== undefined && !given.has(Number(taken)) && attempt < 3) {
+        options.log?.(`Port ${taken} was taken while the dev server started (attempt ${attempt}); trying other ports.`);
+        continue;
+      }
+      if (ownedDbDir) await fsp.rm(ownedDbDir, { recursive: true, force: true });
+      throw error;
+    }
   }
-  return server;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Free TCP ports for local servers: bind port 0 and let the OS pick. All the listeners of one call are held open
 // together, so one call never hands out the same port twice. (Another process may still take a port between this
-// returning and the server binding it; that window is short and the dev server fails loudly if it happens.)
+// returning and the server binding it: startDevServer then tries again with other ports.)
 import net from 'node:net';
 
 export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {

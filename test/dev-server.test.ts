@@ -2,6 +2,9 @@
 // private one that is SIGKILLed and restarted on the same SQLite file to show that state survives a crash.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { type SearchAttributePair } from '@temporalio/common';
@@ -209,5 +212,50 @@ describe('a private dev server', () => {
     assert.equal(await isPortOpen(host, Number(port)), false, 'nothing should listen after stop()');
     // Not assertions, but worth seeing in the TAP output.
     console.log(`dev server start ${startMs} ms, restart after SIGKILL ${restartMs} ms`);
+  });
+});
+
+describe('ports taken while a dev server starts', () => {
+  // A stand-in for the CLI that logs every start, fails the first one as a port taken by someone else would, and
+  // runs the real CLI after that.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fake-cli-'));
+  const starts = path.join(dir, 'starts');
+  const fakeCli = path.join(dir, 'temporal');
+  const failFirst = path.join(dir, 'fail-first');
+  fs.writeFileSync(fakeCli, [
+    '#!/bin/sh',
+    `echo start >> '${starts}'`,
+    `if [ -f '${failFirst}' ]; then rm '${failFirst}'`,
+    `  echo '{"level":"FATAL","message":"listen tcp 127.0.0.1:1: bind: address already in use"}'; exit 1; fi`,
+    `exec '${cliPath}' "$@"`,
+  ].join('\n'), { mode: 0o755 });
+  const startCount = (): number => (fs.existsSync(starts) ? fs.readFileSync(starts, 'utf8').split('\n').filter(Boolean).length : 0);
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('a port it picked was taken: it starts again on other ports', { timeout: 120_000 }, async () => {
+    fs.rmSync(starts, { force: true });
+    fs.writeFileSync(failFirst, '');
+    const lines: string[] = [];
+    const server = await startDevServer({ cliPath: fakeCli, log: (line) => lines.push(line) });
+    try {
+      assert.equal(startCount(), 2);
+      assert.ok(lines.some((line) => /Port 1 was taken .*trying other ports/.test(line)), lines.join('\n'));
+      assert.equal((await fetch(server.uiUrl)).status, 200, 'the second start is a working server');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a port the caller gave is taken: one start, and an error that says so', { timeout: 60_000 }, async () => {
+    fs.rmSync(starts, { force: true });
+    const squatter = net.createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = squatter.address() as net.AddressInfo;
+      await assert.rejects(startDevServer({ cliPath: fakeCli, uiPort: port }), /address already in use/);
+      assert.equal(startCount(), 1, 'not tried again: the caller asked for that port');
+    } finally {
+      await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    }
   });
 });
