@@ -35,7 +35,7 @@ import { ConversationClient } from '../client/conversation-client';
 import { ConversationError } from '../client/errors';
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process';
 import { connectOrStartDevServer, type DevServer } from './dev-server';
-import { freePorts } from './free-port';
+import { freePort } from './free-port';
 import { STOCK_QUESTION, STOCK_TOOLS } from './mock-anthropic/fixtures';
 import { startMockAnthropic } from './mock-anthropic/server';
 import type { MockAnthropic, ScriptStep } from './mock-anthropic/types';
@@ -244,8 +244,7 @@ async function main(): Promise<number> {
     };
     const startWorker = async (): Promise<WorkerProcess> => {
       workerStarts++;
-      const [metricsPort] = await freePorts(1);
-      const metricsAddress = `127.0.0.1:${metricsPort}`;
+      const metricsAddress = `127.0.0.1:${await freePort()}`;
       const worker = await startWorkerProcess({
         temporalAddress: server!.address,
         namespace: server!.namespace,

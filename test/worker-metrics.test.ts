@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { ConversationClient } from '../client/conversation-client';
-import { freePorts } from '../scripts/free-port';
+import { freePort } from '../scripts/free-port';
 import { startMockAnthropic } from '../scripts/mock-anthropic/server';
 import { parseHistogram } from '../scripts/soak/prometheus-histogram';
 import { namespace, temporalAddress, uniquePrompt } from './support/harness';
@@ -21,7 +21,7 @@ test('a worker with WORKER_METRICS_ADDRESS serves /metrics, and its figures foll
   const mock = await startMockAnthropic();
   const connection = await Connection.connect({ address: temporalAddress });
   const taskQueue = `metrics-${randomUUID()}`;
-  const [port] = await freePorts(1);
+  const port = await freePort();
   const worker = await startWorkerProcess({
     taskQueue,
     anthropicBaseUrl: mock.url,
