@@ -2,39 +2,85 @@
 // carries only what is new. On a miss (worker restarted, another worker, a new run) it is read from the workflow
 // by query — except on a conversation's first call, which carries everything itself.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { CallModelInput, ModelContext } from '../workflows/activity-contracts';
+import type { CallModelInput, ModelContext } from '../common/activity-contracts';
 
-export type ModelContextReader = (conversation: CallModelInput['conversation'], length: number) => Promise<ModelContext>;
+export type ModelContextReader = (
+  conversation: CallModelInput['conversation'],
+  length: number,
+) => Promise<ModelContext>;
+
+/** What the cache may hold in all, in UTF-8 bytes of JSON (about what the transcripts take in memory, and more). */
+export const DEFAULT_MODEL_CONTEXT_CACHE_BYTES = 256 * 2 ** 20;
 
 export class ModelContextCache {
-  private readonly entries = new Map<string, ModelContext>();
+  /** Least recently used first. Bounded by bytes, not entries: one long transcript can weigh as much as a thousand. */
+  private readonly entries = new Map<string, { context: ModelContext; bytes: number }>();
+  private heldBytes = 0;
   hits = 0;
   misses = 0;
 
-  constructor(private readonly read: ModelContextReader, private readonly capacity = 5_000) {}
+  constructor(
+    private readonly read: ModelContextReader,
+    readonly maxBytes = DEFAULT_MODEL_CONTEXT_CACHE_BYTES,
+  ) {}
+
+  /** The UTF-8 size of the JSON of every context held. */
+  get bytes(): number {
+    return this.heldBytes;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
 
   /** The context of this call: its first `transcriptLength` messages and the system prompt. */
-  async assemble({ conversation, transcriptLength, newMessages, fullContext, afterReply }: CallModelInput): Promise<ModelContext> {
+  async assemble({
+    conversation,
+    transcriptLength,
+    newMessages,
+    fullContext,
+    afterReply,
+  }: CallModelInput): Promise<ModelContext> {
     if (fullContext && newMessages.length === transcriptLength) return { ...fullContext, messages: newMessages };
-    const cached = this.entries.get(keyOf(conversation));
-    if (cached && afterReply !== undefined && cached.lastReplyId === afterReply && cached.messages.length + newMessages.length === transcriptLength) {
+    const cached = this.entries.get(keyOf(conversation))?.context;
+    if (
+      cached &&
+      afterReply !== undefined &&
+      cached.lastReplyId === afterReply &&
+      cached.messages.length + newMessages.length === transcriptLength
+    ) {
       this.hits++;
       return { ...cached, messages: cached.messages.concat(newMessages) };
     }
     this.misses++;
     const context = await this.read(conversation, transcriptLength);
     if (context.messages.length !== transcriptLength) {
-      throw new Error(`The workflow returned ${context.messages.length} messages; the model call needs ${transcriptLength}.`);
+      throw new Error(
+        `The workflow returned ${context.messages.length} messages; the model call needs ${transcriptLength}.`,
+      );
     }
     return context;
   }
 
-  /** Remembers the context as the workflow will have it after this reply (least recently used goes first). */
+  /**
+   * Remembers the context as the workflow will have it after this reply. The least recently used go first once the
+   * cache holds more than `maxBytes`; a context larger than that on its own is not kept (it is read again).
+   */
   remember(conversation: CallModelInput['conversation'], context: ModelContext): void {
     const key = keyOf(conversation);
+    this.forget(key);
+    const bytes = Buffer.byteLength(JSON.stringify(context), 'utf8');
+    if (bytes > this.maxBytes) return;
+    this.entries.set(key, { context, bytes });
+    this.heldBytes += bytes;
+    while (this.heldBytes > this.maxBytes) this.forget(this.entries.keys().next().value!);
+  }
+
+  private forget(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
     this.entries.delete(key);
-    this.entries.set(key, context);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.heldBytes -= entry.bytes;
   }
 }
 

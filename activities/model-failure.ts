@@ -3,6 +3,7 @@
 // carrying the server's requested delay. The workflow matches on `type`, never on classes.
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
+import { ModelFailureType as T } from '../common/failure-types';
 
 export interface ModelFailureKind {
   type: string;
@@ -11,17 +12,20 @@ export interface ModelFailureKind {
 
 /** By HTTP status. Anything not listed: 5xx retries, other 4xx do not. */
 const BY_STATUS: Record<number, ModelFailureKind> = {
-  400: { type: 'ModelInvalidRequest', retryable: false },
-  401: { type: 'ModelAuthentication', retryable: false },
-  402: { type: 'ModelBilling', retryable: false },
-  403: { type: 'ModelPermissionDenied', retryable: false },
-  404: { type: 'ModelNotFound', retryable: false },
-  408: { type: 'ModelRequestTimeout', retryable: true },
-  409: { type: 'ModelConflict', retryable: true },
-  413: { type: 'ModelRequestTooLarge', retryable: false },
-  429: { type: 'ModelRateLimited', retryable: true },
-  529: { type: 'ModelOverloaded', retryable: true },
+  400: { type: T.InvalidRequest, retryable: false },
+  401: { type: T.Authentication, retryable: false },
+  402: { type: T.Billing, retryable: false },
+  403: { type: T.PermissionDenied, retryable: false },
+  404: { type: T.NotFound, retryable: false },
+  408: { type: T.RequestTimeout, retryable: true },
+  409: { type: T.Conflict, retryable: true },
+  413: { type: T.RequestTooLarge, retryable: false },
+  429: { type: T.RateLimited, retryable: true },
+  529: { type: T.Overloaded, retryable: true },
 };
+
+/** The API's 400 for a prompt longer than the model's context window (`prompt is too long: 210000 tokens > 200000`). */
+const PROMPT_TOO_LONG = /prompt is too long|exceeds? the (?:model's )?context window/i;
 
 /** A delay the server asked for: `retry-after-ms` (milliseconds) wins over `retry-after` (seconds or a date). */
 export function requestedDelayMs(headers: Headers | undefined, now = Date.now()): number | undefined {
@@ -36,22 +40,28 @@ export function requestedDelayMs(headers: Headers | undefined, now = Date.now())
 }
 
 export function classifyModelError(error: unknown): ModelFailureKind {
-  if (error instanceof Anthropic.APIConnectionTimeoutError) return { type: 'ModelTimeout', retryable: true };
-  if (error instanceof Anthropic.APIConnectionError) return { type: 'ModelConnectionError', retryable: true };
+  if (error instanceof Anthropic.APIConnectionTimeoutError) return { type: T.Timeout, retryable: true };
+  if (error instanceof Anthropic.APIConnectionError) return { type: T.ConnectionError, retryable: true };
   if (error instanceof Anthropic.APIError) {
     if (error.status === undefined) {
       // An `event: error` in the middle of a stream (overloaded, api_error, …): always worth another try.
-      return { type: 'ModelStreamError', retryable: true };
+      return { type: T.StreamError, retryable: true };
     }
-    const kind = BY_STATUS[error.status] ??
-      (error.status >= 500 ? { type: 'ModelServerError', retryable: true } : { type: `ModelHttp${error.status}`, retryable: false });
+    if (error.status === 400 && PROMPT_TOO_LONG.test(error.apiMessage ?? error.message)) {
+      return { type: T.ContextWindowExceeded, retryable: false };
+    }
+    const kind =
+      BY_STATUS[error.status] ??
+      (error.status >= 500
+        ? { type: T.ServerError, retryable: true }
+        : { type: `ModelHttp${error.status}`, retryable: false });
     const shouldRetry = error.headers?.get('x-should-retry');
     if (shouldRetry === 'true') return { ...kind, retryable: true };
     if (shouldRetry === 'false') return { ...kind, retryable: false };
     return kind;
   }
   // Not from the API at all: a bug or an unexpected reply shape. Retrying may help (another worker, a fixed deploy).
-  return { type: 'ModelCallError', retryable: true };
+  return { type: T.CallError, retryable: true };
 }
 
 /** The failure a model activity throws for `error`; its message is what reaches the caller. */
@@ -65,7 +75,9 @@ export function toModelFailure(error: unknown): ApplicationFailure {
     message,
     nonRetryable: !kind.retryable,
     ...(kind.retryable && delay !== undefined && { nextRetryDelay: delay }),
-    details: apiError ? [{ status: apiError.status ?? null, requestId: apiError.requestID ?? null, errorType: apiError.type ?? null }] : [],
+    details: apiError
+      ? [{ status: apiError.status ?? null, requestId: apiError.requestID ?? null, errorType: apiError.type ?? null }]
+      : [],
   });
 }
 

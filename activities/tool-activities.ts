@@ -1,39 +1,21 @@
 // Turns tool definitions into Temporal activities: one activity type per tool (so the history shows
 // `get_ticker_symbol`, not a generic runner), plus `describeTools`, which tells the workflow how to schedule them.
-import { appendFileSync } from 'node:fs';
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { z } from 'zod';
-import type { DescribeToolsResult, ToolActivityInput, ToolActivityResult } from '../workflows/activity-contracts';
-import { coerceParameters } from '../workflows/protocols/legacy-xml';
-import { keepAlive } from './heartbeat';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import type { DescribeToolsResult, ToolActivityInput, ToolActivityResult } from '../common/activity-contracts';
+import { protocolFor } from '../common/protocols';
+import type { ToolDescription } from '../common/protocols/types';
+import { keepAlive } from './keep-alive';
 import { describeTool, type ToolDefinition, ToolError } from './tool-definition';
 
 export interface ToolActivityOptions {
-  /** Append one JSON line per execution start and end (counted by crash tests, outside the worker). */
-  executionLog?: string;
-  /** Simulated latency before each execution (benchmarks and crash tests). */
-  latencyMs?: number;
   /** A longer result is cut, with a visible marker, so it can never become an oversized payload. */
   maxOutputChars?: number;
 }
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
 
-/** One line of the execution log: a tool run starting and how it ended, keyed like the tool's idempotency key. */
-export interface ExecutionLogLine {
-  event: 'start' | 'finish' | 'error';
-  tool: string;
-  /** `<workflowId>/<activityId>`: the same for every attempt of one call. */
-  idempotencyKey: string;
-  attempt: number;
-  pid: number;
-  /** `Date.now()` when it was written. */
-  at: number;
-}
-
 export type ToolActivity = (input: ToolActivityInput) => Promise<ToolActivityResult>;
-
-type InputSchema = ReturnType<typeof describeTool>['input_schema'];
 
 export function createToolActivities(tools: readonly ToolDefinition[], options: ToolActivityOptions = {}) {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -54,45 +36,49 @@ export function createToolActivities(tools: readonly ToolDefinition[], options: 
     };
   }
 
+  async function listTools(): Promise<string[]> {
+    return [...byName.keys()];
+  }
+
   const activities: Record<string, ToolActivity> = {};
   for (const tool of tools) {
-    // Rendered once per worker, not per call: legacy XML parameters arrive as text and are coerced against it.
+    // Rendered once per worker, not per call: the protocol may decode the input against it.
     const schema = describeTool(tool).input_schema;
     activities[tool.name] = (input) => runTool(tool, schema, input, options);
   }
-  return { describeTools, ...activities };
+  return { describeTools, listTools, ...activities };
 }
 
 async function runTool(
   tool: ToolDefinition,
-  schema: InputSchema,
+  schema: ToolDescription['input_schema'],
   call: ToolActivityInput,
   options: ToolActivityOptions,
 ): Promise<ToolActivityResult> {
-  const context = Context.current();
-  const { workflowExecution, activityId, attempt } = context.info;
-  const idempotencyKey = `${workflowExecution?.workflowId ?? 'standalone'}/${activityId}`;
-
   const parsed = parseInput(tool, schema, call);
   if (!parsed.ok) return { ok: false, content: parsed.error };
 
-  log(options, { event: 'start', tool: tool.name, idempotencyKey, attempt });
+  const context = Context.current();
   // Heartbeats while the tool runs, so a worker that dies mid-call is noticed within the heartbeat timeout.
   const stopHeartbeats = keepAlive(context);
   try {
-    if (options.latencyMs) await context.sleep(options.latencyMs);
     const value = await tool.run(parsed.value, {
-      idempotencyKey,
-      attempt,
+      idempotencyKey: call.idempotencyKey,
+      attempt: context.info.attempt,
       signal: context.cancellationSignal,
       heartbeat: (details) => context.heartbeat(details),
     });
-    log(options, { event: 'finish', tool: tool.name, idempotencyKey, attempt });
     return { ok: true, content: truncate(render(value), options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS) };
   } catch (err) {
-    log(options, { event: 'error', tool: tool.name, idempotencyKey, attempt });
     if (err instanceof ToolError) {
-      throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: !err.retryable });
+      // Benign: an answer, not an incident. The SDK logs it at DEBUG (not WARN) and records no failure metric, so its
+      // message, which may quote the model's input, stays out of the logs even when payloads are encrypted.
+      throw ApplicationFailure.create({
+        type: err.name,
+        message: err.message,
+        nonRetryable: !err.retryable,
+        category: ApplicationFailureCategory.BENIGN,
+      });
     }
     throw err; // unexpected: retried by the tool's policy, then reported to the model
   } finally {
@@ -100,14 +86,14 @@ async function runTool(
   }
 }
 
-function parseInput(tool: ToolDefinition, schema: InputSchema, call: ToolActivityInput): { ok: true; value: z.infer<ToolDefinition['input']> } | { ok: false; error: string } {
-  let input: Record<string, unknown> = call.input;
-  if (call.encoding === 'xml-text') {
-    const coerced = coerceParameters(input as Record<string, string>, schema);
-    if (!coerced.ok) return { ok: false, error: `InvalidInput: ${coerced.error}` };
-    input = coerced.value;
-  }
-  const result = tool.input.safeParse(input);
+function parseInput(
+  tool: ToolDefinition,
+  schema: ToolDescription['input_schema'],
+  call: ToolActivityInput,
+): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+  const decoded = protocolFor(call.protocol).decodeToolInput(call.input, schema);
+  if (!decoded.ok) return { ok: false, error: `InvalidInput: ${decoded.error}` };
+  const result = tool.input.safeParse(decoded.value);
   if (result.success) return { ok: true, value: result.data };
   const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
   return { ok: false, error: `InvalidInput: ${tool.name} ${problems.join('; ')}` };
@@ -125,10 +111,4 @@ export function truncate(text: string, max: number): string {
   let kept = max;
   for (let i = 0; i < 3; i++) kept = Math.max(0, max - marker(kept).length);
   return text.slice(0, kept) + marker(kept);
-}
-
-function log(options: ToolActivityOptions, entry: Omit<ExecutionLogLine, 'pid' | 'at'>): void {
-  if (!options.executionLog) return;
-  const line: ExecutionLogLine = { ...entry, pid: process.pid, at: Date.now() };
-  appendFileSync(options.executionLog, `${JSON.stringify(line)}\n`);
 }

@@ -1,13 +1,14 @@
 // A tool, defined once: its name, what the model is told, a zod schema for its input (rendered to JSON
 // Schema for `input_schema`), the handler, and how Temporal should run it (timeout, retries, approval).
 import { z } from 'zod';
-import { RESERVED_ACTIVITY_NAMES } from '../workflows/activity-contracts';
-import type { ToolDescription } from '../workflows/protocols/types';
+import { RESERVED_ACTIVITY_NAMES } from '../common/activity-contracts';
+import { TOOL_NAME } from '../common/options';
+import type { ToolDescription } from '../common/protocols/types';
 
-export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+export { TOOL_NAME };
 
 export interface ToolContext {
-  /** Stable across retries of the same call: use it to make side effects happen once. */
+  /** Stable across retries of the same call, unique to the call: use it to make side effects happen once. */
   idempotencyKey: string;
   attempt: number;
   /** Aborted when the activity is cancelled or times out. */
@@ -58,7 +59,7 @@ export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition
 }
 
 /** What the model is told about a tool. */
-export function describeTool(tool: ToolDefinition): ToolDescription & { returns?: string; raises?: string[] } {
+export function describeTool(tool: ToolDefinition): ToolDescription {
   const schema = z.toJSONSchema(tool.input, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
   delete schema.$schema;
   return {

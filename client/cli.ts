@@ -1,18 +1,18 @@
 // A terminal front end over the client API: `npm run cli -- <command>`.
 //
-//   chat [ID]                         talk interactively (creates the conversation if needed)
+//   chat [ID]                         talk interactively, replies stream as they are written (creates it if needed)
 //   start [--id ID] [MESSAGE]         start a conversation (and send a first message)
 //   send ID MESSAGE                   send one message and print the reply
 //   transcript ID | state ID          read a conversation
 //   list [--status S] [--model M]     list conversations
 //   approve ID CALL_ID [--reject] [--reason TEXT]
 //   end ID | cancel ID
-// Options for new conversations: --tools a,b  --model M  --protocol native|legacy-xml  --system TEXT
+// Options for new conversations: --tools a,b  --mcp-servers a,b  --model M  --protocol native|legacy-xml  --system TEXT
 // --json prints machine-readable JSON (one document per command) and no progress.
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
-import type { ConversationSnapshot } from '../workflows/api';
+import type { ConversationSnapshot } from '../common/conversation-types';
 import { ConversationClient, type StartOptions } from './conversation-client';
 import { ConversationError } from './errors';
 import { followConversation } from './progress';
@@ -24,6 +24,7 @@ const { values: flags, positionals } = parseArgs({
     json: { type: 'boolean', default: false },
     id: { type: 'string' },
     tools: { type: 'string' },
+    'mcp-servers': { type: 'string' },
     model: { type: 'string' },
     protocol: { type: 'string' },
     system: { type: 'string' },
@@ -38,11 +39,19 @@ const out = (value: unknown, human: () => void) => (flags.json ? console.log(JSO
 
 function startOptions(): Omit<StartOptions, 'id'> {
   return {
-    tools: flags.tools ? flags.tools.split(',').map((t) => t.trim()).filter(Boolean) : ['get_ticker_symbol', 'get_current_stock_price', 'get_weather'],
+    tools: flags.tools ? list(flags.tools) : ['get_ticker_symbol', 'get_current_stock_price', 'get_weather'],
+    ...(flags['mcp-servers'] && { mcpServers: list(flags['mcp-servers']) }),
     ...(flags.model && { model: flags.model }),
     ...(flags.protocol && { protocol: flags.protocol as StartOptions['protocol'] }),
     ...(flags.system && { system: flags.system }),
   };
+}
+
+function list(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 /** Shows what runs (model call or tool) and for how long, on one line that rewrites itself. */
@@ -61,9 +70,18 @@ function progressLine() {
   };
 }
 
-async function send(client: ConversationClient, id: string, text: string, start?: Omit<StartOptions, 'id'>, onState?: (s: ConversationSnapshot) => Promise<void>) {
+async function send(
+  client: ConversationClient,
+  id: string,
+  text: string,
+  start?: Omit<StartOptions, 'id'>,
+  onState?: (s: ConversationSnapshot) => Promise<void>,
+) {
   const progress = progressLine();
-  const from = await client.getTranscript(id).then((t) => t.length + 1, () => 1); // skip the user's own message
+  const from = await client.getTranscript(id).then(
+    (t) => t.length + 1,
+    () => 1,
+  ); // skip the user's own message
   const reply = client.sendMessage(id, text, start);
   await followConversation(client, id, reply, {
     from,
@@ -78,23 +96,82 @@ async function send(client: ConversationClient, id: string, text: string, start?
   return reply;
 }
 
+/** One turn of `chat`: text printed as it streams, tool calls as they start, approvals asked for as they come. */
+async function streamTurn(
+  client: ConversationClient,
+  id: string,
+  text: string,
+  start: Omit<StartOptions, 'id'> | undefined,
+  ask: (question: string) => Promise<string>,
+): Promise<void> {
+  let midLine = false;
+  const endLine = () => {
+    if (midLine) process.stdout.write('\n');
+    midLine = false;
+  };
+  for await (const { event, seen } of client.streamMessage(id, text, start)) {
+    if (seen) continue; // a tool call shown already, as it streamed
+    switch (event.type) {
+      case 'text':
+        if (!midLine) process.stdout.write('claude> ');
+        midLine = true;
+        process.stdout.write(event.text);
+        break;
+      case 'tool_call_started':
+        endLine();
+        console.log(`→ ${event.name} …`);
+        break;
+      case 'tool_call_input':
+        console.log(`  ${event.name}(${JSON.stringify(event.input)})`);
+        break;
+      case 'tool_result':
+        console.log(`  ← ${event.isError ? 'error: ' : ''}${event.content.split('\n')[0]}`);
+        break;
+      case 'model_output_discarded':
+        endLine();
+        console.log('(the reply above was cut short and is asked again: ignore it)');
+        break;
+      case 'approval_requested': {
+        endLine();
+        const { approval } = event;
+        const answer = await ask(`Allow ${approval.tool}(${JSON.stringify(approval.input)})? [y/N] `);
+        await client.approveToolCall(id, {
+          callId: approval.callId,
+          argumentsDigest: approval.argumentsDigest,
+          approve: /^y(es)?$/i.test(answer.trim()),
+        });
+        break;
+      }
+      case 'turn_finished':
+        endLine();
+        if (event.status !== 'awaiting_user') console.log(`(conversation ${event.status})`);
+        break;
+      case 'turn_failed':
+        endLine();
+        console.error(`error (${event.failure.type}): ${event.failure.message}`);
+        break;
+      default:
+        break;
+    }
+  }
+  endLine();
+}
+
 async function chat(client: ConversationClient, id: string): Promise<void> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
-  const exists = await client.getState(id).then(() => true, () => false);
+  const exists = await client.getState(id).then(
+    () => true,
+    () => false,
+  );
   console.log(`Conversation ${id}. Type a message; /transcript, /state, /end or /quit.`);
   let first = !exists;
-  const askApproval = async (state: ConversationSnapshot) => {
-    for (const pending of state.pendingApprovals) {
-      const answer = await rl.question(`Allow ${pending.tool}(${JSON.stringify(pending.input)})? [y/N] `);
-      await client.approveToolCall(id, { callId: pending.callId, argumentsDigest: pending.argumentsDigest, approve: /^y(es)?$/i.test(answer.trim()) });
-    }
-  };
   for (;;) {
     const line = (await rl.question('you> ')).trim();
     if (!line) continue;
     if (line === '/quit') break;
     if (line === '/transcript') {
-      for (const message of await client.getTranscript(id)) for (const l of formatMessage(message)) console.log(renderLine(l));
+      for (const message of await client.getTranscript(id))
+        for (const l of formatMessage(message)) console.log(renderLine(l));
       continue;
     }
     if (line === '/state') {
@@ -106,10 +183,8 @@ async function chat(client: ConversationClient, id: string): Promise<void> {
       break;
     }
     try {
-      const reply = await send(client, id, line, first ? startOptions() : undefined, askApproval);
+      await streamTurn(client, id, line, first ? startOptions() : undefined, (question) => rl.question(question));
       first = false;
-      console.log(`claude> ${reply.text}`);
-      if (reply.status !== 'awaiting_user') console.log(`(conversation ${reply.status})`);
     } catch (err) {
       console.error(err instanceof ConversationError ? `error (${err.code}): ${err.message}` : err);
     }
@@ -139,7 +214,11 @@ async function main(): Promise<void> {
       return chat(client, rest[0] ?? flags.id ?? `conversation-${Date.now()}`);
     case 'start': {
       const message = rest.join(' ') || undefined;
-      const id = await client.startConversation({ ...startOptions(), ...(flags.id && { id: flags.id }), ...(message && { firstMessage: message }) });
+      const id = await client.startConversation({
+        ...startOptions(),
+        ...(flags.id && { id: flags.id }),
+        ...(message && { firstMessage: message }),
+      });
       const reply = message ? await client.awaitTurn(id, 1) : undefined;
       return out({ id, reply }, () => console.log(reply ? `${id}\n${reply.text}` : id));
     }
@@ -150,7 +229,9 @@ async function main(): Promise<void> {
     }
     case 'transcript': {
       const transcript = await client.getTranscript(need(rest[0], 'a conversation id'));
-      return out(transcript, () => transcript.forEach((m) => formatMessage(m).forEach((l) => console.log(renderLine(l)))));
+      return out(transcript, () =>
+        transcript.forEach((m) => formatMessage(m).forEach((l) => console.log(renderLine(l)))),
+      );
     }
     case 'state': {
       const state = await client.getState(need(rest[0], 'a conversation id'));
@@ -159,16 +240,28 @@ async function main(): Promise<void> {
     case 'list': {
       const found = await client.list({
         ...(flags.status && { status: flags.status as ConversationSnapshot['status'] }),
+        ...(flags['mcp-servers'] && { mcpServers: list(flags['mcp-servers']) }),
         ...(flags.model && { model: flags.model }),
       });
-      return out(found, () => found.forEach((c) => console.log(`${c.id}\t${c.status ?? '-'}\t${c.model ?? '-'}\tturns ${c.turns ?? 0}\t${c.startTime.toISOString()}`)));
+      return out(found, () =>
+        found.forEach((c) =>
+          console.log(
+            `${c.id}\t${c.status ?? '-'}\t${c.model ?? '-'}\tturns ${c.turns ?? 0}\t${c.startTime.toISOString()}`,
+          ),
+        ),
+      );
     }
     case 'approve': {
       const id = need(rest[0], 'a conversation id');
       const callId = need(rest[1], 'a tool call id');
       const pending = (await client.getState(id)).pendingApprovals.find((p) => p.callId === callId);
       if (!pending) throw new ConversationError('rejected', `No tool call ${callId} is waiting for approval.`);
-      await client.approveToolCall(id, { callId, argumentsDigest: pending.argumentsDigest, approve: !flags.reject, ...(flags.reason && { reason: flags.reason }) });
+      await client.approveToolCall(id, {
+        callId,
+        argumentsDigest: pending.argumentsDigest,
+        approve: !flags.reject,
+        ...(flags.reason && { reason: flags.reason }),
+      });
       return out({ id, callId, approved: !flags.reject }, () => console.log(flags.reject ? 'rejected' : 'approved'));
     }
     case 'end':
@@ -185,7 +278,12 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (err) => {
-    if (flags.json) console.log(JSON.stringify({ error: err instanceof ConversationError ? { code: err.code, message: err.message } : String(err) }));
+    if (flags.json)
+      console.log(
+        JSON.stringify({
+          error: err instanceof ConversationError ? { code: err.code, message: err.message } : String(err),
+        }),
+      );
     else console.error(err instanceof ConversationError ? `error (${err.code}): ${err.message}` : err);
     process.exit(1);
   },

@@ -1,6 +1,8 @@
-// The typed client API: start and continue conversations, read them, approve tool calls, list them.
-// It hides continue-as-new (a reply is followed to the run that produced it) and turns Temporal's errors
-// into ConversationError with a code.
+// The typed client API: start and continue conversations, read them, approve tool calls, list them. It hides
+// continue-as-new (a reply is followed to the run that produced it) and turns Temporal's errors into
+// ConversationError with a code. It imports no tool code: the tool names and MCP servers a conversation may ask for
+// come from configuration (`tools`, `mcpServers`) or from the workers themselves (the toolCatalog workflow), once
+// per client.
 import { randomUUID } from 'node:crypto';
 import {
   Client,
@@ -9,43 +11,64 @@ import {
   type ConnectionOptions,
   WithStartWorkflowOperation,
   type WorkflowHandle,
+  WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { builtinTools } from '../activities/tools';
+import { TOOL_CATALOG_WORKFLOW, type ToolCatalog } from '../common/activity-contracts';
 import {
-  approveToolCallUpdate,
-  awaitTurnUpdate,
+  type ApprovalDecision,
   CONVERSATION_WORKFLOW,
   type ConversationInput,
-  type ConversationOptionsInput,
   type ConversationResult,
   type ConversationSnapshot,
   type ConversationStatus,
-  endConversationSignal,
-  MAX_USER_MESSAGE_CHARS,
-  sendMessageUpdate,
-  stateQuery,
-  transcriptQuery,
+  type SubmittedMessage,
   type TurnOutcome,
   type TurnResult,
-  withDefaults,
-} from '../workflows/api';
+} from '../common/conversation-types';
+import {
+  type ConversationOptions,
+  type ConversationOptionsInput,
+  conversationOptionsSchema,
+  describeIssues,
+} from '../common/options';
+import * as attributes from '../common/search-attributes';
+import { firstLine } from '../common/summaries';
+import {
+  approvalDecisionSchema,
+  approveToolCallUpdate,
+  awaitTurnUpdate,
+  endConversationSignal,
+  sendMessageUpdate,
+  stateQuery,
+  submitMessageUpdate,
+  type TranscriptRange,
+  transcriptQuery,
+  userMessageSchema,
+} from '../common/workflow-messages';
 import type { conversation } from '../workflows/conversation';
-import * as attributes from '../workflows/search-attributes';
-import { firstLine } from '../workflows/summaries';
+import type { StreamItem } from '../common/stream-events';
+import { conversationEvents, type EventsOptions } from './conversation-events';
 import { ConversationError, toConversationError } from './errors';
-import { conversationOptionsSchema } from './options-schema';
 
 export interface ConversationClientOptions {
   client: Client;
   taskQueue: string;
-  /** Tool names the workers register; calls naming others are refused here. Defaults to the built-in tools. */
-  knownTools?: readonly string[];
+  /**
+   * The tool names the workers register; a call naming another is refused here. When absent, the client asks a
+   * worker of the task queue once (and again when a name it does not know comes up).
+   */
+  tools?: readonly string[];
+  /** The MCP servers the workers are configured with; like `tools`, asked of a worker when absent. */
+  mcpServers?: readonly string[];
+  /** How long `sendMessage` and `awaitTurn` wait for a turn before they give up (the turn goes on). Default 15 minutes. */
+  turnTimeoutMs?: number;
 }
 
 export interface StartOptions extends ConversationOptionsInput {
-  /** Caller-chosen id (starting the same id twice returns the same conversation); generated if absent. */
+  /** Caller-chosen id; generated if absent. An id names one conversation for ever: it is never reused. */
   id?: string;
 }
 
@@ -69,77 +92,178 @@ export interface ListFilter {
   limit?: number;
 }
 
+export interface WaitOptions {
+  /** Overrides the client's `turnTimeoutMs` for this call. */
+  timeoutMs?: number;
+  /**
+   * sendMessage: the message's update id (default: a new one). Give the same one when trying a send again after an
+   * error (the server down a moment): the server takes the message once and answers every try with its outcome.
+   */
+  updateId?: string;
+}
+
+const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
+/** How long a client waits for a worker to say which tools it registers. */
+const TOOL_CATALOG_TIMEOUT = '20 seconds';
+
 export class ConversationClient {
   readonly client: Client;
-  private readonly taskQueue: string;
-  private readonly optionsSchema: ReturnType<typeof conversationOptionsSchema>;
+  readonly taskQueue: string;
+  private readonly configuredTools: readonly string[] | undefined;
+  private readonly configuredMcpServers: readonly string[] | undefined;
+  private learned: Promise<ToolCatalog> | undefined;
+  private readonly turnTimeoutMs: number;
 
   constructor(options: ConversationClientOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue;
-    this.optionsSchema = conversationOptionsSchema(options.knownTools ?? builtinTools.map((tool) => tool.name));
+    this.configuredTools = options.tools;
+    this.configuredMcpServers = options.mcpServers;
+    this.turnTimeoutMs = options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
   }
 
-  static async connect(options: {
-    address: string;
-    namespace: string;
-    taskQueue: string;
-    /** E.g. codec/data-converter.ts encryptingDataConverter(keys) / dataConverterFromEnv(): the workers' own. */
-    dataConverter?: ClientOptions['dataConverter'];
-    /** TLS, mTLS or an API key (Temporal Cloud): the rest of Connection.connect's options. */
-    connection?: Omit<ConnectionOptions, 'address'>;
-  }): Promise<ConversationClient> {
-    const connection = await Connection.connect({ ...options.connection, address: options.address });
-    const client = new Client({ connection, namespace: options.namespace, ...(options.dataConverter && { dataConverter: options.dataConverter }) });
-    return new ConversationClient({ client, taskQueue: options.taskQueue });
+  static async connect(
+    options: {
+      address: string;
+      namespace: string;
+      /** E.g. codec/data-converter.ts encryptingDataConverter(keys) / dataConverterFromEnv(): the workers' own. */
+      dataConverter?: ClientOptions['dataConverter'];
+      /** TLS, mTLS or an API key (Temporal Cloud): the rest of Connection.connect's options. */
+      connection?: Omit<ConnectionOptions, 'address'>;
+      interceptors?: ClientOptions['interceptors'];
+    } & Omit<ConversationClientOptions, 'client'>,
+  ): Promise<ConversationClient> {
+    const { address, namespace, dataConverter, connection: connectionOptions, interceptors, ...rest } = options;
+    const connection = await Connection.connect({ ...connectionOptions, address });
+    const client = new Client({
+      connection,
+      namespace,
+      ...(dataConverter && { dataConverter }),
+      ...(interceptors && { interceptors }),
+    });
+    return new ConversationClient({ client, ...rest });
   }
 
-  /** Starts a conversation (with a first message, if given, answered in the background). Idempotent per id. */
+  /**
+   * Starts a conversation (with a first message, if given, answered in the background: `awaitTurn(id, 1)`). An id
+   * that names a conversation already (running or closed) is refused with `already_started`: send it a message.
+   */
   async startConversation(options: StartOptions & { firstMessage?: string } = {}): Promise<string> {
     const { id = `conversation-${randomUUID()}`, firstMessage, ...rest } = options;
     if (firstMessage !== undefined) checkMessage(firstMessage);
-    const input: ConversationInput = { options: this.validate(rest), ...(firstMessage !== undefined && { firstMessage }) };
+    const input: ConversationInput = {
+      options: await this.validate(rest),
+      ...(firstMessage !== undefined && { firstMessage }),
+    };
     try {
       await this.client.workflow.start<typeof conversation>(CONVERSATION_WORKFLOW, {
         ...this.startOptions(id, input),
-        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
     } catch (err) {
-      const mapped = toConversationError(err, id);
-      // A closed conversation with this id exists: starting it again is the same conversation.
-      if (!(mapped instanceof ConversationError && mapped.code === 'already_started')) throw mapped;
+      throw toConversationError(err, id);
     }
     return id;
   }
 
   /**
    * Sends a user message and resolves with the reply once the whole turn (all its tool calls) is done.
-   * With `start`, the conversation is created if it does not exist yet (update-with-start).
+   * With `start`, the conversation is created if it does not exist yet (update-with-start); a closed conversation is
+   * never started again.
    */
-  async sendMessage(id: string, text: string, start?: Omit<StartOptions, 'id'>): Promise<TurnResult> {
+  async sendMessage(
+    id: string,
+    text: string,
+    start?: Omit<StartOptions, 'id'>,
+    wait: WaitOptions = {},
+  ): Promise<TurnResult> {
     checkMessage(text);
-    const input: ConversationInput | undefined = start ? { options: this.validate(start) } : undefined;
+    const input: ConversationInput | undefined = start ? { options: await this.validate(start) } : undefined;
+    const deadline = Date.now() + (wait.timeoutMs ?? this.turnTimeoutMs);
     // One update id for every try: the server runs the update once and answers repeats with the same outcome.
-    const updateId = randomUUID();
+    const updateId = wait.updateId ?? randomUUID();
     try {
-      const outcome = await untilAnswered(() => {
+      const outcome = await untilAnswered(this.client, deadline, () => {
         if (!input) return this.handle(id).executeUpdate(sendMessageUpdate, { args: [text], updateId });
         const startWorkflowOperation = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
           ...this.startOptions(id, input, text),
           workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
         });
-        return this.client.workflow.executeUpdateWithStart(sendMessageUpdate, { args: [text], updateId, startWorkflowOperation });
+        return this.client.workflow.executeUpdateWithStart(sendMessageUpdate, {
+          args: [text],
+          updateId,
+          startWorkflowOperation,
+        });
       });
-      return await this.follow(id, outcome);
+      return await this.follow(id, outcome, deadline);
     } catch (err) {
       throw toConversationError(err, id);
     }
   }
 
-  /** The reply to `turn` (a message sent earlier, e.g. with `startConversation({ firstMessage })`). */
-  async awaitTurn(id: string, turn: number): Promise<TurnResult> {
+  /**
+   * Queues a user message and answers as soon as the conversation took it: its turn number and the offset from which
+   * `events()` shows the turn. With `start`, the conversation is created if it does not exist yet.
+   */
+  async submitMessage(id: string, text: string, start?: Omit<StartOptions, 'id'>): Promise<SubmittedMessage> {
+    checkMessage(text);
+    const input: ConversationInput | undefined = start ? { options: await this.validate(start) } : undefined;
+    const updateId = randomUUID();
     try {
-      return await this.follow(id, { kind: 'continued', turn });
+      if (!input) return await this.handle(id).executeUpdate(submitMessageUpdate, { args: [text], updateId });
+      const startWorkflowOperation = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
+        ...this.startOptions(id, input, text),
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+      return await this.client.workflow.executeUpdateWithStart(submitMessageUpdate, {
+        args: [text],
+        updateId,
+        startWorkflowOperation,
+      });
+    } catch (err) {
+      throw toConversationError(err, id);
+    }
+  }
+
+  /**
+   * The conversation's events from `fromOffset` on, as they happen: text as the model writes it, tool calls as they
+   * start, their results, approvals, turn ends. Every event once, in order, across worker crashes and continue-as-new;
+   * to resume after a drop, pass the last offset seen + 1. Ends when the conversation does (or `signal` aborts).
+   */
+  events(id: string, options: EventsOptions = {}): AsyncGenerator<StreamItem, void, undefined> {
+    return conversationEvents(this.client, id, options);
+  }
+
+  /**
+   * Sends a message and yields its turn's events as they happen, ending with the turn's `turn_finished` (or
+   * `turn_failed`). The streaming counterpart of `sendMessage`.
+   */
+  async *streamMessage(
+    id: string,
+    text: string,
+    start?: Omit<StartOptions, 'id'>,
+    options: Pick<EventsOptions, 'signal'> = {},
+  ): AsyncGenerator<StreamItem, void, undefined> {
+    const { turn, offset } = await this.submitMessage(id, text, start);
+    let ours = false;
+    for await (const item of this.events(id, { ...options, fromOffset: offset })) {
+      const { event } = item;
+      // A message sent while another turn runs: that turn's last events come first.
+      ours ||= event.type === 'turn_started' && event.turn === turn;
+      if (!ours) continue;
+      yield item;
+      if ((event.type === 'turn_finished' || event.type === 'turn_failed') && event.turn === turn) return;
+    }
+  }
+
+  /** The reply to `turn` (a message sent earlier, e.g. with `startConversation({ firstMessage })`). */
+  async awaitTurn(id: string, turn: number, wait: WaitOptions = {}): Promise<TurnResult> {
+    const deadline = Date.now() + (wait.timeoutMs ?? this.turnTimeoutMs);
+    try {
+      return await this.follow(id, { kind: 'continued', turn }, deadline);
     } catch (err) {
       throw toConversationError(err, id);
     }
@@ -149,15 +273,21 @@ export class ConversationClient {
     return this.call(id, (handle) => handle.query(stateQuery));
   }
 
-  async getTranscript(id: string, range?: { from?: number; to?: number }): Promise<MessageParam[]> {
+  async getTranscript(id: string, range?: TranscriptRange): Promise<MessageParam[]> {
     return this.call(id, (handle) => handle.query(transcriptQuery, range));
   }
 
-  async approveToolCall(id: string, decision: { callId: string; argumentsDigest: string; approve: boolean; reason?: string }): Promise<void> {
-    return this.call(id, (handle) => handle.executeUpdate(approveToolCallUpdate, { args: [decision] }));
+  async approveToolCall(id: string, decision: ApprovalDecision): Promise<void> {
+    const parsed = approvalDecisionSchema.safeParse(decision);
+    if (!parsed.success)
+      throw new ConversationError(
+        'invalid_options',
+        `Invalid approval decision: ${describeIssues(parsed.error, 'decision')}`,
+      );
+    return this.call(id, (handle) => handle.executeUpdate(approveToolCallUpdate, { args: [parsed.data] }));
   }
 
-  /** Ends an open conversation after the current turn; it completes with status `completed`. */
+  /** Ends an open conversation after the turns already sent; it completes with status `completed`. */
   async end(id: string): Promise<void> {
     return this.call(id, (handle) => handle.signal(endConversationSignal));
   }
@@ -196,6 +326,40 @@ export class ConversationClient {
     return found;
   }
 
+  /** The tool names a conversation may ask for: the configured ones, or those a worker of the task queue registers. */
+  async tools(refresh = false): Promise<readonly string[]> {
+    return this.configuredTools ?? (await this.catalog(refresh)).tools;
+  }
+
+  /** The MCP servers a conversation may name: the configured ones, or those a worker of the task queue has. */
+  async mcpServers(refresh = false): Promise<readonly string[]> {
+    return this.configuredMcpServers ?? (await this.catalog(refresh)).mcpServers;
+  }
+
+  /** What a worker of the task queue offers (asked once, and again on `refresh`). */
+  private catalog(refresh: boolean): Promise<ToolCatalog> {
+    if (refresh || !this.learned) {
+      const asking = this.client.workflow
+        .execute<() => Promise<ToolCatalog>>(TOOL_CATALOG_WORKFLOW, {
+          taskQueue: this.taskQueue,
+          workflowId: `tool-catalog-${randomUUID()}`,
+          workflowExecutionTimeout: TOOL_CATALOG_TIMEOUT,
+          staticSummary: 'Which tools and MCP servers do the workers have?',
+        })
+        .catch((err: unknown) => {
+          this.learned = undefined;
+          throw new ConversationError(
+            'unavailable',
+            `No worker on task queue "${this.taskQueue}" said which tools it registers within ${TOOL_CATALOG_TIMEOUT}; is a worker running?`,
+            undefined,
+            { cause: err },
+          );
+        });
+      this.learned = asking;
+    }
+    return this.learned!;
+  }
+
   handle(id: string): WorkflowHandle<typeof conversation> {
     return this.client.workflow.getHandle<typeof conversation>(id);
   }
@@ -209,22 +373,59 @@ export class ConversationClient {
   }
 
   /** Follows a turn across continue-as-new: a run that moved on answers `continued`, the next run has the reply. */
-  private async follow(id: string, outcome: TurnOutcome): Promise<TurnResult> {
+  private async follow(id: string, outcome: TurnOutcome, deadline: number): Promise<TurnResult> {
     for (let attempt = 0; outcome.kind === 'continued'; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(50 * attempt, 1000)));
       const turn = outcome.turn;
-      outcome = await untilAnswered(() => this.handle(id).executeUpdate(awaitTurnUpdate, { args: [turn] }));
+      outcome = await untilAnswered(this.client, deadline, () =>
+        this.handle(id).executeUpdate(awaitTurnUpdate, { args: [turn] }),
+      );
+    }
+    if (outcome.kind === 'failed') {
+      const { type, message } = outcome.failure;
+      const code = type === 'ConversationEnded' ? 'conversation_failed' : 'turn_failed';
+      throw new ConversationError(code, message, type);
     }
     return outcome.result;
   }
 
-  private validate(options: ConversationOptionsInput) {
-    const parsed = this.optionsSchema.safeParse(options);
+  /** The options with defaults, or `invalid_options` naming each problem (unknown tools among them). */
+  private async validate(options: ConversationOptionsInput): Promise<ConversationOptions> {
+    const parsed = conversationOptionsSchema.safeParse(options);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`);
-      throw new ConversationError('invalid_options', `Invalid conversation options: ${problems.join('; ')}`);
+      throw new ConversationError(
+        'invalid_options',
+        `Invalid conversation options: ${describeIssues(parsed.error, 'options')}`,
+      );
     }
-    return withDefaults(parsed.data as ConversationOptionsInput);
+    if (parsed.data.tools.length > 0) {
+      let known = await this.tools();
+      if (parsed.data.tools.some((name) => !known.includes(name)) && !this.configuredTools)
+        known = await this.tools(true);
+      const unknown = parsed.data.tools.filter((name) => !known.includes(name));
+      if (unknown.length > 0) {
+        const names = unknown.map((name) => `"${name}"`).join(', ');
+        throw new ConversationError(
+          'invalid_options',
+          `Invalid conversation options: tools: unknown tool ${names}; known tools: ${known.join(', ') || 'none'}`,
+        );
+      }
+    }
+    const servers = parsed.data.mcpServers.map(({ server }) => server);
+    if (servers.length > 0) {
+      let known = await this.mcpServers();
+      if (servers.some((name) => !known.includes(name)) && !this.configuredMcpServers)
+        known = await this.mcpServers(true);
+      const unknown = servers.filter((name) => !known.includes(name));
+      if (unknown.length > 0) {
+        const names = unknown.map((name) => `"${name}"`).join(', ');
+        throw new ConversationError(
+          'invalid_options',
+          `Invalid conversation options: mcpServers: unknown MCP server ${names}; the workers are configured with: ${known.join(', ') || 'none'}`,
+        );
+      }
+    }
+    return parsed.data;
   }
 
   private startOptions(id: string, input: ConversationInput, firstMessage = input.firstMessage) {
@@ -238,30 +439,54 @@ export class ConversationClient {
         `- model: ${input.options.model}`,
         `- protocol: ${input.options.protocol}`,
         `- tools: ${input.options.tools.join(', ') || 'none'}`,
+        ...(input.options.mcpServers.length > 0
+          ? [`- MCP servers: ${input.options.mcpServers.map(({ server }) => server).join(', ')}`]
+          : []),
       ].join('\n'),
     };
   }
 }
 
+/** The server's own rejection of an update no worker processed (temporalio/temporal#5169): nothing happened. */
+function isUnprocessedUpdate(err: unknown): boolean {
+  return (
+    err instanceof WorkflowUpdateFailedError &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === 'UnprocessedUpdate'
+  );
+}
+
 /**
  * A turn may take longer than one update RPC waits (long tool chains, a pending approval): the call then ends with
- * WorkflowUpdateRPCTimeoutOrCancelledError while the update goes on in the workflow. Ask again until it answers.
+ * WorkflowUpdateRPCTimeoutOrCancelledError while the update goes on in the workflow. Ask again until it answers, or
+ * until the caller's deadline.
  */
-async function untilAnswered<T>(call: () => Promise<T>): Promise<T> {
-  for (;;) {
-    try {
-      return await call();
-    } catch (err) {
-      if (!(err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)) throw err;
+function untilAnswered<T>(client: Client, deadline: number, call: () => Promise<T>): Promise<T> {
+  return client.withDeadline(deadline, async () => {
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        if (isUnprocessedUpdate(err) && Date.now() < deadline) {
+          // The server dropped the update unseen (the workflow task that would have taken it was lost, e.g. to a
+          // worker or server restart): it had no effect, so it is sent again, with the same id.
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          continue;
+        }
+        if (!(err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)) throw err;
+        if (Date.now() >= deadline) {
+          const message =
+            'The turn has not finished yet; it goes on in the conversation (read its state, or wait again).';
+          throw new ConversationError('timeout', message, undefined, { cause: err });
+        }
+      }
     }
-  }
+  });
 }
 
 function checkMessage(text: unknown): void {
-  if (typeof text !== 'string' || text.trim() === '') throw new ConversationError('invalid_message', 'The message is empty.');
-  if (text.length > MAX_USER_MESSAGE_CHARS) {
-    throw new ConversationError('invalid_message', `The message has ${text.length} characters; the limit is ${MAX_USER_MESSAGE_CHARS}.`);
-  }
+  const parsed = userMessageSchema.safeParse(text);
+  if (!parsed.success) throw new ConversationError('invalid_message', parsed.error.issues[0]!.message);
 }
 
 function quote(value: string): string {

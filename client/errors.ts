@@ -1,18 +1,34 @@
 // The client's one error type: a `code` to branch on and a message a person can act on.
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { FailureType } from '../common/failure-types';
 
 export type ConversationErrorCode =
   | 'invalid_options'
   | 'invalid_message'
-  | 'rejected' // the workflow refused the call (validator): ended conversation, unknown turn, wrong approval
+  /** The workflow refused the call (its validator): ended conversation, unknown or forgotten turn, wrong approval. */
+  | 'rejected'
   | 'not_found'
-  | 'conversation_failed' // the conversation ended with a failure (e.g. the model API rejected the request)
-  | 'already_started';
+  /** A conversation with this id exists already, or existed: ids are not reused. */
+  | 'already_started'
+  /** The turn failed (e.g. the model API refused the key); the conversation is still open for the next message. */
+  | 'turn_failed'
+  /** The conversation ended with a failure. */
+  | 'conversation_failed'
+  /** No answer within the time the caller was willing to wait; the turn goes on in the workflow. */
+  | 'timeout'
+  /** No worker answered on the task queue. */
+  | 'unavailable';
 
 export class ConversationError extends Error {
   override name = 'ConversationError';
-  constructor(readonly code: ConversationErrorCode, message: string, readonly failureType?: string, options?: ErrorOptions) {
+  constructor(
+    readonly code: ConversationErrorCode,
+    message: string,
+    /** The failure's type when the workflow or a model call named it (e.g. `ModelAuthentication`). */
+    readonly failureType?: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
   }
 }
@@ -24,14 +40,14 @@ export function toConversationError(err: unknown, conversationId: string): unkno
     return new ConversationError('not_found', `No open conversation "${conversationId}".`, undefined, { cause: err });
   }
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
-    return new ConversationError('already_started', `Conversation "${conversationId}" already exists.`, undefined, { cause: err });
+    const message = `Conversation "${conversationId}" already exists (or existed: ids are not reused); send it a message instead.`;
+    return new ConversationError('already_started', message, undefined, { cause: err });
   }
   if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowFailedError) {
     const cause = err.cause;
     if (cause instanceof ApplicationFailure) {
-      // Validators reject with plain errors (type TypeError); a failed turn carries the model failure's type.
-      const rejected = cause.type === 'TypeError' || cause.type === 'Error';
-      return new ConversationError(rejected ? 'rejected' : 'conversation_failed', cause.message, cause.type ?? undefined, { cause: err });
+      const code = cause.type === FailureType.Rejected ? 'rejected' : 'conversation_failed';
+      return new ConversationError(code, cause.message, cause.type ?? undefined, { cause: err });
     }
     return new ConversationError('conversation_failed', cause?.message ?? err.message, undefined, { cause: err });
   }

@@ -1,6 +1,6 @@
 // Follows a conversation while it works: prints each new transcript message as it lands and says what is
 // running (model call or tool) and for how long. Reads only queries, so it adds nothing to the history.
-import type { ConversationSnapshot } from '../workflows/api';
+import type { ConversationSnapshot } from '../common/conversation-types';
 import type { ConversationClient } from './conversation-client';
 import { formatMessage, type FormattedLine } from './transcript-format';
 
@@ -16,10 +16,18 @@ export interface FollowOptions {
 }
 
 /** Polls until `until` settles; returns how many messages it has shown. */
-export async function followConversation(client: ConversationClient, id: string, until: Promise<unknown>, options: FollowOptions): Promise<number> {
+export async function followConversation(
+  client: ConversationClient,
+  id: string,
+  until: Promise<unknown>,
+  options: FollowOptions,
+): Promise<number> {
   let seen = options.from ?? 0;
   let done = false;
-  until.then(() => (done = true), () => (done = true));
+  until.then(
+    () => (done = true),
+    () => (done = true),
+  );
   const poll = async () => {
     const messages = await client.getTranscript(id, { from: seen }).catch(() => []);
     for (const message of messages) for (const line of formatMessage(message)) options.onLine(line);
@@ -27,13 +35,20 @@ export async function followConversation(client: ConversationClient, id: string,
     if (options.onRunning || options.onState) {
       const state = await client.getState(id).catch(() => undefined);
       const now = Date.now();
-      options.onRunning?.((state?.running ?? []).map((r) => `${r.name} · ${((now - Date.parse(r.startedAt)) / 1000).toFixed(1)}s`).join(', '));
+      options.onRunning?.(
+        (state?.running ?? [])
+          .map((r) => `${r.name} · ${((now - Date.parse(r.startedAt)) / 1000).toFixed(1)}s`)
+          .join(', '),
+      );
       if (state && options.onState) await options.onState(state);
     }
   };
   while (!done) {
     await poll();
-    await Promise.race([until.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250))]);
+    await Promise.race([
+      until.catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250)),
+    ]);
   }
   await poll();
   options.onRunning?.('');

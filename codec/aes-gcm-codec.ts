@@ -7,6 +7,14 @@
 //   metadata.encryption-key-id  the id of the key that encrypted it (any configured key decrypts by id: rotation)
 //   data                        12-byte random IV | ciphertext of the whole original Payload protobuf | 16-byte GCM tag
 // The key id is also the GCM additional authenticated data, so a payload cannot be passed off as another key's.
+//
+// A payload that is NOT encrypted was written by something without the keys (the Temporal CLI or Web UI without the
+// codec server, a client without PAYLOAD_ENCRYPTION_KEYS): its text is already stored in plain on the server. Workers
+// and clients refuse it ('refuse', the default): a warning in a log is easy to miss while secrets keep flowing, a
+// refusal shows at the first such payload, with the cause, where the caller looks (the workflow task failure in the
+// Web UI, the client's error). 'accept' (PAYLOAD_ENCRYPTION_PLAINTEXT=accept) is for turning encryption on in a
+// deployment whose histories still hold plain payloads: they are read, and a warning says so. The codec server, which
+// only shows what is stored, passes them through either way.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -27,19 +35,60 @@ export class PayloadDecryptionError extends Error {
   override name = 'PayloadDecryptionError';
 }
 
+/** What decoding does with a payload that is not encrypted. */
+export type PlaintextPolicy = 'refuse' | 'accept';
+
+export interface AesGcmCodecOptions {
+  /** Default 'refuse'. */
+  plaintext?: PlaintextPolicy;
+  /** Where 'accept' reports a plain payload (default: console.warn, at most once a minute with a count). */
+  warn?: (message: string) => void;
+}
+
+export const PLAINTEXT_REFUSED =
+  'Refusing a payload that is not encrypted: this deployment encrypts payloads (PAYLOAD_ENCRYPTION_KEYS), and this one ' +
+  'was written by a client without the keys (e.g. the Temporal CLI or Web UI without --codec-endpoint / the codec ' +
+  'server), so its content is stored in plain text. Send it through a client with PAYLOAD_ENCRYPTION_KEYS or the ' +
+  'codec server; while migrating a deployment that still holds plain payloads, set PAYLOAD_ENCRYPTION_PLAINTEXT=accept.';
+
 export function isEncrypted(payload: Payload): boolean {
   return text(payload.metadata?.encoding) === ENCRYPTED_ENCODING;
 }
 
 export class AesGcmCodec implements PayloadCodec {
-  constructor(private readonly keys: KeyRing) {}
+  private readonly plaintext: PlaintextPolicy;
+  private readonly warn: (message: string) => void;
+  private plainSeen = 0;
+  private lastWarnedAt = -Infinity;
+
+  constructor(
+    private readonly keys: KeyRing,
+    options: AesGcmCodecOptions = {},
+  ) {
+    this.plaintext = options.plaintext ?? 'refuse';
+    this.warn = options.warn ?? ((message) => console.warn(message));
+  }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => this.encrypt(payload));
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => (isEncrypted(payload) ? this.decrypt(payload) : payload));
+    return payloads.map((payload) => (isEncrypted(payload) ? this.decrypt(payload) : this.acceptPlain(payload)));
+  }
+
+  private acceptPlain(payload: Payload): Payload {
+    if (this.plaintext === 'refuse') throw new PayloadDecryptionError(PLAINTEXT_REFUSED);
+    this.plainSeen++;
+    const now = Date.now();
+    if (now - this.lastWarnedAt >= 60_000) {
+      this.lastWarnedAt = now;
+      this.warn(
+        `WARNING: read a payload that is not encrypted (${this.plainSeen} so far) in a deployment that encrypts ` +
+          'payloads: PAYLOAD_ENCRYPTION_PLAINTEXT=accept. Its content is stored in plain text on the server.',
+      );
+    }
+    return payload;
   }
 
   encrypt(payload: Payload): Payload {
@@ -63,7 +112,8 @@ export class AesGcmCodec implements PayloadCodec {
       );
     }
     const data = Buffer.from(payload.data ?? new Uint8Array());
-    if (data.length < IV_BYTES + TAG_BYTES) throw new PayloadDecryptionError(`Encrypted payload (key "${id}") is truncated.`);
+    if (data.length < IV_BYTES + TAG_BYTES)
+      throw new PayloadDecryptionError(`Encrypted payload (key "${id}") is truncated.`);
     const decipher = createDecipheriv(ALGORITHM, key, data.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAAD(utf8(id));
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
@@ -71,7 +121,9 @@ export class AesGcmCodec implements PayloadCodec {
     try {
       plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
     } catch {
-      throw new PayloadDecryptionError(`Cannot decrypt payload with key "${id}": authentication failed (wrong key material, or the data was altered).`);
+      throw new PayloadDecryptionError(
+        `Cannot decrypt payload with key "${id}": authentication failed (wrong key material, or the data was altered).`,
+      );
     }
     const decoded = ProtoPayload.decode(plain);
     return { metadata: decoded.metadata, data: decoded.data };

@@ -53,7 +53,10 @@ interface JsonPayload {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -61,10 +64,13 @@ class HttpError extends Error {
 function fromJson(value: unknown, index: number): Payload {
   if (typeof value !== 'object' || value === null) throw new HttpError(400, `payloads[${index}] is not an object`);
   const { metadata, data } = value as JsonPayload;
-  if (metadata != null && typeof metadata !== 'object') throw new HttpError(400, `payloads[${index}].metadata is not an object`);
-  if (data != null && typeof data !== 'string') throw new HttpError(400, `payloads[${index}].data is not a base64 string`);
+  if (metadata != null && typeof metadata !== 'object')
+    throw new HttpError(400, `payloads[${index}].metadata is not an object`);
+  if (data != null && typeof data !== 'string')
+    throw new HttpError(400, `payloads[${index}].data is not a base64 string`);
   const entries = Object.entries(metadata ?? {}).map(([key, encoded]): [string, Uint8Array] => {
-    if (typeof encoded !== 'string') throw new HttpError(400, `payloads[${index}].metadata.${key} is not a base64 string`);
+    if (typeof encoded !== 'string')
+      throw new HttpError(400, `payloads[${index}].metadata.${key} is not a base64 string`);
     return [key, Buffer.from(encoded, 'base64')];
   });
   return { metadata: Object.fromEntries(entries), data: Buffer.from(data ?? '', 'base64') };
@@ -73,7 +79,10 @@ function fromJson(value: unknown, index: number): Payload {
 function toJson(payload: Payload): JsonPayload {
   return {
     metadata: Object.fromEntries(
-      Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value ?? new Uint8Array()).toString('base64')]),
+      Object.entries(payload.metadata ?? {}).map(([key, value]) => [
+        key,
+        Buffer.from(value ?? new Uint8Array()).toString('base64'),
+      ]),
     ),
     data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
   };
@@ -135,7 +144,10 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     return sent !== undefined && sameSecret(sent, session);
   };
 
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<{ namespace?: string; count?: number }> => {
+  const handle = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ): Promise<{ namespace?: string; count?: number }> => {
     const url = new URL(req.url ?? '/', 'http://codec.invalid');
     const action = url.pathname.replace(/\/+$/, '').split('/').pop() ?? '';
     const origin = req.headers.origin;
@@ -159,26 +171,37 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
       const form = new URLSearchParams((await readBody(req, 64 * 1024)).toString('utf8'));
       if (!sameSecret(form.get('token') ?? '', token)) throw new HttpError(401, 'wrong token');
       const secure = req.headers['x-forwarded-proto'] === 'https' || (req.socket as { encrypted?: boolean }).encrypted;
-      res.setHeader('Set-Cookie',
-        `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_MAX_AGE_S}${secure ? '; Secure' : ''}`);
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' })
-        .end('Logged in: this browser may now decode payloads in the Temporal Web UI (turn on "Include cross-origin credentials").\n');
+      res.setHeader(
+        'Set-Cookie',
+        `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_MAX_AGE_S}${secure ? '; Secure' : ''}`,
+      );
+      res
+        .writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' })
+        .end(
+          'Logged in: this browser may now decode payloads in the Temporal Web UI (turn on "Include cross-origin credentials").\n',
+        );
       return {};
     }
-    if (action !== 'encode' && action !== 'decode') throw new HttpError(404, 'not found: POST .../encode or .../decode');
+    if (action !== 'encode' && action !== 'decode')
+      throw new HttpError(404, 'not found: POST .../encode or .../decode');
 
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, {
-        'Access-Control-Allow-Methods': 'POST, OPTIONS',
-        'Access-Control-Allow-Headers': 'Content-Type, X-Namespace, Authorization',
-        'Access-Control-Max-Age': '600',
-      }).end();
+      res
+        .writeHead(204, {
+          'Access-Control-Allow-Methods': 'POST, OPTIONS',
+          'Access-Control-Allow-Headers': 'Content-Type, X-Namespace, Authorization',
+          'Access-Control-Max-Age': '600',
+        })
+        .end();
       return {};
     }
     if (req.method !== 'POST') throw new HttpError(405, 'use POST');
     if (!authorized(req)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="codec-server"');
-      throw new HttpError(401, 'missing or wrong credentials: Authorization: Bearer <CODEC_SERVER_TOKEN>, or log in at /login');
+      throw new HttpError(
+        401,
+        'missing or wrong credentials: Authorization: Bearer <CODEC_SERVER_TOKEN>, or log in at /login',
+      );
     }
     const namespace = typeof req.headers['x-namespace'] === 'string' ? req.headers['x-namespace'] : undefined;
     let body: unknown;
@@ -197,7 +220,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     } catch (error) {
       throw new HttpError(400, `cannot ${action}: ${(error as Error).message}`);
     }
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+    res
+      .writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
       .end(JSON.stringify({ payloads: converted.map(toJson) }));
     return { namespace, count: payloads.length };
   };
@@ -206,8 +230,10 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     const started = Date.now();
     handle(req, res).then(
       ({ namespace, count }) => {
-        options.log?.(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode}${namespace ? ` ns=${namespace}` : ''}` +
-          `${count !== undefined ? ` payloads=${count}` : ''} ${Date.now() - started}ms`);
+        options.log?.(
+          `${req.method} ${req.url?.split('?')[0]} ${res.statusCode}${namespace ? ` ns=${namespace}` : ''}` +
+            `${count !== undefined ? ` payloads=${count}` : ''} ${Date.now() - started}ms`,
+        );
       },
       (error: unknown) => {
         const status = error instanceof HttpError ? error.status : 500;
@@ -215,7 +241,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
         if (!res.headersSent) res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
         res.end(`${message}\n`);
         options.log?.(`${req.method} ${req.url?.split('?')[0]} ${status} ${message}`);
-        if (!(error instanceof HttpError)) options.log?.(`codec server error: ${(error as Error)?.stack ?? String(error)}`);
+        if (!(error instanceof HttpError))
+          options.log?.(`codec server error: ${(error as Error)?.stack ?? String(error)}`);
       },
     );
   });

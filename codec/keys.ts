@@ -23,8 +23,10 @@ export class KeyRing {
   constructor(keys: readonly EncryptionKey[]) {
     if (keys.length === 0) throw new Error('A key ring needs at least one key.');
     const byId = new Map<string, Buffer>();
-    for (const { id, key } of keys) {
-      if (!KEY_ID.test(id)) throw new Error(`Invalid key id "${id}": use 1-64 characters of A-Z a-z 0-9 . _ -`);
+    for (const [index, { id, key }] of keys.entries()) {
+      // Not quoted back: a text that is not a valid id may be key material written in the wrong place.
+      if (!KEY_ID.test(id))
+        throw new Error(`Invalid key id in entry ${index + 1}: use 1-64 characters of A-Z a-z 0-9 . _ -`);
       if (key.length !== KEY_BYTES) throw new Error(`Key ${id} has ${key.length} bytes; AES-256 needs ${KEY_BYTES}.`);
       if (byId.has(id)) throw new Error(`Key id ${id} appears twice.`);
       byId.set(id, Buffer.from(key));
@@ -62,20 +64,35 @@ export function generateKeyBase64(): string {
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
+const decodeBase64 = (text: string): Buffer | undefined => {
+  const standard = text.trim().replace(/-/g, '+').replace(/_/g, '/');
+  return BASE64.test(standard) ? Buffer.from(standard, 'base64') : undefined;
+};
+
 /**
- * Parses `id:base64,id:base64`. Errors name the key id and what is wrong, never the key material.
+ * Parses `id:base64,id:base64`. Errors name the key id (when it is one) and what is wrong, never the key material:
+ * an entry written the wrong way round (`base64:id`) is named by its position only.
  * Whitespace around entries is ignored; standard base64 (with padding) or base64url is accepted.
  */
 export function parseKeyRing(text: string): KeyRing {
-  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (entries.length === 0) throw new Error('no keys: expected id:base64key[,id:base64key...]');
   const keys = entries.map((entry, index) => {
     const colon = entry.indexOf(':');
     if (colon <= 0) throw new Error(`entry ${index + 1} is not id:base64key`);
     const id = entry.slice(0, colon).trim();
-    const encoded = entry.slice(colon + 1).trim().replace(/-/g, '+').replace(/_/g, '/');
-    if (!BASE64.test(encoded)) throw new Error(`key ${id} is not base64`);
-    return { id, key: Buffer.from(encoded, 'base64') };
+    const material = entry.slice(colon + 1).trim();
+    // The part before the colon is a whole key: the entry is `base64key:id`.
+    if (decodeBase64(id)?.length === KEY_BYTES)
+      throw new Error(`entry ${index + 1} is written the wrong way round: write id:base64key, the id first`);
+    if (!KEY_ID.test(id))
+      throw new Error(`entry ${index + 1}: the key id must be 1-64 characters of A-Z a-z 0-9 . _ -`);
+    const key = decodeBase64(material);
+    if (!key) throw new Error(`key ${id} is not base64`);
+    return { id, key };
   });
   return new KeyRing(keys);
 }
@@ -85,7 +102,10 @@ export const keyRingSchema = z.string().transform((text, ctx) => {
   try {
     return parseKeyRing(text);
   } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `${(error as Error).message} (32-byte keys, base64; the first is current)` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `${(error as Error).message} (32-byte keys, base64; the first is current)`,
+    });
     return z.NEVER;
   }
 });

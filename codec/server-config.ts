@@ -1,13 +1,21 @@
-// The codec server's configuration, from the environment (scripts/codec-server.ts, the compose file's codec-server
+// The codec server's configuration, from the environment (codec/server-main.ts, the compose file's codec-server
 // service). Validated once at start-up; a message names the variable, never a secret's value.
 import { z } from 'zod';
 import { keyRingSchema } from './keys';
 
 export const DEFAULT_CODEC_SERVER_PORT = 8081;
 /** The dev server's UI (scripts/demo.ts: port 8233) and the compose file's UI (port 8080), as a browser types them. */
-export const DEFAULT_CORS_ORIGINS = ['http://localhost:8233', 'http://127.0.0.1:8233', 'http://localhost:8080', 'http://127.0.0.1:8080'];
+export const DEFAULT_CORS_ORIGINS = [
+  'http://localhost:8233',
+  'http://127.0.0.1:8233',
+  'http://localhost:8080',
+  'http://127.0.0.1:8080',
+];
 
-const origin = z.string().trim().regex(/^https?:\/\/[^/\s]+$/, 'each origin is scheme://host[:port], no path');
+const origin = z
+  .string()
+  .trim()
+  .regex(/^https?:\/\/[^/\s]+$/, 'each origin is scheme://host[:port], no path');
 
 export const codecServerConfigSchema = z.object({
   PAYLOAD_ENCRYPTION_KEYS: keyRingSchema,
@@ -16,7 +24,12 @@ export const codecServerConfigSchema = z.object({
   CODEC_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_CODEC_SERVER_PORT),
   CODEC_SERVER_CORS_ORIGINS: z
     .string()
-    .transform((text) => text.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(origin).min(1))
     .default(DEFAULT_CORS_ORIGINS),
 });

@@ -1,32 +1,58 @@
 // The worker's configuration, from the conventional environment variables, validated once at start-up
 // so a bad value stops the process with a message that names the variable.
 import { z } from 'zod';
+import { plaintextPolicySchema } from '../codec/data-converter';
 import { keyRingSchema } from '../codec/keys';
-import { DEFAULT_MODEL } from '../workflows/api';
+import { durationMs } from '../common/options';
+
+/** Running activities get this long to finish when the worker is asked to stop. */
+export const DEFAULT_SHUTDOWN_GRACE_TIME = '30 seconds';
 
 const optionalText = z.string().trim().min(1).optional().catch(undefined);
 
 export const configSchema = z.object({
-  TEMPORAL_ADDRESS: z.string().trim().regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233').default('localhost:7233'),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .trim()
+    .regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')
+    .default('localhost:7233'),
   TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('claude-conversations'),
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-  ANTHROPIC_MODEL: z.string().trim().min(1).default(DEFAULT_MODEL),
-  /** Append a JSON line per tool execution (crash tests count them outside the worker). */
-  TOOL_EXECUTION_LOG: optionalText,
-  /** Simulated latency before every tool execution, in milliseconds. */
-  TOOL_LATENCY_MS: z.coerce.number().int().min(0).default(0),
+  /** A workflow bundle of your own; default: the one the package ships (workflow-bundles.ts), else bundled at start. */
+  WORKFLOW_BUNDLE_PATH: optionalText,
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(2000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(100),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().default(2000),
+  /** The worker's copy of the transcripts (activities/model-context-cache.ts), in MiB. */
+  WORKER_MODEL_CONTEXT_CACHE_MB: z.coerce.number().int().positive().default(256),
+  /** On SIGTERM, how long running model and tool calls may finish before they are cancelled (and run elsewhere). */
+  WORKER_SHUTDOWN_GRACE_TIME: z
+    .string()
+    .trim()
+    .refine((text) => durationMs(text) !== undefined, 'must be a duration like "30 seconds"')
+    .default(DEFAULT_SHUTDOWN_GRACE_TIME),
   /** `host:port` to serve the SDK's Prometheus metrics on (`/metrics`): task latencies, slots, request latencies. */
-  WORKER_METRICS_ADDRESS: z.string().trim().regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464').optional(),
+  WORKER_METRICS_ADDRESS: z
+    .string()
+    .trim()
+    .regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
+    .optional(),
   /** `id:base64key[,id:base64key...]` (32-byte keys, the first is current): encrypt every payload (codec/). */
   PAYLOAD_ENCRYPTION_KEYS: keyRingSchema.optional(),
+  /** The MCP servers the worker may start or call, as JSON (activities/mcp/mcp-server-config.ts)… */
+  MCP_SERVERS: optionalText,
+  /** …or a JSON file of them (Claude Desktop's `{ "mcpServers": { … } }` works as it is). */
+  MCP_SERVERS_FILE: optionalText,
+  /** With keys: `refuse` (default) a payload that is not encrypted, or `accept` it with a warning (a migration). */
+  PAYLOAD_ENCRYPTION_PLAINTEXT: plaintextPolicySchema,
   /** Temporal Cloud / a TLS server: an API key (implies TLS), or mTLS client cert and key files (PEM). */
   TEMPORAL_API_KEY: optionalText,
-  TEMPORAL_TLS: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  TEMPORAL_TLS: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
   TEMPORAL_TLS_CLIENT_CERT_PATH: optionalText,
   TEMPORAL_TLS_CLIENT_KEY_PATH: optionalText,
   TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalText,
@@ -48,11 +74,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   if (!parsed.data.TEMPORAL_TLS_CLIENT_CERT_PATH !== !parsed.data.TEMPORAL_TLS_CLIENT_KEY_PATH) {
-    throw new ConfigError('Invalid configuration:\n  TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: set both (mTLS) or neither.');
+    throw new ConfigError(
+      'Invalid configuration:\n  TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: set both (mTLS) or neither.',
+    );
   }
   if (!parsed.data.ANTHROPIC_API_KEY && !parsed.data.ANTHROPIC_BASE_URL) {
     throw new ConfigError(
-      'Invalid configuration:\n  ANTHROPIC_API_KEY: set it to talk to Claude, or set ANTHROPIC_BASE_URL to a local Messages API server (npm run mock-anthropic).',
+      'Invalid configuration:\n  ANTHROPIC_API_KEY: set it to talk to Claude, or set ANTHROPIC_BASE_URL to a local Messages API server (npm run messages-api).',
     );
   }
   return parsed.data;

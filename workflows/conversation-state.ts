@@ -1,109 +1,139 @@
-// Everything a conversation remembers, as a plain class: the workflow file only wires handlers and
-// activities around it, and this logic is unit-testable without Temporal. Pure and deterministic.
+// Everything a conversation remembers, and every way it changes, as a plain class: status, turns, transcript,
+// approvals and what runs now change only through the named methods below. The workflow file wires handlers and
+// activities around it; this logic is unit-tested without Temporal. Pure and deterministic.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import {
-  type ActivityInProgress,
-  type ApprovalDecision,
-  type CarriedState,
-  type ConversationInput,
-  type ConversationOptions,
-  type ConversationResult,
-  type ConversationSnapshot,
-  type ConversationStatus,
-  MAX_USER_MESSAGE_CHARS,
-  type PendingApproval,
-  type TokenUsage,
-  type TurnOutcome,
-  type TurnResult,
-} from './api';
-import { addUsage, ZERO_USAGE } from './usage';
+import { ApplicationFailure } from '@temporalio/common';
+import type {
+  ActivityInProgress,
+  ApprovalDecision,
+  CarriedState,
+  ConversationInput,
+  ConversationResult,
+  ConversationSnapshot,
+  ConversationStatus,
+  PendingApproval,
+  TokenUsage,
+  TurnFailure,
+  TurnInProgress,
+  TurnOutcome,
+  TurnResult,
+} from '../common/conversation-types';
+import { OPEN_STATUSES } from '../common/conversation-types';
+import { type ContextAccounting, ZERO_CONTEXT } from '../common/context-accounting';
+import { compactedHead } from '../common/orchestrator-summary';
+import { FailureType } from '../common/failure-types';
+import type { ConversationOptions } from '../common/options';
+import { addUsage, ZERO_USAGE } from '../common/usage';
+import { jsonBytes, utf8Length } from '../common/utf8-length';
+import { approvalDecisionSchema, turnNumberSchema, userMessageSchema } from '../common/workflow-messages';
 
-/** Open statuses; every other status means the conversation has ended. */
-const OPEN: readonly ConversationStatus[] = ['running', 'awaiting_user', 'awaiting_approval'];
-/** Turn results kept for callers that come back for them (`awaitTurn`), also across continue-as-new. */
-const KEPT_RESULTS = 20;
+/** Turn outcomes kept for callers that come back for them (`awaitTurn`), also across continue-as-new. */
+export const KEPT_OUTCOMES = 20;
+/** Messages sent while the conversation works on another, waiting their turn. */
+export const MAX_PENDING_MESSAGES = 100;
+/** What a run carries besides the parts counted one by one (counters, keys, the JSON around them). */
+const CARRIED_OVERHEAD_BYTES = 4_096;
 
-export interface TurnFailure {
-  turn: number;
-  type: string;
-  message: string;
-}
-
-/** The turn being worked on: its counters restart with every user message. */
-export interface ActiveTurn {
-  turn: number;
-  modelCalls: number;
-  toolCalls: number;
-  usage: TokenUsage;
-  /** The `max_tokens` rung a cut-off reply forced this turn up to; later calls of the turn start there. */
-  maxTokens?: number;
+/** The failure every validator rejects with: the caller learns why, and nothing changed. */
+export function rejection(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: FailureType.Rejected, message, nonRetryable: true });
 }
 
 export class ConversationState {
   readonly options: ConversationOptions;
   readonly transcript: MessageParam[];
-  status: ConversationStatus = 'awaiting_user';
-  lastText: string;
+  /** With the workflow id, makes each tool call's idempotency key unique to this conversation. */
+  readonly firstRunId: string;
+  readonly runs: number;
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
-  runs: number;
+  lastText: string;
   /** Model calls in this run: continue-as-new keeps each run's history bounded. */
   modelCallsThisRun = 0;
-  endRequested = false;
-  /** Set once the run decided to continue-as-new: waiting callers are told to ask the next run. */
-  movingOn = false;
-  active: ActiveTurn | undefined;
-  /** Transcript length right after the last reply the model call cache knows about. */
+  /** The turn being worked on. */
+  currentTurn: TurnInProgress | undefined;
+  /** Transcript length right after the last reply the worker's model-context cache knows about. */
   sentUpTo: number;
   /** The id of that reply (undefined before the first reply of a run). */
   lastReplyId: string | undefined;
-  /** The transcript's size, kept as messages are added (checked against the limit every model call). */
-  transcriptChars = 0;
-  readonly running = new Map<string, ActivityInProgress>();
-  readonly approvals = new Map<string, { request: PendingApproval; decision?: ApprovalDecision }>();
-  private nextTurn: number;
-  private readonly pending: { turn: number; text: string }[];
-  private readonly results: TurnResult[];
-  /** Why the conversation failed, for every caller still waiting on a turn. */
-  private fatal: { type: string; message: string } | undefined;
-  /** The search attribute values last written, so only changes are written (each write is a history event). */
-  publishedAttributes = '';
+  /** Input tokens per call before and after compaction or clearing, and the compactions so far. */
+  context: ContextAccounting;
 
-  constructor(input: ConversationInput) {
+  private statusValue: ConversationStatus = 'awaiting_user';
+  private endWanted: boolean;
+  private handingOver = false;
+  private nextTurn: number;
+  private transcriptBytes = 0;
+  /** The options never change; their size (the system prompt among them) is counted once. */
+  private readonly optionsBytes: number;
+  /** The reply id and cache position when the current turn began: a failed turn goes back to them. */
+  private turnStartReply: { id: string | undefined; sentUpTo: number } = { id: undefined, sentUpTo: 0 };
+  private readonly pending: { turn: number; text: string }[];
+  private readonly outcomes: TurnOutcome[];
+  private readonly runningNow = new Map<string, ActivityInProgress>();
+  private readonly approvals = new Map<string, { request: PendingApproval; decision?: ApprovalDecision }>();
+  /** Why the conversation failed as a whole, for every caller still waiting on a turn. */
+  private fatal: TurnFailure | undefined;
+
+  constructor(input: ConversationInput, firstRunId: string) {
     const carried = input.carried;
     this.options = input.options;
+    this.optionsBytes = jsonBytes(input.options);
     this.transcript = [];
     for (const message of carried?.transcript ?? []) this.push(message);
     this.pending = carried ? [...carried.pendingMessages] : [];
-    this.results = carried ? [...carried.results] : [];
+    this.outcomes = carried ? [...carried.outcomes] : [];
     this.nextTurn = carried?.nextTurn ?? 1;
     this.modelCalls = carried?.modelCalls ?? 0;
     this.toolCalls = carried?.toolCalls ?? 0;
     this.usage = carried?.usage ?? ZERO_USAGE;
     this.runs = (carried?.runs ?? 0) + 1;
     this.lastText = carried?.lastText ?? '';
-    this.active = carried?.inFlight ? { ...carried.inFlight } : undefined;
-    // A new run's worker cache is empty: the first model call fetches the transcript once by query.
+    this.endWanted = carried?.endRequested ?? false;
+    this.firstRunId = carried?.firstRunId ?? firstRunId;
+    this.currentTurn = carried?.currentTurn ? { ...carried.currentTurn } : undefined;
+    this.context = carried?.context ?? ZERO_CONTEXT;
+    // A new run's worker cache is empty: the first model call reads the transcript once by query.
     this.sentUpTo = this.transcript.length;
+    this.turnStartReply = { id: undefined, sentUpTo: this.currentTurn?.transcriptStart ?? this.transcript.length };
     if (input.firstMessage !== undefined && !carried) this.enqueue(input.firstMessage);
-    if (this.active || this.pending.length > 0) this.status = 'running';
+    if (this.currentTurn || this.pending.length > 0) this.statusValue = 'running';
+  }
+
+  get status(): ConversationStatus {
+    return this.statusValue;
   }
 
   get isOpen(): boolean {
-    return OPEN.includes(this.status);
+    return (OPEN_STATUSES as readonly string[]).includes(this.statusValue);
+  }
+
+  get endRequested(): boolean {
+    return this.endWanted;
+  }
+
+  /** Set once the run decided to continue-as-new: waiting callers are told to ask the next run. */
+  get movingOn(): boolean {
+    return this.handingOver;
   }
 
   // ── user messages ────────────────────────────────────────────────────────────────────────────────
 
-  /** Throws (rejecting the update before it is accepted) when the message cannot be taken. */
+  /** Throws a rejection (the update is refused before it is accepted) when the message cannot be taken. */
   validateMessage(text: unknown): void {
-    if (typeof text !== 'string') throw new TypeError('The message must be a string.');
-    if (text.trim() === '') throw new TypeError('The message is empty.');
-    if (text.length > MAX_USER_MESSAGE_CHARS) {
-      throw new TypeError(`The message has ${text.length} characters; the limit is ${MAX_USER_MESSAGE_CHARS}.`);
+    const parsed = userMessageSchema.safeParse(text);
+    if (!parsed.success) throw rejection(parsed.error.issues[0]!.message);
+    if (!this.isOpen || this.endWanted) throw rejection(`The conversation has ended (${this.statusValue}).`);
+    if (this.pending.length >= MAX_PENDING_MESSAGES) {
+      throw rejection(`${MAX_PENDING_MESSAGES} messages are already waiting for an answer; send this one later.`);
     }
-    if (!this.isOpen || this.endRequested) throw new TypeError(`The conversation has ended (${this.status}).`);
+    const after = this.carriedBytes() + utf8Length(parsed.data) + 64;
+    if (after > this.options.limits.maxCarriedBytes) {
+      throw rejection(
+        `The conversation would grow to ${after} bytes, over its limit of ${this.options.limits.maxCarriedBytes}; start a new conversation.`,
+      );
+    }
   }
 
   enqueue(text: string): number {
@@ -116,18 +146,35 @@ export class ConversationState {
     return this.pending.length > 0;
   }
 
-  /** Starts the next user turn: its message enters the transcript. */
-  beginTurn(): ActiveTurn {
-    const next = this.pending.shift();
-    if (!next) throw new Error('beginTurn without a pending message');
-    this.push({ role: 'user', content: next.text });
-    this.active = { turn: next.turn, modelCalls: 0, toolCalls: 0, usage: ZERO_USAGE };
-    this.status = 'running';
-    return this.active;
+  requestEnd(): void {
+    this.endWanted = true;
   }
 
-  knowsTurn(turn: unknown): boolean {
-    return typeof turn === 'number' && Number.isInteger(turn) && turn >= 1 && turn < this.nextTurn;
+  /** Nothing to do until a person writes. */
+  waitForUser(): void {
+    this.statusValue = 'awaiting_user';
+  }
+
+  /** Starts the next user turn: its message enters the transcript. */
+  beginTurn(): TurnInProgress {
+    const next = this.pending.shift();
+    if (!next) throw new Error('beginTurn without a pending message');
+    this.turnStartReply = { id: this.lastReplyId, sentUpTo: this.sentUpTo };
+    let message: MessageParam = { role: 'user', content: next.text };
+    const last = this.transcript.at(-1);
+    if (last?.role === 'user') {
+      // Only the orchestrator's summary, left by a turn that failed after compacting: the message joins it.
+      this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
+      this.sentUpTo = Math.min(this.sentUpTo, this.transcript.length);
+      this.turnStartReply = { id: undefined, sentUpTo: 0 };
+      const blocks = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
+      message = { role: 'user', content: [...blocks, { type: 'text', text: next.text }] };
+    }
+    const transcriptStart = this.transcript.length;
+    this.push(message);
+    this.currentTurn = { turn: next.turn, modelCalls: 0, toolCalls: 0, usage: ZERO_USAGE, transcriptStart };
+    this.statusValue = 'running';
+    return this.currentTurn;
   }
 
   // ── model replies and tool results ───────────────────────────────────────────────────────────────
@@ -136,10 +183,41 @@ export class ConversationState {
     this.modelCalls++;
     this.modelCallsThisRun++;
     this.usage = addUsage(this.usage, usage);
-    if (this.active) {
-      this.active.modelCalls++;
-      this.active.usage = addUsage(this.active.usage, usage);
+    if (this.currentTurn) {
+      this.currentTurn.modelCalls++;
+      this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
     }
+  }
+
+  /** A model call of the orchestrator's own (a summary): its tokens count, but it is not one of the turn's calls. */
+  recordExtraUsage(usage: TokenUsage): void {
+    this.usage = addUsage(this.usage, usage);
+    if (this.currentTurn) this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
+  }
+
+  /**
+   * The context was compacted: the first `count` messages give way to `head` (nothing when the API's compaction block
+   * now opens the transcript; the orchestrator's summary otherwise). A turn that began among them now begins at the
+   * head, and if it fails it goes back to the compaction alone.
+   */
+  compactHead(count: number, head: MessageParam[]): void {
+    const removed = this.transcript.splice(0, count, ...head);
+    for (const message of removed) this.transcriptBytes -= jsonBytes(message) + 1;
+    for (const message of head) this.transcriptBytes += jsonBytes(message) + 1;
+    const shift = head.length - count;
+    this.sentUpTo = Math.max(0, this.sentUpTo + shift);
+    if (this.currentTurn && this.currentTurn.transcriptStart < count) {
+      this.currentTurn.transcriptStart = 0;
+      this.turnStartReply = { id: undefined, sentUpTo: 0 };
+    } else if (this.currentTurn) {
+      this.currentTurn.transcriptStart += shift;
+      this.turnStartReply = { ...this.turnStartReply, sentUpTo: Math.max(0, this.turnStartReply.sentUpTo + shift) };
+    }
+  }
+
+  /** A cut-off reply forced the turn up the `max_tokens` ladder: later calls of the turn start there. */
+  raiseMaxTokens(maxTokens: number): void {
+    if (this.currentTurn) this.currentTurn.maxTokens = maxTokens;
   }
 
   appendReply(message: MessageParam, replyId: string): void {
@@ -152,19 +230,9 @@ export class ConversationState {
     this.push(message);
   }
 
-  /** The transcript travels whole in the continue-as-new input, which must stay under the 2 MB payload limit. */
-  get transcriptTooLarge(): boolean {
-    return this.transcriptChars > this.options.limits.maxTranscriptChars;
-  }
-
-  private push(message: MessageParam): void {
-    this.transcript.push(message);
-    this.transcriptChars += JSON.stringify(message.content).length;
-  }
-
   recordToolCalls(count: number): void {
     this.toolCalls += count;
-    if (this.active) this.active.toolCalls += count;
+    if (this.currentTurn) this.currentTurn.toolCalls += count;
   }
 
   /** Messages added since the last reply: what the next model call must carry. */
@@ -172,47 +240,143 @@ export class ConversationState {
     return this.transcript.slice(this.sentUpTo);
   }
 
+  /**
+   * The UTF-8 size of what this run would hand to the next: the transcript, queued messages, kept outcomes, the
+   * options (the system prompt among them) and the rest. It must stay under the payload limit, or continue-as-new
+   * would fail its workflow task for ever.
+   */
+  carriedBytes(): number {
+    return (
+      this.transcriptBytes +
+      jsonBytes(this.pending) +
+      jsonBytes(this.outcomes) +
+      this.optionsBytes +
+      utf8Length(this.lastText) +
+      CARRIED_OVERHEAD_BYTES
+    );
+  }
+
+  get tooLargeToCarry(): boolean {
+    return this.carriedBytes() > this.options.limits.maxCarriedBytes;
+  }
+
+  private push(message: MessageParam): void {
+    this.transcript.push(message);
+    this.transcriptBytes += jsonBytes(message) + 1;
+  }
+
+  // ── what runs now ────────────────────────────────────────────────────────────────────────────────
+
+  startActivity(key: string, activity: ActivityInProgress): void {
+    this.runningNow.set(key, activity);
+  }
+
+  finishActivity(key: string): void {
+    this.runningNow.delete(key);
+  }
+
   // ── ending a turn ────────────────────────────────────────────────────────────────────────────────
 
-  /** Ends the active turn with the model's last words; a final `status` ends the conversation too. */
+  /** Ends the current turn with the model's last words; a final `status` ends the conversation too. */
   finishTurn(text: string, stopReason: TurnResult['stopReason'], status: ConversationStatus): TurnResult {
-    const active = this.active;
-    if (!active) throw new Error('finishTurn without an active turn');
+    const turn = this.takeCurrentTurn();
     const result: TurnResult = {
-      turn: active.turn,
+      turn: turn.turn,
       status,
       text,
       stopReason,
-      modelCalls: active.modelCalls,
-      toolCalls: active.toolCalls,
-      usage: active.usage,
+      modelCalls: turn.modelCalls,
+      toolCalls: turn.toolCalls,
+      usage: turn.usage,
     };
-    this.results.push(result);
-    if (this.results.length > KEPT_RESULTS) this.results.shift();
+    this.keep({ kind: 'reply', result });
     this.lastText = text;
-    this.status = status;
-    this.active = undefined;
+    this.statusValue = status;
     return result;
   }
 
-  /** The conversation cannot go on: the active turn and every waiting one fail with this message. */
-  failTurn(type: string, message: string): void {
-    this.fatal = { type, message };
-    this.active = undefined;
-    this.status = 'failed';
-    this.lastText = message;
+  /**
+   * The current turn failed (its model call was refused: a revoked key, a billing lapse…); the conversation goes on.
+   * The turn's messages leave the transcript, so the next message starts from the last good reply.
+   */
+  failTurn(failure: TurnFailure): void {
+    const turn = this.takeCurrentTurn();
+    this.keep({ kind: 'failed', turn: turn.turn, failure });
+    // A turn that compacted the context keeps the compaction: it stands for the turns before it too.
+    const head = turn.transcriptStart === 0 ? compactedHead(this.transcript) : [];
+    while (this.transcript.length > turn.transcriptStart) this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
+    for (const message of head) this.push(message);
+    // The worker's cached copy may hold the failed turn's replies: point the next call at the last good reply.
+    this.lastReplyId = this.turnStartReply.id;
+    this.sentUpTo = Math.min(this.turnStartReply.sentUpTo, this.transcript.length);
+    this.lastText = failure.message;
+    this.statusValue = 'awaiting_user';
   }
 
-  /** Undefined while the turn is still being worked on. */
-  outcomeOf(turn: number): TurnOutcome | TurnFailure | undefined {
-    const result = this.results.find((r) => r.turn === turn);
-    if (result) return { kind: 'reply', result };
-    if (this.fatal) return { turn, ...this.fatal };
+  /** The conversation cannot go on: the current turn and every waiting one fail with this. */
+  failConversation(failure: TurnFailure): void {
+    this.fatal = failure;
+    if (this.currentTurn) this.keep({ kind: 'failed', turn: this.takeCurrentTurn().turn, failure });
+    this.statusValue = 'failed';
+    this.lastText = failure.message;
+  }
+
+  /** A final status without a turn to end (idle timeout, `end()`, cancellation). */
+  close(status: Exclude<ConversationStatus, (typeof OPEN_STATUSES)[number]>): void {
+    this.statusValue = status;
+  }
+
+  /** Waiting callers are told to ask the next run from now on. */
+  handOver(): void {
+    this.handingOver = true;
+  }
+
+  private takeCurrentTurn(): TurnInProgress {
+    const turn = this.currentTurn;
+    if (!turn) throw new Error('no turn is in progress');
+    this.currentTurn = undefined;
+    return turn;
+  }
+
+  private keep(outcome: TurnOutcome): void {
+    this.outcomes.push(outcome);
+    if (this.outcomes.length > KEPT_OUTCOMES) this.outcomes.shift();
+  }
+
+  // ── callers waiting on turns ─────────────────────────────────────────────────────────────────────
+
+  /** Throws a rejection unless `turn` names a turn whose outcome is still known or still to come. */
+  validateAwaitTurn(turn: unknown): void {
+    const parsed = turnNumberSchema.safeParse(turn);
+    if (!parsed.success || parsed.data >= this.nextTurn)
+      throw rejection(`This conversation has no turn ${String(turn)}.`);
+    if (this.outcomeOf(parsed.data) !== undefined || this.isWaiting(parsed.data)) return;
+    throw rejection(
+      `Turn ${parsed.data}'s outcome is no longer kept (only the last ${KEPT_OUTCOMES} are); read the transcript instead.`,
+    );
+  }
+
+  private isWaiting(turn: number): boolean {
+    return this.currentTurn?.turn === turn || this.pending.some((message) => message.turn === turn);
+  }
+
+  get lastOutcome(): TurnOutcome | undefined {
+    return this.outcomes.at(-1);
+  }
+
+  /** Undefined while the turn is still being worked on (or waits for its turn). */
+  outcomeOf(turn: number): TurnOutcome | undefined {
+    const kept = this.outcomes.find(
+      (outcome) => (outcome.kind === 'reply' ? outcome.result.turn : outcome.turn) === turn,
+    );
+    if (kept) return kept;
+    if (!this.isWaiting(turn)) return undefined;
+    if (this.fatal) return { kind: 'failed', turn, failure: this.fatal };
     if (!this.isOpen) {
-      // The conversation ended before reaching this turn.
-      return { turn, type: 'ConversationEnded', message: `The conversation ended (${this.status}) before turn ${turn} was answered.` };
+      const message = `The conversation ended (${this.statusValue}) before turn ${turn} was answered.`;
+      return { kind: 'failed', turn, failure: { type: FailureType.ConversationEnded, message } };
     }
-    if (this.movingOn) return { kind: 'continued', turn };
+    if (this.handingOver) return { kind: 'continued', turn };
     return undefined;
   }
 
@@ -220,33 +384,44 @@ export class ConversationState {
 
   requestApproval(request: PendingApproval): void {
     this.approvals.set(request.callId, { request });
-    this.status = 'awaiting_approval';
+    this.statusValue = 'awaiting_approval';
   }
 
-  validateDecision(decision: ApprovalDecision): void {
-    if (!decision || typeof decision.callId !== 'string') throw new TypeError('The decision must name a callId.');
-    const pending = this.approvals.get(decision.callId);
-    if (!pending || pending.decision) throw new TypeError(`No tool call ${decision.callId} is waiting for approval.`);
-    if (decision.argumentsDigest !== pending.request.argumentsDigest) {
-      throw new TypeError(`The arguments of ${decision.callId} are not the ones approved (digest mismatch).`);
+  /** Throws a rejection unless `decision` is a whole, well-typed answer to a call that waits for one. */
+  validateDecision(decision: unknown): void {
+    const parsed = approvalDecisionSchema.safeParse(decision);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'decision'}: ${issue.message}`);
+      throw rejection(`Invalid approval decision: ${problems.join('; ')}`);
+    }
+    const { callId, argumentsDigest } = parsed.data;
+    const waiting = this.approvals.get(callId);
+    if (!waiting || waiting.decision) throw rejection(`No tool call ${callId} is waiting for approval.`);
+    if (argumentsDigest !== waiting.request.argumentsDigest) {
+      throw rejection(`The arguments of ${callId} are not the ones approved (digest mismatch).`);
     }
   }
 
   decide(decision: ApprovalDecision): void {
-    const pending = this.approvals.get(decision.callId);
-    if (pending) pending.decision = decision;
+    const waiting = this.approvals.get(decision.callId);
+    if (waiting) waiting.decision = approvalDecisionSchema.parse(decision);
   }
 
+  decisionOf(callId: string): ApprovalDecision | undefined {
+    return this.approvals.get(callId)?.decision;
+  }
+
+  /** The call got its answer (or none came in time): it no longer waits. */
   settleApproval(callId: string): void {
     this.approvals.delete(callId);
-    if (this.approvals.size === 0 && this.status === 'awaiting_approval') this.status = 'running';
+    if (this.approvals.size === 0 && this.statusValue === 'awaiting_approval') this.statusValue = 'running';
   }
 
   // ── views ────────────────────────────────────────────────────────────────────────────────────────
 
   snapshot(): ConversationSnapshot {
     return {
-      status: this.status,
+      status: this.statusValue,
       model: this.options.model,
       protocol: this.options.protocol,
       turns: this.turnsDone(),
@@ -256,19 +431,20 @@ export class ConversationState {
       transcriptLength: this.transcript.length,
       lastText: this.lastText,
       pendingApprovals: [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request),
-      running: [...this.running.values()],
+      running: [...this.runningNow.values()],
       runs: this.runs,
+      context: this.context,
     };
   }
 
-  /** Turns answered so far. */
+  /** Turns answered (or failed) so far. */
   turnsDone(): number {
-    return this.nextTurn - 1 - this.pending.length - (this.active ? 1 : 0);
+    return this.nextTurn - 1 - this.pending.length - (this.currentTurn ? 1 : 0);
   }
 
   result(): ConversationResult {
     return {
-      status: this.status,
+      status: this.statusValue,
       text: this.lastText,
       turns: this.turnsDone(),
       modelCalls: this.modelCalls,
@@ -278,18 +454,22 @@ export class ConversationState {
     };
   }
 
-  carry(): CarriedState {
+  /** What the next run starts from. */
+  toCarriedState(): CarriedState {
     return {
       transcript: this.transcript,
-      results: this.results,
+      outcomes: this.outcomes,
       pendingMessages: this.pending,
-      ...(this.active && { inFlight: this.active }),
+      ...(this.currentTurn && { currentTurn: this.currentTurn }),
       nextTurn: this.nextTurn,
       modelCalls: this.modelCalls,
       toolCalls: this.toolCalls,
       usage: this.usage,
       runs: this.runs,
       lastText: this.lastText,
+      endRequested: this.endWanted,
+      firstRunId: this.firstRunId,
+      context: this.context,
     };
   }
 }

@@ -1,6 +1,6 @@
 // The conversation workflow: one conversation with Claude, durable. It waits for user messages, runs the
 // model ↔ tools loop for each, and keeps its state in ConversationState. All I/O happens in activities.
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import {
   allHandlersFinished,
   condition,
@@ -12,197 +12,355 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DescribeToolsResult, ToolPolicy } from './activity-contracts';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { DescribeToolsResult, ToolPolicy } from '../common/activity-contracts';
+import type { ConversationInput, ConversationResult, TurnFailure, TurnOutcome } from '../common/conversation-types';
+import { FailureType, ModelFailureType } from '../common/failure-types';
+import { type McpTool, mcpToolsQuery } from '../common/mcp';
+import { describeIssues } from '../common/options';
+import { readReply } from '../common/compaction';
+import { protocolFor } from '../common/protocols';
+import type { Protocol } from '../common/protocols/types';
+import { ConversationStatus } from '../common/search-attributes';
 import {
   approveToolCallUpdate,
   awaitTurnUpdate,
-  type ConversationInput,
-  type ConversationResult,
+  conversationInputSchema,
   endConversationSignal,
   modelContextQuery,
+  modelContextRangeSchema,
   sendMessageUpdate,
   stateQuery,
+  streamEventsQuery,
+  streamOffsetSchema,
+  submitMessageUpdate,
   transcriptQuery,
-  type TurnOutcome,
-} from './api';
+  transcriptRangeSchema,
+} from '../common/workflow-messages';
+import { askModel, type OfferedTools } from './ask-model';
+import { compactIfDue, followContext } from './compact-context';
 import { ConversationState } from './conversation-state';
-import { askModel } from './model-step';
-import { protocolFor } from './protocols';
-import type { Protocol } from './protocols/types';
-import * as attributes from './search-attributes';
-import { runToolCalls } from './tool-step';
+import { listConversationMcpTools } from './mcp-tools';
+import { ConversationStream } from './conversation-stream';
+import { runToolCalls, type ToolRun } from './run-tool-calls';
+import { searchAttributesPublisher } from './search-attributes-publisher';
 
 const { describeTools } = proxyLocalActivities<{ describeTools(names: string[]): Promise<DescribeToolsResult> }>({
   startToCloseTimeout: '10 seconds',
 });
 
-export async function conversation(input: ConversationInput): Promise<ConversationResult> {
-  const state = new ConversationState(input);
-  registerHandlers(state);
-  const protocol = protocolFor(state.options.protocol);
+/** What one run of the loop works with. */
+interface Conversation extends ToolRun {
+  protocol: Protocol;
+  /** The tools each model call offers: the worker's own, then the MCP tools of the set `mcpToolSet`. */
+  offered: OfferedTools;
+}
+
+export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
+  // The input is checked here again: the Temporal CLI and the Web UI can start this workflow with anything, and a
+  // bad input must end the conversation with a status, never fail its workflow task over and over.
+  const parsed = conversationInputSchema.safeParse(rawInput ?? {});
+  if (!parsed.success) {
+    const message = `Invalid conversation input: ${describeIssues(parsed.error)}`;
+    upsertSearchAttributes([{ key: ConversationStatus, value: 'failed' }]);
+    setCurrentDetails(`Failed: ${message}`);
+    throw ApplicationFailure.create({ type: FailureType.InvalidConversationInput, message, nonRetryable: true });
+  }
+  const input = parsed.data as ConversationInput;
+  const state = new ConversationState(input, workflowInfo().firstExecutionRunId);
+  const stream = new ConversationStream(input.stream);
+  const publish = searchAttributesPublisher(state);
+  const mcpTools = new Map<string, McpTool>();
+  registerHandlers(state, mcpTools, stream);
 
   try {
     const catalog = await describeTools(state.options.tools);
     if (catalog.unknown.length > 0) {
-      return await fail(state, 'InvalidConversationOptions', `Unknown tools: ${catalog.unknown.join(', ')}.`);
+      return await failConversation(
+        { state, stream, publish },
+        {
+          type: FailureType.UnknownTools,
+          message: `Unknown tools: ${catalog.unknown.join(', ')}. The workers register: ${catalog.tools.map((t) => t.name).join(', ') || 'none'}.`,
+        },
+      );
     }
-    const policies = new Map(catalog.tools.map((policy) => [policy.name, policy]));
+    const policies = new Map<string, ToolPolicy>(catalog.tools.map((policy) => [policy.name, policy]));
+    const run: Conversation = {
+      state,
+      stream,
+      policies,
+      mcpTools,
+      publish,
+      protocol: protocolFor(state.options.protocol),
+      offered: { tools: [...state.options.tools] },
+    };
+    let mcpToolsListed = state.options.mcpServers.length === 0;
     for (;;) {
-      if (!state.active) {
-        if (shouldContinueAsNew(state)) return await moveOn(state);
+      if (!state.currentTurn) {
+        if (shouldContinueAsNew(state)) {
+          // Too large to hand over (a long last reply over a high limit): end here rather than fail every task.
+          if (state.tooLargeToCarry) {
+            state.close('limit_reached');
+            break;
+          }
+          return await continueAsNewRun(state, stream);
+        }
         if (!state.hasPendingMessage) {
-          state.status = 'awaiting_user';
-          publish(state);
+          if (state.endRequested) {
+            state.close('completed');
+            break;
+          }
+          state.waitForUser();
+          publish();
           setCurrentDetails('Waiting for the next user message');
-          const woke = await condition(() => state.hasPendingMessage || state.endRequested, state.options.timeouts.idle);
+          const woke = await condition(
+            () => state.hasPendingMessage || state.endRequested,
+            state.options.timeouts.idle,
+          );
           if (!state.hasPendingMessage) {
-            state.status = woke ? 'completed' : 'idle_timeout';
+            state.close(woke ? 'completed' : 'idle_timeout');
             break;
           }
         }
-        state.beginTurn();
-        publish(state);
+        const turn = state.beginTurn();
+        stream.turnStarted(turn.turn, userText(state.transcript.at(-1)));
+        publish();
       }
-      if ((await runTurn(state, protocol, policies)) === 'continue-as-new') return await moveOn(state);
+      if (!mcpToolsListed) {
+        // Once per run, when its first turn begins (an idle run starts no server): the activity's result in the
+        // history is the MCP tool list of every model call of the run.
+        const failure = await listMcpTools(run, mcpTools, policies);
+        if (failure) return await failConversation({ state, stream, publish }, failure);
+        mcpToolsListed = true;
+      }
+      if ((await runTurn(run)) === 'continue-as-new') return await continueAsNewRun(state, stream);
+      publishTurnEnd(stream, state.lastOutcome);
+      publish();
       if (!state.isOpen) break;
       if (state.options.closeAfterFirstReply) {
-        state.status = 'completed';
+        // A one-shot question whose turn failed has nothing else to answer: the conversation fails with it.
+        const last = state.lastOutcome;
+        if (last?.kind === 'failed') return await failConversation(run, last.failure);
+        state.close('completed');
         break;
       }
     }
   } catch (err) {
-    // Only the model call can fail a turn for good (a request the API rejects: 400, 401, …); tool failures are data.
-    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
-      return fail(state, err.cause.type ?? 'ModelCallFailed', err.cause.message);
-    }
     if (isCancellation(err)) {
-      state.status = 'cancelled';
-      publish(state); // so the conversation lists as cancelled, not as still running
+      state.close('cancelled');
+      stream.publish({ type: 'conversation_ended', status: state.status });
+      publish(); // so the conversation lists as cancelled, not as still running
     }
     throw err;
   }
   setCurrentDetails(`Ended: ${state.status}`);
-  publish(state);
+  publish();
+  stream.publish({ type: 'conversation_ended', status: state.status });
+  stream.detachReaders();
   await condition(allHandlersFinished);
   return state.result();
 }
 
-/** The model ↔ tools loop for the active user turn. */
-async function runTurn(
-  state: ConversationState,
-  protocol: Protocol,
-  policies: ReadonlyMap<string, ToolPolicy>,
-): Promise<'done' | 'continue-as-new'> {
+/** The model ↔ tools loop for the current user turn, until the model answers or the turn ends otherwise. */
+async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
+  const { state, protocol } = run;
   const { limits } = state.options;
-  const answered = state.options.closeAfterFirstReply ? 'completed' : 'awaiting_user';
   for (;;) {
-    const active = state.active!;
-    if (state.transcriptTooLarge) {
-      state.finishTurn(`The conversation reached ${state.transcriptChars} characters, over its limit of ${limits.maxTranscriptChars}; start a new conversation.`, null, 'limit_reached');
+    const turn = state.currentTurn!;
+    if (state.tooLargeToCarry) {
+      state.finishTurn(
+        `The conversation reached ${state.carriedBytes()} bytes, over its limit of ${limits.maxCarriedBytes}; start a new conversation.`,
+        null,
+        'limit_reached',
+      );
       return 'done';
     }
-    if (active.modelCalls >= limits.maxModelCallsPerTurn) {
-      state.finishTurn(`Stopped after ${active.modelCalls} model calls (limit ${limits.maxModelCallsPerTurn}).`, null, 'limit_reached');
+    if (shouldContinueAsNew(state)) return 'continue-as-new';
+    if (turn.modelCalls >= limits.maxModelCallsPerTurn) {
+      state.finishTurn(
+        `Stopped after ${turn.modelCalls} model calls (limit ${limits.maxModelCallsPerTurn}).`,
+        null,
+        'limit_reached',
+      );
       return 'done';
     }
-    const step = await askModel(state);
+    await compactIfDue(state, run.offered);
+    const step = await askModel(state, run.offered, run.stream);
+    if (step.kind === 'failed') {
+      if (step.failure.type === ModelFailureType.ContextWindowExceeded) {
+        state.finishTurn(
+          `The conversation no longer fits in the model's context window: ${step.failure.message}`,
+          null,
+          'context_window_exceeded',
+        );
+      } else {
+        failTurn(state, step.failure);
+      }
+      return 'done';
+    }
     if (step.kind === 'max_tokens_exhausted') {
-      state.finishTurn(`The reply did not fit in ${step.maxTokens} output tokens, the top of the max_tokens ladder.`, 'max_tokens', 'max_tokens_exhausted');
+      state.finishTurn(
+        `The reply did not fit in ${step.maxTokens} output tokens, the top of the max_tokens ladder.`,
+        'max_tokens',
+        'max_tokens_exhausted',
+      );
       return 'done';
     }
     const { reply } = step;
     if (reply.stop_reason === 'model_context_window_exceeded') {
-      state.finishTurn('The conversation no longer fits in the model\'s context window.', reply.stop_reason, 'context_window_exceeded');
+      state.finishTurn(
+        "The conversation no longer fits in the model's context window.",
+        reply.stop_reason,
+        'context_window_exceeded',
+      );
       return 'done';
     }
-    const reading = protocol.readReply(reply, state.modelCalls);
+    const reading = readReply(protocol, reply, state.modelCalls);
     state.appendReply(reading.assistant, reply.id);
+    followContext(state, reply);
     if (reply.stop_reason === 'refusal') {
       state.finishTurn(reading.text || 'The model declined to answer.', reply.stop_reason, 'refused');
       return 'done';
     }
     if (reply.stop_reason === 'pause_turn') continue; // the server paused a long turn: send it back as it is
     if (reading.toolCalls.length === 0) {
-      state.finishTurn(reading.text, reply.stop_reason, answered);
+      state.finishTurn(
+        reading.text,
+        reply.stop_reason,
+        state.options.closeAfterFirstReply ? 'completed' : 'awaiting_user',
+      );
       return 'done';
     }
-    if (active.toolCalls + reading.toolCalls.length > limits.maxToolCallsPerTurn) {
-      state.finishTurn(`Stopped: the model asked for more than ${limits.maxToolCallsPerTurn} tool calls in one turn.`, reply.stop_reason, 'limit_reached');
+    if (turn.toolCalls + reading.toolCalls.length > limits.maxToolCallsPerTurn) {
+      state.finishTurn(
+        `Stopped: the model asked for more than ${limits.maxToolCallsPerTurn} tool calls in one turn.`,
+        reply.stop_reason,
+        'limit_reached',
+      );
       return 'done';
     }
-    const outcomes = await runToolCalls(state, reading.toolCalls, policies);
+    const outcomes = await runToolCalls(run, reading.toolCalls);
     state.appendResults(protocol.renderResults(outcomes));
-    if (shouldContinueAsNew(state)) return 'continue-as-new';
   }
 }
 
-function registerHandlers(state: ConversationState): void {
+/** Adds the MCP tools of the conversation's servers to the run; returns why it cannot have them, if it cannot. */
+async function listMcpTools(
+  run: Conversation,
+  mcpTools: Map<string, McpTool>,
+  policies: Map<string, ToolPolicy>,
+): Promise<TurnFailure | undefined> {
+  const { options } = run.state;
+  const listed = await listConversationMcpTools(options.mcpServers, options.tools);
+  if ('failure' in listed) return listed.failure;
+  const { toolbox } = listed;
+  const forced = options.toolChoice;
+  if (forced?.type === 'tool' && !options.tools.includes(forced.name) && !toolbox.tools.has(forced.name)) {
+    return {
+      type: FailureType.UnknownMcpTools,
+      message: `tool_choice names "${forced.name}", which none of the MCP servers offers (${[...toolbox.tools.keys()].join(', ') || 'none'}).`,
+    };
+  }
+  for (const [name, tool] of toolbox.tools) mcpTools.set(name, tool);
+  for (const policy of toolbox.policies) policies.set(policy.name, policy);
+  run.offered = { tools: [...options.tools, ...toolbox.tools.keys()], mcpToolSet: toolbox.digest };
+  return undefined;
+}
+
+function failTurn(state: ConversationState, failure: TurnFailure): void {
+  state.failTurn(failure);
+  setCurrentDetails(`Turn failed (${failure.type}): ${failure.message}`);
+}
+
+function registerHandlers(
+  state: ConversationState,
+  mcpTools: ReadonlyMap<string, McpTool>,
+  stream: ConversationStream,
+): void {
   const outcome = async (turn: number): Promise<TurnOutcome> => {
     await condition(() => state.outcomeOf(turn) !== undefined);
-    const result = state.outcomeOf(turn)!;
-    if ('kind' in result) return result;
-    throw ApplicationFailure.create({ type: result.type, message: result.message, nonRetryable: true });
+    return state.outcomeOf(turn)!;
   };
   setHandler(sendMessageUpdate, (text) => outcome(state.enqueue(text)), {
     validator: (text) => state.validateMessage(text),
   });
-  setHandler(awaitTurnUpdate, outcome, {
-    validator: (turn) => {
-      if (!state.knowsTurn(turn)) throw new TypeError(`This conversation has no turn ${String(turn)}.`);
-    },
+  setHandler(submitMessageUpdate, (text) => ({ turn: state.enqueue(text), offset: stream.offset() }), {
+    validator: (text) => state.validateMessage(text),
   });
+  setHandler(awaitTurnUpdate, outcome, { validator: (turn) => state.validateAwaitTurn(turn) });
   setHandler(approveToolCallUpdate, (decision) => state.decide(decision), {
     validator: (decision) => state.validateDecision(decision),
   });
-  setHandler(endConversationSignal, () => {
-    state.endRequested = true;
-  });
+  setHandler(endConversationSignal, () => state.requestEnd());
   setHandler(stateQuery, () => state.snapshot());
-  setHandler(transcriptQuery, (range) => state.transcript.slice(range?.from ?? 0, range?.to));
-  setHandler(modelContextQuery, ({ to }) => ({
-    messages: state.transcript.slice(0, to),
-    ...(state.options.system !== undefined && { system: state.options.system }),
+  setHandler(mcpToolsQuery, () => [...mcpTools.values()]);
+  setHandler(streamEventsQuery, (from) => ({
+    ...stream.read(streamOffsetSchema.parse(from)),
+    busy: state.currentTurn !== undefined || state.hasPendingMessage,
   }));
+  setHandler(transcriptQuery, (range) => {
+    const { from = 0, to } = transcriptRangeSchema.parse(range) ?? {};
+    return state.transcript.slice(from, to);
+  });
+  setHandler(modelContextQuery, (range) => {
+    const { to } = modelContextRangeSchema.parse(range);
+    return {
+      messages: state.transcript.slice(0, to),
+      ...(state.options.system !== undefined && { system: state.options.system }),
+    };
+  });
 }
 
 function shouldContinueAsNew(state: ConversationState): boolean {
   return workflowInfo().continueAsNewSuggested || state.modelCallsThisRun >= state.options.continueAsNewAfterModelCalls;
 }
 
-/** Continue-as-new at a turn boundary: callers waiting on a reply are told to ask the next run; nothing is lost. */
-async function moveOn(state: ConversationState): Promise<never> {
-  state.movingOn = true;
+/**
+ * Continue-as-new at a model-call boundary: callers waiting on a reply are told to ask the next run, readers of the
+ * event stream follow to it from their offset; nothing is lost.
+ */
+async function continueAsNewRun(state: ConversationState, stream: ConversationStream): Promise<never> {
+  state.handOver();
   setCurrentDetails('Continuing as a new run');
+  stream.detachReaders();
   await condition(allHandlersFinished);
+  const carried = state.toCarriedState();
   return continueAsNew<(input: ConversationInput) => Promise<ConversationResult>>({
     options: state.options,
-    carried: state.carry(),
+    carried,
+    stream: stream.carry(state.options.limits.maxCarriedBytes - state.carriedBytes()),
   });
 }
 
-async function fail(state: ConversationState, type: string, message: string): Promise<never> {
-  state.failTurn(type, message);
-  setCurrentDetails(`Failed: ${message}`);
-  publish(state);
+/** The conversation cannot go on (a fault of its own setup, not of one turn): it fails, telling every waiting caller. */
+async function failConversation(
+  { state, stream, publish }: Pick<Conversation, 'state' | 'stream' | 'publish'>,
+  failure: TurnFailure,
+): Promise<never> {
+  const turn = state.currentTurn?.turn;
+  state.failConversation(failure);
+  if (turn !== undefined) stream.publish({ type: 'turn_failed', turn, failure });
+  stream.publish({ type: 'conversation_ended', status: state.status });
+  stream.detachReaders();
+  setCurrentDetails(`Failed: ${failure.message}`);
+  publish();
   await condition(allHandlersFinished);
-  throw ApplicationFailure.create({ type, message, nonRetryable: true });
+  throw ApplicationFailure.create({ type: failure.type, message: failure.message, nonRetryable: true });
 }
 
-/** Keeps the typed search attributes in step with the state; each change is one history event, so only changes. */
-function publish(state: ConversationState): void {
-  const snapshot = state.snapshot();
-  const pairs = [
-    { key: attributes.ConversationStatus, value: snapshot.status },
-    { key: attributes.ConversationModel, value: snapshot.model },
-    { key: attributes.ConversationProtocol, value: snapshot.protocol },
-    { key: attributes.ConversationTurns, value: snapshot.turns },
-    { key: attributes.ConversationToolCalls, value: snapshot.toolCalls },
-    { key: attributes.ConversationInputTokens, value: snapshot.usage.inputTokens + snapshot.usage.cacheReadInputTokens + snapshot.usage.cacheCreationInputTokens },
-    { key: attributes.ConversationOutputTokens, value: snapshot.usage.outputTokens },
-    { key: attributes.ConversationAwaitingApproval, value: snapshot.pendingApprovals.length > 0 },
-  ];
-  const key = JSON.stringify(pairs.map((pair) => pair.value));
-  if (key === state.publishedAttributes) return;
-  state.publishedAttributes = key;
-  upsertSearchAttributes(pairs);
+/** A turn that ended tells its readers how; the log then drops what came before the previous turn. */
+function publishTurnEnd(stream: ConversationStream, outcome: TurnOutcome | undefined): void {
+  if (outcome?.kind === 'reply') {
+    const { turn, status, text, stopReason, usage } = outcome.result;
+    stream.publish({ type: 'turn_finished', turn, status, text, stopReason, usage });
+  } else if (outcome?.kind === 'failed') {
+    stream.publish({ type: 'turn_failed', turn: outcome.turn, failure: outcome.failure });
+  }
+  stream.turnEnded();
+}
+
+function userText(message: MessageParam | undefined): string {
+  if (!message) return '';
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }

@@ -1,7 +1,7 @@
 // What the model reads when a tool call failed for good: the error's type and message, or which timeout ran out.
 // Pure (no workflow APIs), so it is unit-tested with hand-made failures.
 import { type ActivityFailure, ApplicationFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
-import type { ToolPolicy } from './activity-contracts';
+import type { ToolPolicy } from '../common/activity-contracts';
 
 /** `TickerNotFound: no ticker for "Genral Motors"`: what the model needs to correct itself. */
 export function describeToolFailure(name: string, policy: ToolPolicy, failure: ActivityFailure): string {

@@ -1,0 +1,89 @@
+// The model call activity: one streamed Messages API call through the real SDK. The SDK's own retries are
+// off (Temporal retries, with the classifier's verdict); the worker heartbeats while the stream runs, so a
+// worker that dies mid-call is noticed within the heartbeat timeout and the call runs again elsewhere.
+import type Anthropic from '@anthropic-ai/sdk';
+import type { BetaMessage } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { Context } from '@temporalio/activity';
+import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
+import { afterCompaction, readReply, type ReplyBlock } from '../common/compaction';
+import { protocolFor } from '../common/protocols';
+import { callModelResultOf, compactedPromptTokens, withContextManagement } from './managed-context';
+import { toModelFailure } from './model-failure';
+import type { ToolDescription } from '../common/protocols/types';
+import { buildModelRequest } from './model-request';
+import { keepAlive } from './keep-alive';
+import type { ModelContextCache } from './model-context-cache';
+import type { McpToolSets } from './mcp/mcp-tool-sets';
+import { LiveReplyHeartbeat } from './live-reply-heartbeat';
+
+export interface ModelActivityDeps {
+  anthropic: Anthropic;
+  /** Every tool the worker registers, as the model is told about it. */
+  tools: readonly ToolDescription[];
+  cache: ModelContextCache;
+  /** The MCP tool lists of the conversations (by digest), for calls that offer MCP tools. */
+  mcpToolSets?: McpToolSets;
+}
+
+export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: ModelActivityDeps) {
+  const described = new Map(tools.map((tool) => [tool.name, tool]));
+
+  async function callModel(input: CallModelInput): Promise<CallModelResult> {
+    const context = Context.current();
+    // Heartbeat from the start: reading the context may wait on a query (a dead worker's sticky queue). A streamed
+    // reply's heartbeats carry the reply so far.
+    const live = input.stream && new LiveReplyHeartbeat(context, input.callNumber, input.stream.intervalMs);
+    const stopHeartbeats = live ? () => live.stop() : keepAlive(context);
+    let system: string | undefined;
+    let messages: MessageParam[];
+    let message: BetaMessage;
+    let compactedTokens: number | undefined;
+    try {
+      ({ system, messages } = await cache.assemble(input));
+      const { mcpToolSet } = input.request;
+      const mcpTools = mcpToolSet !== undefined ? await mcpToolSets?.get(input.conversation, mcpToolSet) : undefined;
+      const offered = input.request.tools.map((name) => {
+        const tool = described.get(name) ?? mcpTools?.get(name);
+        if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
+        return tool;
+      });
+      const request = withContextManagement(
+        buildModelRequest({ ...input.request, ...(system !== undefined && { system }) }, messages, offered),
+        input.request.contextManagement,
+      );
+      const stream = anthropic.beta.messages.stream(request, { signal: context.cancellationSignal });
+      if (live) stream.on('streamEvent', (event, snapshot) => live.onStreamEvent(event, snapshot));
+      message = await stream.finalMessage();
+      compactedTokens = await compactedPromptTokens(anthropic, request, message, context.cancellationSignal);
+    } catch (err) {
+      if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
+      throw toModelFailure(err);
+    } finally {
+      stopHeartbeats();
+    }
+
+    const reply = callModelResultOf(message, compactedTokens);
+    if (reply.stop_reason !== 'max_tokens') {
+      // The workflow appends exactly this message (same pure protocol code), so the next call needs only what follows;
+      // after a compaction, like the workflow, it keeps only what the model still sees.
+      const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber);
+      cache.remember(input.conversation, {
+        ...(system !== undefined && { system }),
+        messages: afterCompaction([...messages, reading.assistant]),
+        lastReplyId: message.id,
+      });
+    }
+    return { ...reply, content: reply.content.map(withoutEmptyFields), attempt: context.info.attempt };
+  }
+
+  return { callModel };
+}
+
+/** Drops response fields that say nothing (`citations: null`, `caller: {type: 'direct'}`) to keep histories readable. */
+function withoutEmptyFields(block: ReplyBlock): ReplyBlock {
+  const entries = Object.entries(block).filter(
+    ([key, value]) => value !== null && !(key === 'caller' && (value as { type?: string }).type === 'direct'),
+  );
+  return Object.fromEntries(entries) as ReplyBlock;
+}

@@ -1,0 +1,28 @@
+// `claude-temporal-orchestrator/client`: start, continue, read and list conversations from any service. No tool
+// code: the tool names a conversation may ask for come from the `tools` option or from the workers themselves.
+export {
+  ConversationClient,
+  type ConversationClientOptions,
+  type ConversationSummary,
+  type ListFilter,
+  type StartOptions,
+  type WaitOptions,
+} from './conversation-client';
+export { ConversationError, type ConversationErrorCode } from './errors';
+export { type EventsOptions } from './conversation-events';
+export { followConversation, type FollowOptions } from './progress';
+export { formatMessage, type FormattedLine, renderLine } from './transcript-format';
+export {
+  type ApprovalDecision,
+  type ConversationResult,
+  type ConversationSnapshot,
+  type ConversationStatus,
+  FINAL_STATUSES,
+  OPEN_STATUSES,
+  type PendingApproval,
+  type TokenUsage,
+  type TurnResult,
+} from '../common/conversation-types';
+export { type ConversationOptions, type ConversationOptionsInput, DEFAULT_MODEL } from '../common/options';
+export { FailureType, ModelFailureType } from '../common/failure-types';
+export type { StreamEvent, StreamItem } from '../common/stream-events';

@@ -1,0 +1,152 @@
+// The shapes that cross between the workflow and its activities. Activities implement them (Node side);
+// the workflow only schedules them, so it imports nothing but these types.
+import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type { MessageParam, StopReason, ToolChoice } from '@anthropic-ai/sdk/resources/messages';
+import type { ReplyBlock } from './compaction';
+import type { CallContext } from './context-accounting';
+import type { TokenUsage } from './conversation-types';
+import { CALL_MCP_TOOL_ACTIVITY, LIST_MCP_SERVERS_ACTIVITY, LIST_MCP_TOOLS_ACTIVITY } from './mcp';
+import type { ProtocolName } from './protocols/types';
+
+/** The activity names the orchestrator uses itself; tools may not take them. */
+export const MODEL_ACTIVITY = 'callModel';
+export const DESCRIBE_TOOLS_ACTIVITY = 'describeTools';
+export const LIST_TOOLS_ACTIVITY = 'listTools';
+/** The orchestrator's own compaction: one model call that summarises the older part of the transcript. */
+export const SUMMARISE_ACTIVITY = 'summariseContext';
+export const RESERVED_ACTIVITY_NAMES: readonly string[] = [
+  MODEL_ACTIVITY,
+  DESCRIBE_TOOLS_ACTIVITY,
+  LIST_TOOLS_ACTIVITY,
+  SUMMARISE_ACTIVITY,
+  LIST_MCP_SERVERS_ACTIVITY,
+  LIST_MCP_TOOLS_ACTIVITY,
+  CALL_MCP_TOOL_ACTIVITY,
+];
+
+/** The workflow a client runs to learn which tools the workers of a task queue register (workflows/tool-catalog.ts). */
+export const TOOL_CATALOG_WORKFLOW = 'toolCatalog';
+
+/** What the workers of a task queue offer: their tools, and the MCP servers they are configured with. */
+export interface ToolCatalog {
+  tools: string[];
+  mcpServers: string[];
+}
+
+/**
+ * One model call. It carries only what is new since the previous reply plus a reference to the conversation:
+ * the worker keeps the earlier transcript in a cache and asks the workflow (a query) when it does not have it.
+ * So history grows with what each turn adds, not with the whole transcript.
+ */
+export interface CallModelInput {
+  conversation: { workflowId: string; runId: string };
+  /** Model calls so far in the conversation; the legacy protocol derives call ids from it. */
+  callNumber: number;
+  /** How many messages the request carries in all. */
+  transcriptLength: number;
+  /** The last messages of the transcript, those added since the previous reply. */
+  newMessages: MessageParam[];
+  /**
+   * Present when `newMessages` is the whole transcript (a conversation's first call): the call then carries all it
+   * needs, the system prompt included, and the worker asks the workflow nothing. Later calls leave the system
+   * prompt out; the worker has it cached with the transcript, or reads both by query.
+   */
+  fullContext?: { system?: string };
+  /**
+   * The id of the model reply the earlier transcript ends with. A worker's cached copy counts only if it ends with
+   * this very reply: a late attempt whose result the server had already given up on must not stand in for it.
+   */
+  afterReply?: string;
+  /** Present when the reply streams: the activity heartbeats the reply so far at most once per interval. */
+  stream?: { intervalMs: number };
+  request: ModelRequestOptions;
+}
+
+/** What the worker reads from the workflow (query) when its cache lacks a conversation's context. */
+export interface ModelContext {
+  system?: string;
+  messages: MessageParam[];
+  /** The id of the reply the messages end with, when they end with one. */
+  lastReplyId?: string;
+}
+
+export interface ModelRequestOptions {
+  model: string;
+  maxTokens: number;
+  protocol: ProtocolName;
+  /** The tools to offer, by name: the worker's own, then MCP tools of the set `mcpToolSet`. */
+  tools: string[];
+  /** The digest of the run's MCP tool list (ListMcpToolsResult) that the MCP names in `tools` come from. */
+  mcpToolSet?: string;
+  toolChoice?: ToolChoice;
+  disableParallelToolUse?: boolean;
+  promptCaching: boolean;
+  /** Compaction and context editing by the API (common/context-options.ts): the beta request's fields. */
+  contextManagement?: { config: BetaContextManagementConfig; betas: string[] };
+}
+
+export interface CallModelResult {
+  /** A compaction block, when the API compacted the context, comes first. */
+  content: ReplyBlock[];
+  stop_reason: StopReason | null;
+  stop_sequence: string | null;
+  id: string;
+  model: string;
+  /** Summed over the call's iterations: a compaction's own tokens are billed too. */
+  usage: TokenUsage;
+  context?: CallContext;
+  /** The activity attempt that produced the reply: readers drop what other attempts streamed live. */
+  attempt?: number;
+}
+
+/**
+ * The orchestrator's compaction: the context is assembled like a model call's (the worker's cache, or a query), and
+ * its first `summariseUpTo` messages are summarised.
+ */
+export interface SummariseContextInput extends CallModelInput {
+  summariseUpTo: number;
+  instructions?: string;
+}
+
+export interface SummariseContextResult {
+  summary: string;
+  /** The summary call's message id: the worker's cache now holds the transcript as it is after the summary. */
+  id: string;
+  usage: TokenUsage;
+  /** Input tokens of the whole context before it was summarised. */
+  inputTokensBefore: number;
+}
+
+/** How the workflow schedules one tool: the worker's tool definition is the source of truth. */
+export interface ToolPolicy {
+  name: string;
+  startToCloseTimeout: string;
+  /** A worker that stops heartbeating for this long is taken for dead and the call runs again elsewhere. */
+  heartbeatTimeout: string;
+  maximumAttempts: number;
+  initialInterval: string;
+  requiresApproval: boolean;
+}
+
+export interface DescribeToolsResult {
+  tools: ToolPolicy[];
+  /** Requested names the worker does not register. */
+  unknown: string[];
+}
+
+export interface ToolActivityInput {
+  /** The arguments as the model wrote them; the protocol decodes them before the tool's schema checks them. */
+  input: Record<string, unknown>;
+  protocol: ProtocolName;
+  /**
+   * `<workflowId>/<first run id>/<call id>`: the same for every attempt of this call, and never the same for
+   * another call, even of a conversation that reuses the id after this one closed.
+   */
+  idempotencyKey: string;
+}
+
+/** Invalid input comes back as data (`ok: false`) at once; a failing handler throws, so Temporal retries it. */
+export interface ToolActivityResult {
+  ok: boolean;
+  content: string;
+}

@@ -1,0 +1,160 @@
+// What a conversation is made of, as its workflow, its client and its activities see it. Types only, plus a few
+// constants: this module is workflow-safe.
+import type { MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
+import type { ContextAccounting } from './context-accounting';
+import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
+import type { ConversationOptions } from './options';
+import type { ProtocolName } from './protocols/types';
+
+export const CONVERSATION_WORKFLOW = 'conversation';
+
+/** Maximum size of one user message, in characters. */
+export const MAX_USER_MESSAGE_CHARS = 200_000;
+
+/** Open statuses: the conversation takes messages (or is working on one). */
+export const OPEN_STATUSES = ['running', 'awaiting_user', 'awaiting_approval'] as const;
+/** Final statuses: each says why the conversation ended. */
+export const FINAL_STATUSES = [
+  'completed',
+  'idle_timeout',
+  'refused',
+  'context_window_exceeded',
+  'max_tokens_exhausted',
+  'limit_reached',
+  'cancelled',
+  'failed',
+] as const;
+
+export type ConversationStatus = (typeof OPEN_STATUSES)[number] | (typeof FINAL_STATUSES)[number];
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+}
+
+/** The outcome of one user message: the model's final reply after all its tool calls. */
+export interface TurnResult {
+  turn: number;
+  /** The conversation's status once the turn ended (`awaiting_user` when it can go on). */
+  status: ConversationStatus;
+  text: string;
+  stopReason: StopReason | null;
+  modelCalls: number;
+  toolCalls: number;
+  usage: TokenUsage;
+}
+
+/** Why a turn has no reply: `type` is a FailureType, or a model failure's type (e.g. `ModelAuthentication`). */
+export interface TurnFailure {
+  type: string;
+  message: string;
+}
+
+/**
+ * What a caller waiting on a turn is told: the reply; that the turn failed (the conversation may still go on); or
+ * that the run moved on (continue-as-new) and the next run has the answer.
+ */
+export type TurnOutcome =
+  | { kind: 'reply'; result: TurnResult }
+  | { kind: 'failed'; turn: number; failure: TurnFailure }
+  | { kind: 'continued'; turn: number };
+
+export interface PendingApproval {
+  callId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  /** A digest of the exact arguments: an approval must name it, so it cannot approve a different call. */
+  argumentsDigest: string;
+  requestedAt: string;
+}
+
+export interface ApprovalDecision {
+  callId: string;
+  argumentsDigest: string;
+  approve: boolean;
+  reason?: string;
+}
+
+/** A model call or tool call running now. */
+export interface ActivityInProgress {
+  kind: 'model' | 'tool';
+  name: string;
+  startedAt: string;
+}
+
+export interface ConversationSnapshot {
+  status: ConversationStatus;
+  model: string;
+  protocol: ProtocolName;
+  turns: number;
+  modelCalls: number;
+  toolCalls: number;
+  usage: TokenUsage;
+  transcriptLength: number;
+  lastText: string;
+  pendingApprovals: PendingApproval[];
+  running: ActivityInProgress[];
+  /** How many runs (continue-as-new) this conversation has gone through. */
+  runs: number;
+  /** The model's context: input tokens before and after compaction or clearing, the compactions so far. */
+  context: ContextAccounting;
+}
+
+export interface ConversationResult {
+  status: ConversationStatus;
+  text: string;
+  turns: number;
+  modelCalls: number;
+  toolCalls: number;
+  usage: TokenUsage;
+  transcriptLength: number;
+}
+
+/** The turn being worked on; its counters restart with every user message. */
+export interface TurnInProgress {
+  turn: number;
+  modelCalls: number;
+  toolCalls: number;
+  usage: TokenUsage;
+  /** The `max_tokens` rung a cut-off reply forced this turn up to; later calls of the turn start there. */
+  maxTokens?: number;
+  /** Transcript length when the turn began: a failed turn's messages are taken back out. */
+  transcriptStart: number;
+}
+
+/** What a run hands to the next one at continue-as-new. */
+export interface CarriedState {
+  transcript: MessageParam[];
+  /** Turn outcomes the client may still ask for (`awaitTurn`). */
+  outcomes: TurnOutcome[];
+  pendingMessages: { turn: number; text: string }[];
+  currentTurn?: TurnInProgress;
+  nextTurn: number;
+  modelCalls: number;
+  toolCalls: number;
+  usage: TokenUsage;
+  runs: number;
+  lastText: string;
+  /** `end()` was asked for: the next run finishes the turns already sent, then completes. */
+  endRequested: boolean;
+  /** The first run's id: with the workflow id, it makes tool idempotency keys unique to this conversation. */
+  firstRunId: string;
+  context?: ContextAccounting;
+}
+
+export interface ConversationInput {
+  options: ConversationOptions;
+  /** The first user message, when the conversation is started with one. */
+  firstMessage?: string;
+  carried?: CarriedState;
+  /** The event log the previous run handed over (continue-as-new). */
+  stream?: WorkflowStreamState;
+}
+
+/** A queued user message: its turn, and the stream offset from which its events can be read. */
+export interface SubmittedMessage {
+  turn: number;
+  offset: number;
+}

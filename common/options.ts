@@ -1,0 +1,167 @@
+// A conversation's options: one zod schema, with the defaults, for every side. The client checks a call with it
+// before anything reaches Temporal; the workflow checks its own input with it again (the Temporal CLI and the Web
+// UI can start a workflow with anything), so an option that passes here cannot make a workflow task fail later.
+import { z } from 'zod';
+import { checkContextManagement, contextManagementSchema } from './context-options';
+import { mcpServersOptionSchema } from './mcp';
+
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+
+/** The Messages API's rule for tool names. */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Temporal's payload limit is 2 MB; a run hands its state to the next in one payload, so it must stay below. */
+export const MAX_CARRIED_BYTES = 1_800_000;
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION = /^(\d{1,9}(?:\.\d{1,3})?)\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/i;
+
+/** Milliseconds of a duration like `"30 seconds"` or `"2h"`, or undefined when it is not one. */
+export function durationMs(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  if (!match) return undefined;
+  const unit = match[2]!.toLowerCase();
+  const key = unit.startsWith('ms') || unit.startsWith('milli') ? 'ms' : unit[0]!;
+  return Number(match[1]) * UNIT_MS[key]!;
+}
+
+/** A duration between `min` and `max`, both in milliseconds. */
+function duration(min: number, max: number) {
+  return z.string().superRefine((text, ctx) => {
+    const ms = durationMs(text);
+    if (ms === undefined) ctx.addIssue({ code: 'custom', message: 'must be a duration like "30 seconds"' });
+    else if (ms < min || ms > max) {
+      ctx.addIssue({ code: 'custom', message: `must be between ${min / 1000} seconds and ${max / 86_400_000} days` });
+    }
+  });
+}
+
+const SECOND = 1_000;
+const DAY = 86_400_000;
+const toolName = z.string().regex(TOOL_NAME, 'tool names match ^[a-zA-Z0-9_-]{1,64}$');
+
+export const toolChoiceSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
+  z.strictObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
+  z.strictObject({ type: z.literal('none') }),
+  z.strictObject({ type: z.literal('tool'), name: toolName, disable_parallel_tool_use: z.boolean().optional() }),
+]);
+
+export const conversationOptionsSchema = z
+  .strictObject({
+    model: z.string().trim().min(1).max(256).default(DEFAULT_MODEL),
+    system: z.string().max(200_000).optional(),
+    /** Names of tools the workers register; the conversation may use only these. */
+    tools: z
+      .array(toolName)
+      .max(64)
+      .refine((names) => new Set(names).size === names.length, 'tools are listed twice')
+      .default([]),
+    /** MCP servers the workers are configured with whose tools the conversation may use (common/mcp.ts). */
+    mcpServers: mcpServersOptionSchema,
+    protocol: z.enum(['native', 'legacy-xml']).default('native'),
+    /** `any` and `tool` force a tool on the first model call of each user turn; later calls of the turn use `auto`. */
+    toolChoice: toolChoiceSchema.optional(),
+    disableParallelToolUse: z.boolean().optional(),
+    /** `max_tokens` of the first attempt; a reply cut off by it is asked again higher up the ladder. */
+    maxTokens: z.number().int().positive().max(128_000).default(1024),
+    /** The top of the `max_tokens` ladder (defaults to the model's output cap). */
+    maxTokensCap: z.number().int().positive().max(128_000).optional(),
+    // Sampling parameters are gone from the Messages API (version 2026-10-21; SDK 1.x): say so instead of a 400 later.
+    temperature: z
+      .never({ error: 'temperature is no longer accepted by the Messages API (API version 2026-10-21)' })
+      .optional(),
+    /** Cache breakpoints on tools, system prompt and the newest turn (prompt caching). */
+    promptCaching: z.boolean().default(true),
+    limits: z
+      .strictObject({
+        /** Model calls for one user message before the turn ends with `limit_reached`. */
+        maxModelCallsPerTurn: z.number().int().positive().max(100_000).default(50),
+        /** Tool executions for one user message before the turn ends with `limit_reached`. */
+        maxToolCallsPerTurn: z.number().int().positive().max(100_000).default(200),
+        /**
+         * What a run carries to the next at continue-as-new (transcript, queued messages, kept results, system
+         * prompt), in UTF-8 bytes of JSON; past it the conversation ends with `limit_reached`.
+         */
+        maxCarriedBytes: z
+          .number()
+          .int()
+          .min(10_000)
+          .max(MAX_CARRIED_BYTES, 'must stay under the 2 MB payload limit')
+          .default(1_500_000),
+      })
+      .prefault({}),
+    timeouts: z
+      .strictObject({
+        /** How long an open conversation waits for the next user message before it closes. */
+        idle: duration(SECOND, 3650 * DAY).default('24 hours'),
+        /** How long a tool call that needs approval waits for a person. */
+        approval: duration(SECOND, 365 * DAY).default('1 hour'),
+        /** One model call (one attempt)… */
+        modelCall: duration(SECOND, DAY).default('10 minutes'),
+        /** …and how often it must show signs of life while streaming. */
+        modelHeartbeat: duration(SECOND, DAY).default('30 seconds'),
+      })
+      .prefault({}),
+    /**
+     * Let readers see the model's reply as it is written (text, tool calls as they start): the model activity
+     * heartbeats the reply so far, which is not recorded in the history. Off, readers get each reply once it is final.
+     */
+    streaming: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        /** At most one heartbeat of the live reply per interval (the worker's heartbeat throttle must allow it). */
+        intervalMs: z.number().int().min(50).max(60_000).default(100),
+      })
+      .prefault({}),
+    /** Close the conversation after the first reply (a one-shot question). */
+    closeAfterFirstReply: z.boolean().default(false),
+    /** Continue-as-new after this many model calls in one run even if Temporal does not suggest it yet. */
+    continueAsNewAfterModelCalls: z.number().int().positive().max(10_000).default(1000),
+    /** Keeping the model's context inside its window: off, context editing, compaction or both (context-options.ts). */
+    contextManagement: contextManagementSchema,
+  })
+  .superRefine((options, ctx) => {
+    const choice = options.toolChoice;
+    // An MCP tool's name is `server__tool`; whether the server has it is known once its tools are listed.
+    const ofMcpServer = (name: string) => options.mcpServers.some(({ server }) => name.startsWith(`${server}__`));
+    if (choice?.type === 'tool' && !options.tools.includes(choice.name) && !ofMcpServer(choice.name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['toolChoice', 'name'],
+        message: `tool_choice names "${choice.name}", which is not in tools nor a tool of mcpServers`,
+      });
+    }
+    if (
+      (choice?.type === 'any' || choice?.type === 'tool') &&
+      options.tools.length === 0 &&
+      options.mcpServers.length === 0
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['toolChoice'],
+        message: `tool_choice "${choice.type}" needs at least one tool`,
+      });
+    }
+    if (options.maxTokensCap !== undefined && options.maxTokens > options.maxTokensCap) {
+      ctx.addIssue({ code: 'custom', path: ['maxTokens'], message: 'maxTokens is above maxTokensCap' });
+    }
+    checkContextManagement(options, ctx);
+  });
+
+/** Options with every default filled in: what a conversation runs with. */
+export type ConversationOptions = Omit<z.output<typeof conversationOptionsSchema>, 'temperature'>;
+/** Options as a caller writes them: everything optional. */
+export type ConversationOptionsInput = z.input<typeof conversationOptionsSchema>;
+
+/** `path: problem; path: problem` — zod's issues as one line a person can act on. */
+export function describeIssues(error: z.ZodError, what = 'input'): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || what}: ${issue.message}`).join('; ');
+}
+
+/** The options with defaults, or throws a readable Error. Pure: the client and tests use it. */
+export function withDefaults(input: ConversationOptionsInput = {}): ConversationOptions {
+  const parsed = conversationOptionsSchema.safeParse(input);
+  if (!parsed.success) throw new Error(`Invalid conversation options: ${describeIssues(parsed.error, 'options')}`);
+  return parsed.data;
+}

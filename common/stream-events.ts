@@ -1,0 +1,97 @@
+// What a conversation streams to its readers. Two sources, one sequence:
+//   - the durable log: an ordered, offset-addressed WorkflowStream (@temporalio/workflow-streams, topic
+//     CONVERSATION_EVENTS) that only the workflow appends to, in memory (no history event): turns, each model call's
+//     start and final reply, tool calls and results, approvals;
+//   - the live reply: while a model call runs, the model activity's heartbeat details hold what the API has streamed
+//     so far (LiveReply), which readers poll (DescribeWorkflowExecution) and turn into `live` text and tool events.
+// Text events carry their position (`at`) in their block, so text seen live and then in the final reply is shown
+// once. Types only: this module is workflow-safe.
+import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
+import type { ConversationStatus, PendingApproval, TokenUsage, TurnFailure } from './conversation-types';
+
+export const CONVERSATION_EVENTS = 'conversation';
+
+/** A model call is numbered like the conversation's calls (callNumber); each Temporal retry of it is an attempt. */
+export interface ModelAttempt {
+  call: number;
+  attempt: number;
+}
+
+export type StreamEvent =
+  /** A user message became the current turn. */
+  | { type: 'turn_started'; turn: number; text: string }
+  /** A model call was scheduled (its attempts stream live until `model_call_finished` or a discard). */
+  | { type: 'model_call_started'; call: number }
+  /** Text the model wrote: `text` starts at character `at` of content block `block` of the reply. */
+  | ({ type: 'text'; block: number; at: number; text: string } & ModelAttempt)
+  /** The model began a tool call: its name first, the input once complete (`tool_call_input`). */
+  | ({ type: 'tool_call_started'; block: number; id: string; name: string } & ModelAttempt)
+  | ({ type: 'tool_call_input'; block: number; id: string; name: string; input: unknown } & ModelAttempt)
+  /**
+   * Drop what this model call streamed: of attempts up to `attempt` when given (it failed midway and is retried), of
+   * every attempt otherwise (the reply was cut by max_tokens and is asked again). The transcript never holds it.
+   */
+  | {
+      type: 'model_output_discarded';
+      call: number;
+      attempt?: number;
+      reason: 'retried' | 'failed' | 'max_tokens';
+    }
+  /** The model call's reply is final and entered the transcript. */
+  | { type: 'model_call_finished'; call: number; stopReason: StopReason | null; usage: TokenUsage }
+  | { type: 'approval_requested'; approval: PendingApproval }
+  | { type: 'approval_settled'; callId: string; outcome: 'approved' | 'rejected' | 'timed_out' }
+  /** A tool call ran (or was refused): what the model reads next. `content` is cut at MAX_STREAMED_RESULT_CHARS. */
+  | { type: 'tool_result'; id: string; name: string; isError: boolean; content: string; truncated?: boolean }
+  | {
+      type: 'turn_finished';
+      turn: number;
+      status: ConversationStatus;
+      text: string;
+      stopReason: StopReason | null;
+      usage: TokenUsage;
+    }
+  | { type: 'turn_failed'; turn: number; failure: TurnFailure }
+  /** The conversation ended; nothing follows. */
+  | { type: 'conversation_ended'; status: ConversationStatus };
+
+/**
+ * One event as a reader receives it. `offset` is the event's place in the durable log (the same for every reader, for
+ * ever), or, for a `live` event, the offset of the durable event it follows. `cursor` names the position after this
+ * event: a reader resumes after it (`events(id, { after })`, the gateway's `Last-Event-ID`).
+ */
+export interface StreamItem {
+  offset: number;
+  cursor: string;
+  /** From the reply in flight, not (yet) from the log. */
+  live?: true;
+  /** A tool call this reader was already told of live (the log repeats it; text is never repeated). */
+  seen?: true;
+  event: StreamEvent;
+}
+
+/** At most this many events per StreamPage. */
+export const STREAM_PAGE_EVENTS = 500;
+
+/** A page of the durable log (the `getStreamEvents` query): events from an offset, and whether a turn is under way. */
+export interface StreamPage {
+  events: { offset: number; event: StreamEvent }[];
+  /** The offset after the last event of the page. */
+  next: number;
+  /** A turn runs, or messages wait for one: more events are coming without anyone writing. */
+  busy: boolean;
+}
+
+/** What the model activity heartbeats while a reply streams: the reply so far (the tail of long text blocks). */
+export interface LiveReply {
+  call: number;
+  attempt: number;
+  blocks: LiveBlock[];
+}
+
+export type LiveBlock =
+  | { index: number; kind: 'text'; at: number; text: string }
+  | { index: number; kind: 'tool'; id: string; name: string; input?: unknown };
+
+/** A tool's output is in the history already; the stream carries a readable head of it. */
+export const MAX_STREAMED_RESULT_CHARS = 8_000;

@@ -1,0 +1,120 @@
+// The messages a conversation workflow answers (updates, queries, the end signal) and a schema for each one's
+// arguments. The client and the workflow import the same definitions, so a name is written once, and the workflow
+// checks every argument with these schemas whoever sent it (the Temporal CLI and the Web UI can send anything).
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { z } from 'zod';
+import type { ModelContext } from './activity-contracts';
+import type { StreamPage } from './stream-events';
+import {
+  type ApprovalDecision,
+  type ConversationSnapshot,
+  MAX_USER_MESSAGE_CHARS,
+  type SubmittedMessage,
+  type TurnOutcome,
+} from './conversation-types';
+import { contextAccountingSchema } from './context-accounting';
+import { conversationOptionsSchema } from './options';
+
+export const sendMessageUpdate = defineUpdate<TurnOutcome, [text: string]>('sendMessage');
+export const awaitTurnUpdate = defineUpdate<TurnOutcome, [turn: number]>('awaitTurn');
+export const approveToolCallUpdate = defineUpdate<void, [decision: ApprovalDecision]>('approveToolCall');
+export const endConversationSignal = defineSignal('endConversation');
+/**
+ * Queues a user message and answers at once with its turn number and the stream offset its events start after (read
+ * them with the conversation's event stream); `sendMessage` answers when the turn is done.
+ */
+export const submitMessageUpdate = defineUpdate<SubmittedMessage, [text: string]>('submitMessage');
+export const stateQuery = defineQuery<ConversationSnapshot>('getState');
+export const transcriptQuery = defineQuery<MessageParam[], [range?: TranscriptRange]>('getTranscript');
+/** The event log from an offset, read without an update (nothing in the history): readers use it while a turn runs. */
+export const streamEventsQuery = defineQuery<StreamPage, [from: number]>('getStreamEvents');
+export const streamOffsetSchema = z.number({ error: 'An offset is a number.' }).int().min(0);
+/** For the worker's model-call cache: the system prompt and the first `to` messages. */
+export const modelContextQuery = defineQuery<ModelContext, [range: { to: number }]>('getModelContext');
+
+export const userMessageSchema = z
+  .string({ error: 'The message must be a string.' })
+  .refine((text) => text.trim() !== '', 'The message is empty.')
+  .superRefine((text, ctx) => {
+    if (text.length > MAX_USER_MESSAGE_CHARS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `The message has ${text.length} characters; the limit is ${MAX_USER_MESSAGE_CHARS}.`,
+      });
+    }
+  });
+
+export const turnNumberSchema = z.number({ error: 'A turn is a number.' }).int().min(1);
+
+export const approvalDecisionSchema = z.strictObject({
+  callId: z.string().min(1),
+  argumentsDigest: z.string().min(1),
+  /** Only `true` runs the tool; anything that is not a boolean is refused, never read as a yes. */
+  approve: z.boolean(),
+  reason: z.string().max(2_000).optional(),
+}) satisfies z.ZodType<ApprovalDecision>;
+
+export const transcriptRangeSchema = z
+  .strictObject({ from: z.number().int().min(0).optional(), to: z.number().int().min(0).optional() })
+  .optional();
+export type TranscriptRange = z.infer<typeof transcriptRangeSchema>;
+
+export const modelContextRangeSchema = z.strictObject({ to: z.number().int().min(0) });
+
+const usageSchema = z.strictObject({
+  inputTokens: z.number().min(0),
+  outputTokens: z.number().min(0),
+  cacheReadInputTokens: z.number().min(0),
+  cacheCreationInputTokens: z.number().min(0),
+});
+
+/** A run's state as the previous run handed it over. Checked for shape; its messages were checked on their way in. */
+const carriedStateSchema = z.strictObject({
+  transcript: z.array(
+    z.looseObject({
+      role: z.enum(['user', 'assistant']),
+      content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+    }),
+  ),
+  outcomes: z.array(z.looseObject({ kind: z.enum(['reply', 'failed', 'continued']) })),
+  pendingMessages: z.array(z.strictObject({ turn: z.number().int().min(1), text: z.string() })),
+  currentTurn: z
+    .strictObject({
+      turn: z.number().int().min(1),
+      modelCalls: z.number().int().min(0),
+      toolCalls: z.number().int().min(0),
+      usage: usageSchema,
+      maxTokens: z.number().int().positive().optional(),
+      transcriptStart: z.number().int().min(0),
+    })
+    .optional(),
+  nextTurn: z.number().int().min(1),
+  modelCalls: z.number().int().min(0),
+  toolCalls: z.number().int().min(0),
+  usage: usageSchema,
+  runs: z.number().int().min(1),
+  lastText: z.string(),
+  endRequested: z.boolean(),
+  firstRunId: z.string().min(1),
+  context: contextAccountingSchema.optional(),
+});
+
+/** The event log a run hands to the next (WorkflowStreamState of @temporalio/workflow-streams). */
+const streamStateSchema = z.strictObject({
+  log: z.array(z.strictObject({ topic: z.string(), data: z.string(), offset: z.number().int().min(0) })),
+  base_offset: z.number().int().min(0),
+  publisher_sequences: z.record(z.string(), z.number().int().min(0)),
+  publisher_last_seen: z.record(z.string(), z.number().min(0)),
+});
+
+/**
+ * The conversation workflow's input. Anything missing gets its default, so `{}` (a start from the Temporal CLI or the
+ * Web UI without arguments) is a conversation with default options that waits for its first message.
+ */
+export const conversationInputSchema = z.strictObject({
+  options: conversationOptionsSchema.prefault({}),
+  firstMessage: userMessageSchema.optional(),
+  carried: carriedStateSchema.optional(),
+  stream: streamStateSchema.optional(),
+});

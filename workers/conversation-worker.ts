@@ -1,0 +1,95 @@
+// Builds a worker that runs conversations: the workflow bundle, the model activity, one activity per tool, and the
+// MCP activities (listing and calling the tools of the MCP servers the worker is configured with).
+import type Anthropic from '@anthropic-ai/sdk';
+import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createModelActivities } from '../activities/model-activities';
+import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activities';
+import { describeTool, type ToolDefinition } from '../activities/tool-definition';
+import { ModelContextCache } from '../activities/model-context-cache';
+import { createSummariseActivity } from '../activities/summarise-activity';
+import { createMcpActivities, type McpActivityOptions } from '../activities/mcp/mcp-activities';
+import { McpClientPool } from '../activities/mcp/mcp-client-pool';
+import { McpToolSets } from '../activities/mcp/mcp-tool-sets';
+import { mcpToolsQuery } from '../common/mcp';
+import { modelContextQuery } from '../common/workflow-messages';
+import { DEFAULT_SHUTDOWN_GRACE_TIME } from './config';
+import { prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundles';
+
+export interface ConversationWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  anthropic: Anthropic;
+  /** The tools this worker runs, each as an activity of its own (defineTool). */
+  tools: readonly ToolDefinition[];
+  toolOptions?: ToolActivityOptions & Pick<McpActivityOptions, 'maxImageChars'>;
+  /**
+   * The MCP servers this worker may start or call (activities/mcp/mcp-server-config.ts). The caller owns the pool:
+   * close it once the worker has stopped (runWorker does).
+   */
+  mcp?: McpClientPool;
+  /**
+   * A pre-built workflow bundle. Default: the one shipped in the package's dist/workflow-bundles/ that matches the
+   * data converter (workflow-bundles.ts); without one (a checkout run through tsx) the workflows are bundled at start.
+   */
+  workflowBundlePath?: string;
+  tuning?: Pick<
+    WorkerOptions,
+    | 'maxConcurrentActivityTaskExecutions'
+    | 'maxConcurrentWorkflowTaskExecutions'
+    | 'maxCachedWorkflows'
+    | 'maxConcurrentLocalActivityExecutions'
+  >;
+  /**
+   * E.g. codec/data-converter.ts encryptingDataConverter(keys). With a `failureConverterPath`, a pre-built
+   * `workflowBundlePath` must have been bundled with the same path (the shipped `encoded-failures` bundle is).
+   */
+  dataConverter?: WorkerOptions['dataConverter'];
+  /** Worker interceptors, e.g. an activity interceptor that logs or slows every tool (the test rigs do). */
+  interceptors?: WorkerOptions['interceptors'];
+  /** What the worker's copy of the conversations' transcripts may hold, in bytes. Default 256 MiB. */
+  modelContextCacheBytes?: number;
+  /** How long running activities may finish after shutdown begins (SIGTERM). Default 30 seconds. */
+  shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
+}
+
+/** The shortest gap between two heartbeats the SDK lets through: the live reply's refresh interval at best. */
+export const LIVE_HEARTBEAT_THROTTLE = '50 milliseconds';
+
+export async function createConversationWorker(options: ConversationWorkerOptions): Promise<Worker> {
+  const { tools } = options;
+  const bundle = options.workflowBundlePath ?? prebuiltWorkflowBundle(options.dataConverter);
+  // The cache reads a transcript it lacks through the worker's own client (only ever called once the worker runs).
+  const cache = new ModelContextCache(
+    async ({ workflowId, runId }, length) =>
+      worker.client!.workflow.getHandle(workflowId, runId).query(modelContextQuery, { to: length }),
+    options.modelContextCacheBytes,
+  );
+  const mcpToolSets = new McpToolSets(async ({ workflowId, runId }) =>
+    worker.client!.workflow.getHandle(workflowId, runId).query(mcpToolsQuery),
+  );
+  const worker: Worker = await Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: WORKFLOWS_PATH }),
+    activities: {
+      ...createToolActivities(tools, options.toolOptions),
+      ...createMcpActivities(options.mcp ?? new McpClientPool([]), mcpToolSets, options.toolOptions),
+      ...createModelActivities({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),
+      ...createSummariseActivity({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),
+    },
+    // Pollers scale with the backlog: a burst of new conversations is picked up without starving running ones.
+    workflowTaskPollerBehavior: { type: 'autoscaling' },
+    activityTaskPollerBehavior: { type: 'autoscaling' },
+    // On SIGTERM running activities get this long to finish before they are cancelled (and retried elsewhere).
+    shutdownGraceTime: options.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
+    // A streaming model call heartbeats the reply so far (LiveReplyHeartbeat) at its own pace; by default the SDK
+    // would send only one heartbeat per 0.8 × the heartbeat timeout. Activities that heartbeat rarely are unaffected.
+    maxHeartbeatThrottleInterval: LIVE_HEARTBEAT_THROTTLE,
+    ...options.tuning,
+    ...(options.interceptors && { interceptors: options.interceptors }),
+    ...(options.dataConverter && { dataConverter: options.dataConverter }),
+  });
+  return worker;
+}

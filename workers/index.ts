@@ -1,0 +1,10 @@
+// `claude-temporal-orchestrator/worker`: run conversations with your own tools. `runWorker({ tools })` is a whole
+// worker process configured by environment (config.ts); createConversationWorker builds one for your own process.
+export { createAnthropic } from './anthropic-client';
+export { ConfigError, configSchema, LOCAL_API_KEY, loadConfig, type WorkerConfig } from './config';
+export { connectionOptions } from './connection-options';
+export { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
+export { runWorker, type RunWorkerOptions } from './run-worker';
+export { PREBUILT_BUNDLES_DIR, prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundles';
+export { McpClientPool } from '../activities/mcp/mcp-client-pool';
+export { type McpServerConfig, type McpServersInput } from '../activities/mcp/mcp-server-config';

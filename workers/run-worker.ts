@@ -1,0 +1,135 @@
+// A worker process configured by environment only (workers/config.ts): what `npm run worker`, the Docker image and
+// a service that installs this package run. `runWorker({ tools })` connects, serves until SIGINT/SIGTERM (running
+// activities get the shutdown grace time to finish), and closes the connection and its MCP servers.
+import { readFileSync } from 'node:fs';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import type { ToolDefinition } from '../activities/tool-definition';
+import { McpClientPool } from '../activities/mcp/mcp-client-pool';
+import {
+  McpConfigError,
+  type McpServerConfig,
+  type McpServersInput,
+  parseMcpServers,
+  parseMcpServersJson,
+} from '../activities/mcp/mcp-server-config';
+import { encryptingDataConverter } from '../codec/data-converter';
+import { createAnthropic } from './anthropic-client';
+import { ConfigError, loadConfig, type WorkerConfig } from './config';
+import { connectionOptions } from './connection-options';
+import { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
+import { prebuiltWorkflowBundle } from './workflow-bundles';
+
+export interface RunWorkerOptions {
+  tools: readonly ToolDefinition[];
+  /** MCP servers, besides those of MCP_SERVERS / MCP_SERVERS_FILE (`${VAR}` is read from `env`). */
+  mcpServers?: McpServersInput;
+  /** Default: process.env. */
+  env?: Record<string, string | undefined>;
+  interceptors?: ConversationWorkerOptions['interceptors'];
+  /** Validate the configuration (and read the TLS files and the bundle), print it, and return without connecting. */
+  checkOnly?: boolean;
+}
+
+export async function runWorker(options: RunWorkerOptions): Promise<void> {
+  const env = options.env ?? process.env;
+  const config = loadConfig(env);
+  const mcpServers = loadMcpServers(config, options.mcpServers, env);
+  const dataConverter =
+    config.PAYLOAD_ENCRYPTION_KEYS &&
+    encryptingDataConverter(config.PAYLOAD_ENCRYPTION_KEYS, config.PAYLOAD_ENCRYPTION_PLAINTEXT);
+  const bundlePath = config.WORKFLOW_BUNDLE_PATH ?? prebuiltWorkflowBundle(dataConverter || undefined);
+  if (options.checkOnly) {
+    connectionOptions(config);
+    if (bundlePath) readFileSync(bundlePath);
+    console.log(`Worker configuration OK: ${describe(config, options.tools, mcpServers, bundlePath)}`);
+    return;
+  }
+  if (config.WORKER_METRICS_ADDRESS) installMetrics(config.WORKER_METRICS_ADDRESS);
+  const connection = await NativeConnection.connect(connectionOptions(config));
+  const mcp = new McpClientPool(mcpServers, { log: (level, message) => Runtime.instance().logger[level](message) });
+  try {
+    const worker = await createConversationWorker({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      anthropic: createAnthropic(config),
+      tools: options.tools,
+      mcp,
+      ...(bundlePath && { workflowBundlePath: bundlePath }),
+      shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME,
+      modelContextCacheBytes: config.WORKER_MODEL_CONTEXT_CACHE_MB * 2 ** 20,
+      tuning: {
+        maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
+        maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+        maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+      },
+      ...(options.interceptors && { interceptors: options.interceptors }),
+      ...(dataConverter && { dataConverter }),
+    });
+    console.log(`Worker ready: ${describe(config, options.tools, mcpServers, bundlePath)}`);
+    await worker.run();
+  } finally {
+    await mcp.close();
+    await connection.close();
+  }
+}
+
+/** The servers of MCP_SERVERS, MCP_SERVERS_FILE and `mcpServers`; a name given twice is a configuration error. */
+function loadMcpServers(
+  config: WorkerConfig,
+  servers: McpServersInput | undefined,
+  env: Record<string, string | undefined>,
+): McpServerConfig[] {
+  let all: McpServerConfig[];
+  try {
+    all = [
+      ...(config.MCP_SERVERS ? parseMcpServersJson(config.MCP_SERVERS, 'MCP_SERVERS', env) : []),
+      ...(config.MCP_SERVERS_FILE
+        ? parseMcpServersJson(readFileSync(config.MCP_SERVERS_FILE, 'utf8'), config.MCP_SERVERS_FILE, env)
+        : []),
+      ...(servers ? parseMcpServers(servers, env) : []),
+    ];
+  } catch (err) {
+    if (err instanceof McpConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+  const names = all.map((server) => server.name);
+  const twice = names.filter((name, i) => names.indexOf(name) !== i);
+  if (twice.length > 0)
+    throw new ConfigError(`Invalid configuration:\n  MCP server configured twice: ${twice.join(', ')}`);
+  return all;
+}
+
+function describe(
+  config: WorkerConfig,
+  tools: readonly ToolDefinition[],
+  mcp: readonly McpServerConfig[],
+  bundlePath: string | undefined,
+): string {
+  const model = config.ANTHROPIC_API_KEY
+    ? `Claude via ${config.ANTHROPIC_BASE_URL ?? 'api.anthropic.com'}`
+    : `the local Messages API at ${config.ANTHROPIC_BASE_URL}`;
+  const keys = config.PAYLOAD_ENCRYPTION_KEYS;
+  return [
+    `task queue "${config.TEMPORAL_TASK_QUEUE}" (${config.TEMPORAL_ADDRESS}, namespace ${config.TEMPORAL_NAMESPACE})`,
+    `model: ${model}`,
+    `tools: ${tools.map((tool) => tool.name).join(', ') || 'none'}`,
+    // Names and transports only: commands, URLs and their variables stay out of logs.
+    `MCP servers: ${mcp.map((server) => `${server.name} (${server.type})`).join(', ') || 'none'}`,
+    `workflow bundle: ${bundlePath ?? 'built at start'}`,
+    `payload encryption: ${keys ? `on (current key ${keys.current.id}), plain payloads ${config.PAYLOAD_ENCRYPTION_PLAINTEXT === 'accept' ? 'accepted with a warning' : 'refused'}` : 'off'}`,
+    ...(config.WORKER_METRICS_ADDRESS ? [`metrics: http://${config.WORKER_METRICS_ADDRESS}/metrics`] : []),
+  ].join('; ');
+}
+
+/** Before the first connection: the runtime (and its Prometheus exporter) is created once per process. */
+function installMetrics(bindAddress: string): void {
+  // Finer buckets than the SDK's default (50, 100, 500 ms…) for request latencies: a completion's round trip is the
+  // window in which a crash makes a finished activity run again.
+  const buckets = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
+  Runtime.install({
+    telemetryOptions: {
+      metrics: { prometheus: { bindAddress, histogramBucketOverrides: { request_latency: buckets } } },
+    },
+  });
+}

@@ -1,0 +1,141 @@
+// One model step: a `callModel` activity, climbing the `max_tokens` ladder while the reply is cut off. A cut-off
+// reply is dropped whole: nothing of it enters the transcript and none of its tool calls run. A call that fails
+// for good (after Temporal's retries, or at once for a request the API refuses) is a step outcome, not an error.
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
+import { compactionNote } from '../common/context-accounting';
+import { apiContextManagement } from '../common/context-options';
+import type { TurnFailure } from '../common/conversation-types';
+import { FailureType } from '../common/failure-types';
+import { modelCallSummary } from '../common/summaries';
+import type { ConversationState } from './conversation-state';
+import type { ConversationStream } from './conversation-stream';
+import { modelOutputCap, nextMaxTokens } from './max-tokens-ladder';
+
+type ModelActivities = { callModel(input: CallModelInput): Promise<CallModelResult> };
+
+/** Non-retryable failure types come from the worker's classifier (activities/model-failure.ts). */
+export const MODEL_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 12,
+};
+
+export type ModelStep =
+  | { kind: 'reply'; reply: CallModelResult }
+  | { kind: 'max_tokens_exhausted'; maxTokens: number }
+  | { kind: 'failed'; failure: TurnFailure };
+
+/** The tools a model call offers, by name; MCP tools come from the run's recorded list `mcpToolSet`. */
+export interface OfferedTools {
+  tools: string[];
+  mcpToolSet?: string;
+}
+
+export async function askModel(
+  state: ConversationState,
+  offered: OfferedTools,
+  stream: ConversationStream,
+): Promise<ModelStep> {
+  const { options } = state;
+  const { callModel } = proxyActivities<ModelActivities>({
+    startToCloseTimeout: options.timeouts.modelCall,
+    heartbeatTimeout: options.timeouts.modelHeartbeat,
+    retry: MODEL_RETRY,
+  });
+  const cap = options.maxTokensCap ?? modelOutputCap(options.model);
+  let maxTokens = Math.min(state.currentTurn?.maxTokens ?? options.maxTokens, cap);
+  // A forced tool_choice (`any`, `tool`) applies to the first call of a user turn only: forcing every call
+  // would never let the model answer.
+  const forced = options.toolChoice?.type === 'any' || options.toolChoice?.type === 'tool';
+  const toolChoice = forced && (state.currentTurn?.modelCalls ?? 0) > 0 ? undefined : options.toolChoice;
+  const { workflowId, runId } = workflowInfo();
+  const contextManagement = apiContextManagement(options.contextManagement);
+  const { streaming } = options;
+
+  for (;;) {
+    const callNumber = state.modelCalls + 1;
+    const summary = modelCallSummary(options.model, callNumber, maxTokens) + compactionNote(state.context);
+    setCurrentDetails(`Waiting for the model: ${summary}`);
+    state.startActivity('model', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
+    stream.publish({ type: 'model_call_started', call: callNumber });
+    let reply: CallModelResult;
+    try {
+      reply = await callModel.executeWithOptions({ summary, activityId: `model-${callNumber}` }, [
+        {
+          conversation: { workflowId, runId },
+          callNumber,
+          transcriptLength: state.transcript.length,
+          newMessages: state.newMessages(),
+          ...(state.sentUpTo === 0 && { fullContext: options.system !== undefined ? { system: options.system } : {} }),
+          ...(state.lastReplyId !== undefined && { afterReply: state.lastReplyId }),
+          ...(streaming.enabled && { stream: { intervalMs: streaming.intervalMs } }),
+          request: {
+            model: options.model,
+            maxTokens,
+            protocol: options.protocol,
+            tools: offered.tools,
+            ...(offered.mcpToolSet !== undefined && { mcpToolSet: offered.mcpToolSet }),
+            promptCaching: options.promptCaching,
+            ...(toolChoice !== undefined && { toolChoice }),
+            ...(options.disableParallelToolUse !== undefined && {
+              disableParallelToolUse: options.disableParallelToolUse,
+            }),
+            ...(contextManagement && { contextManagement }),
+          },
+        },
+      ]);
+    } catch (err) {
+      if (err instanceof ActivityFailure) {
+        stream.publish({ type: 'model_output_discarded', call: callNumber, reason: 'failed' });
+        return { kind: 'failed', failure: modelFailure(err) };
+      }
+      throw err;
+    } finally {
+      state.finishActivity('model');
+    }
+    state.recordModelCall(reply.usage);
+    if (reply.stop_reason !== 'max_tokens') {
+      publishReply(stream, callNumber, reply);
+      stream.publish({
+        type: 'model_call_finished',
+        call: callNumber,
+        stopReason: reply.stop_reason,
+        usage: reply.usage,
+      });
+      return { kind: 'reply', reply };
+    }
+    // A cut-off reply is asked again higher up the ladder: readers drop what it streamed.
+    stream.publish({ type: 'model_output_discarded', call: callNumber, reason: 'max_tokens' });
+    const next = nextMaxTokens(maxTokens, cap);
+    if (next === undefined) return { kind: 'max_tokens_exhausted', maxTokens };
+    maxTokens = next;
+    state.raiseMaxTokens(next);
+  }
+}
+
+/** The classifier's type and message when it named the failure; otherwise what Temporal says ran out. */
+function modelFailure(err: ActivityFailure): TurnFailure {
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure)
+    return { type: cause.type ?? FailureType.ModelCallFailed, message: cause.message };
+  return { type: FailureType.ModelCallFailed, message: `The model call failed: ${cause?.message ?? err.message}` };
+}
+
+/**
+ * The final reply enters the log whole (its text is in the activity's result already: no history cost). Readers that
+ * saw it live show only what they had not seen; a reader that comes later gets it from here.
+ */
+function publishReply(stream: ConversationStream, call: number, reply: CallModelResult): void {
+  const attempt = { call, attempt: reply.attempt ?? 1 }; // replies recorded before streaming have no attempt
+  for (const [block, content] of reply.content.entries()) {
+    if (content.type === 'text') stream.publish({ type: 'text', ...attempt, block, at: 0, text: content.text });
+    if (content.type === 'tool_use') {
+      const { id, name, input } = content;
+      stream.publish({ type: 'tool_call_started', ...attempt, block, id, name });
+      stream.publish({ type: 'tool_call_input', ...attempt, block, id, name, input });
+    }
+  }
+}

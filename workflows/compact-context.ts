@@ -1,0 +1,114 @@
+// Keeping the transcript the model sees in step with what was compacted, and the context accounting up to date.
+//
+// - After each reply: its input tokens before and after any compaction or clearing; and when the API compacted (the
+//   reply opens with a compaction block), the messages before the reply leave the transcript — the API ignores them
+//   from now on, so neither the next run, nor the model activity, nor the worker's cache carries them.
+// - Before each model call, when the orchestrator summarises itself (compaction `by: 'orchestrator'`) and the next
+//   call would pass the trigger: one `summariseContext` activity, retried like any model call; the older messages
+//   give way to its summary. If it fails for good the conversation goes on uncompacted.
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type { CallModelResult, SummariseContextInput, SummariseContextResult } from '../common/activity-contracts';
+import { compactionOf } from '../common/compaction';
+import { estimatedNextInput, recordCall, recordCompaction } from '../common/context-accounting';
+import { summarisingItself } from '../common/context-options';
+import { summaryCut, summaryMessage } from '../common/orchestrator-summary';
+import { firstLine } from '../common/summaries';
+import { jsonBytes } from '../common/utf8-length';
+import { MODEL_RETRY, type OfferedTools } from './ask-model';
+import type { ConversationState } from './conversation-state';
+
+type SummaryActivities = { summariseContext(input: SummariseContextInput): Promise<SummariseContextResult> };
+
+/** Right after a reply entered the transcript. */
+export function followContext(state: ConversationState, reply: CallModelResult): void {
+  if (reply.context) state.context = recordCall(state.context, reply.context, reply.usage.outputTokens);
+  const at = state.transcript.length - 1;
+  const block = compactionOf(state.transcript[at]);
+  if (!block || at === 0) return;
+  state.compactHead(at, []);
+  state.context = recordCompaction(state.context, {
+    afterCall: state.modelCalls,
+    by: 'api',
+    inputTokensBefore: reply.context?.inputTokensBefore ?? 0,
+    messages: at,
+    summary: block.content ?? '',
+  });
+  setCurrentDetails(compactionDetails(state));
+}
+
+/** Before a model call: the orchestrator's own compaction, when it is due. */
+export async function compactIfDue(state: ConversationState, offered: OfferedTools): Promise<void> {
+  const { options } = state;
+  const context = options.contextManagement;
+  if (!summarisingItself(context)) return;
+  const newMessages = state.newMessages();
+  const expected = estimatedNextInput(state.context, jsonBytes(newMessages));
+  if (expected < context.compaction.triggerTokens) return;
+  const cut = summaryCut(state.transcript);
+  if (cut === undefined) return;
+
+  const { summariseContext } = proxyActivities<SummaryActivities>({
+    startToCloseTimeout: options.timeouts.modelCall,
+    heartbeatTimeout: options.timeouts.modelHeartbeat,
+    retry: MODEL_RETRY,
+  });
+  const { workflowId, runId } = workflowInfo();
+  const summary = `summarise context · messages 1–${cut} of ${state.transcript.length} · ~${expected} tokens`;
+  setCurrentDetails(`Compacting the context: ${summary}`);
+  state.startActivity('summary', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
+  let result: SummariseContextResult;
+  try {
+    result = await summariseContext.executeWithOptions({ summary, activityId: `summary-${state.modelCalls}` }, [
+      {
+        conversation: { workflowId, runId },
+        callNumber: state.modelCalls,
+        transcriptLength: state.transcript.length,
+        newMessages,
+        ...(state.sentUpTo === 0 && { fullContext: options.system !== undefined ? { system: options.system } : {} }),
+        ...(state.lastReplyId !== undefined && { afterReply: state.lastReplyId }),
+        request: {
+          model: options.model,
+          maxTokens: context.compaction.summaryMaxTokens,
+          protocol: options.protocol,
+          tools: offered.tools,
+          ...(offered.mcpToolSet !== undefined && { mcpToolSet: offered.mcpToolSet }),
+          promptCaching: options.promptCaching,
+          // The summary is text: the model may not call a tool here.
+          toolChoice: { type: 'none' },
+        },
+        summariseUpTo: cut,
+        ...(context.compaction.instructions !== undefined && { instructions: context.compaction.instructions }),
+      },
+    ]);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
+    setCurrentDetails(
+      `Could not summarise the context (${cause?.type ?? 'failure'}: ${cause?.message ?? err.message}); going on without.`,
+    );
+    return;
+  } finally {
+    state.finishActivity('summary');
+  }
+  state.recordExtraUsage(result.usage);
+  state.compactHead(cut, [summaryMessage(result.summary)]);
+  state.context = recordCompaction(state.context, {
+    afterCall: state.modelCalls,
+    by: 'orchestrator',
+    inputTokensBefore: result.inputTokensBefore,
+    messages: cut,
+    summary: result.summary,
+  });
+  setCurrentDetails(compactionDetails(state));
+}
+
+/** `Context compacted (API) after call 72: 141 messages, 61,234 input tokens → summary: "The user asked…"` */
+function compactionDetails(state: ConversationState): string {
+  const last = state.context.lastCompaction!;
+  const by = last.by === 'api' ? 'by the API' : 'by the orchestrator';
+  return (
+    `Context compacted ${by} after call ${last.afterCall} (compaction ${state.context.compactions}): ` +
+    `${last.messages} messages, ${last.inputTokensBefore} input tokens → summary: ${firstLine(last.summary, 200)}`
+  );
+}

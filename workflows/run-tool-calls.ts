@@ -1,0 +1,134 @@
+// Running the tool calls of one reply: one activity per call, all calls of a reply at once, outcomes in the model's
+// order. Every way a call can go wrong becomes an error outcome the model can read.
+import { ActivityFailure } from '@temporalio/common';
+import { condition, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type { ToolActivityInput, ToolActivityResult, ToolPolicy } from '../common/activity-contracts';
+import { digest } from '../common/digest';
+import { type McpTool, mcpCallSummary } from '../common/mcp';
+import { protocolFor } from '../common/protocols';
+import type { ToolCall, ToolOutcome } from '../common/protocols/types';
+import { toolCallSummary } from '../common/summaries';
+import { MAX_STREAMED_RESULT_CHARS } from '../common/stream-events';
+import type { ConversationState } from './conversation-state';
+import { callMcpTool } from './mcp-tools';
+import type { ConversationStream } from './conversation-stream';
+import { describeToolFailure } from './tool-failure';
+
+type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>>;
+
+/** What running tools needs besides the state: how to schedule each tool, and how to show a change of status. */
+export interface ToolRun {
+  state: ConversationState;
+  /** Where readers see each call's result and approval. */
+  stream: ConversationStream;
+  policies: ReadonlyMap<string, ToolPolicy>;
+  /** The run's MCP tools (also in `policies`): each call runs as a `callMcpTool` activity. */
+  mcpTools: ReadonlyMap<string, McpTool>;
+  /** Writes the search attributes if the state changed what they show (e.g. a call now awaits approval). */
+  publish(): void;
+}
+
+export async function runToolCalls(run: ToolRun, calls: ToolCall[]): Promise<ToolOutcome[]> {
+  run.state.recordToolCalls(calls.length);
+  return Promise.all(
+    calls.map(async (call) => {
+      const outcome = await runToolCall(run, call);
+      const { callId: id, name, isError } = outcome;
+      // Readers get the text; an image (an MCP tool's) shows as a marker.
+      const content =
+        typeof outcome.content === 'string'
+          ? outcome.content
+          : outcome.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+      const cut = content.length > MAX_STREAMED_RESULT_CHARS;
+      run.stream.publish({
+        type: 'tool_result',
+        id,
+        name,
+        isError,
+        content: cut ? content.slice(0, MAX_STREAMED_RESULT_CHARS) : content,
+        ...(cut && { truncated: true }),
+      });
+      return outcome;
+    }),
+  );
+}
+
+async function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
+  const { state, policies, mcpTools } = run;
+  const fail = (content: string): ToolOutcome => ({ callId: call.id, name: call.name, isError: true, content });
+  if (call.malformed) return fail(`Malformed tool call: ${call.malformed}`);
+  const policy = policies.get(call.name);
+  if (!policy) {
+    return fail(`Unknown tool "${call.name}". Available tools: ${[...policies.keys()].join(', ') || 'none'}.`);
+  }
+
+  const mcpTool = mcpTools.get(call.name);
+  const summary = mcpTool
+    ? mcpCallSummary(mcpTool.server, mcpTool.tool, call.input)
+    : toolCallSummary(call.name, call.input);
+  if (policy.requiresApproval) {
+    const refusal = await awaitApproval(run, call, summary);
+    if (refusal) return fail(refusal);
+  }
+
+  const idempotencyKey = `${workflowInfo().workflowId}/${state.firstRunId}/${call.id}`;
+  setCurrentDetails(`Running ${summary}`);
+  state.startActivity(call.id, { kind: 'tool', name: summary, startedAt: new Date().toISOString() });
+  try {
+    if (mcpTool) {
+      const protocol = protocolFor(state.options.protocol);
+      const result = await callMcpTool(mcpTool, call, { policy, protocol, summary, idempotencyKey });
+      return { callId: call.id, name: call.name, isError: !result.ok, content: result.content };
+    }
+    const tool = proxyActivities<ToolActivities>({
+      startToCloseTimeout: policy.startToCloseTimeout,
+      heartbeatTimeout: policy.heartbeatTimeout,
+      retry: {
+        maximumAttempts: policy.maximumAttempts,
+        initialInterval: policy.initialInterval,
+        backoffCoefficient: 2,
+      },
+    })[call.name]!;
+    const result = await tool.executeWithOptions({ summary, activityId: `tool-${call.id}` }, [
+      { input: call.input, protocol: state.options.protocol, idempotencyKey },
+    ]);
+    return { callId: call.id, name: call.name, isError: !result.ok, content: result.content };
+  } catch (err) {
+    if (err instanceof ActivityFailure) return fail(describeToolFailure(call.name, policy, err));
+    throw err;
+  } finally {
+    state.finishActivity(call.id);
+  }
+}
+
+/** Waits for a person to approve this exact call; returns why it may not run, or undefined to run it. */
+async function awaitApproval(
+  { state, stream, publish }: ToolRun,
+  call: ToolCall,
+  summary: string,
+): Promise<string | undefined> {
+  const approval = {
+    callId: call.id,
+    tool: call.name,
+    input: call.input,
+    argumentsDigest: digest({ name: call.name, input: call.input }),
+    requestedAt: new Date().toISOString(),
+  };
+  state.requestApproval(approval);
+  stream.publish({ type: 'approval_requested', approval });
+  publish();
+  setCurrentDetails(`Waiting for approval of ${summary}`);
+  const { approval: timeout } = state.options.timeouts;
+  const decided = await condition(() => state.decisionOf(call.id) !== undefined, timeout);
+  const decision = state.decisionOf(call.id);
+  state.settleApproval(call.id);
+  const outcome = !decided || !decision ? 'timed_out' : decision.approve === true ? 'approved' : 'rejected';
+  stream.publish({ type: 'approval_settled', callId: call.id, outcome });
+  publish();
+  if (!decided || !decision) return `ApprovalTimeout: nobody approved ${summary} within ${timeout}.`;
+  // Only an explicit `true` runs the tool.
+  if (decision.approve !== true) {
+    return `Rejected: the user did not allow ${summary}${decision.reason ? `: ${decision.reason}` : '.'}`;
+  }
+  return undefined;
+}
