@@ -1,7 +1,7 @@
 // What an end-to-end test stands on: the real dev server the test runner started (TEMPORAL_ADDRESS), a local
 // Messages API server, a real worker on a task queue of its own, and the typed client.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -9,12 +9,16 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { ConversationClient } from '../../client/conversation-client';
-import type { ExecutionLogLine, ToolActivityOptions } from '../../activities/tool-activities';
+import type { ToolActivityOptions } from '../../activities/tool-activities';
 import type { ToolDefinition } from '../../activities/tool-definition';
-import { builtinTools } from '../../activities/tools';
-import { createAnthropic, createConversationWorker } from '../../workers/worker';
-import { startMockAnthropic } from '../../scripts/mock-anthropic/server';
-import type { MockAnthropic, RecordedRequest } from '../../scripts/mock-anthropic/types';
+import { McpClientPool } from '../../activities/mcp/mcp-client-pool';
+import { type McpServersInput, parseMcpServers } from '../../activities/mcp/mcp-server-config';
+import { demoTools } from '../../testing/demo-tools';
+import { createAnthropic } from '../../workers/anthropic-client';
+import { createConversationWorker } from '../../workers/conversation-worker';
+import { type ExecutionLogLine, readExecutions, toolInstrumentation } from '../../scripts/tool-execution-log';
+import { startMessagesApi } from '../../testing/messages-api/server';
+import type { MessagesApi, RecordedRequest } from '../../testing/messages-api/types';
 
 // Expected failures (a tool raising TickerNotFound, a scripted 429) would otherwise fill the output with warnings.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -22,12 +26,16 @@ Runtime.install({ logger: new DefaultLogger('ERROR') });
 export const temporalAddress = process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
 export const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
 
+export { readExecutions };
+
 export interface Harness {
-  mock: MockAnthropic;
+  mock: MessagesApi;
   worker: Worker;
   conversations: ConversationClient;
   client: Client;
   taskQueue: string;
+  /** The worker's MCP servers (none unless `mcpServers` was given). */
+  mcp: McpClientPool;
   /** JSON lines the tools append per execution (start/finish/error). */
   executionLog: string;
   /** The execution log's lines, of one conversation (and one tool) when given. */
@@ -37,7 +45,9 @@ export interface Harness {
 
 export interface HarnessOptions {
   tools?: readonly ToolDefinition[];
-  toolOptions?: ToolActivityOptions;
+  toolOptions?: ToolActivityOptions & { maxImageChars?: number };
+  /** MCP servers the worker is configured with, as a worker's configuration writes them (`${VAR}` from process.env). */
+  mcpServers?: McpServersInput;
   latencyMs?: number;
   /**
    * For the worker and the client (e.g. codec/data-converter.ts). With a failureConverterPath the worker bundles the
@@ -46,50 +56,72 @@ export interface HarnessOptions {
   dataConverter?: DataConverter;
   /** The API key the worker's Anthropic client sends (the local server accepts any). Default: none. */
   anthropicApiKey?: string;
+  /** The local Messages API's context window, in input tokens (default: its own, 1,000,000). */
+  contextWindowTokens?: number;
+  /** Every tool output padded to this many characters (scripts/tool-execution-log.ts). */
+  toolOutputChars?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const mock = await startMockAnthropic({ ...(options.latencyMs !== undefined && { latencyMs: options.latencyMs }) });
+  const mock = await startMessagesApi({
+    ...(options.latencyMs !== undefined && { latencyMs: options.latencyMs }),
+    ...(options.contextWindowTokens !== undefined && { contextWindowTokens: options.contextWindowTokens }),
+  });
   const taskQueue = `test-${randomUUID()}`;
   const executionLog = join(mkdtempSync(join(tmpdir(), 'tools-')), 'executions.jsonl');
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
+  const mcp = new McpClientPool(parseMcpServers(options.mcpServers ?? {}, process.env));
   const worker = await createConversationWorker({
+    mcp,
     connection: workerConnection,
     namespace,
     taskQueue,
     anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: options.anthropicApiKey }),
-    tools: options.tools ?? builtinTools,
-    toolOptions: { executionLog, ...options.toolOptions },
-    ...(process.env.WORKFLOW_BUNDLE_PATH && !options.dataConverter?.failureConverterPath && { workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH }),
+    tools: options.tools ?? demoTools,
+    ...(options.toolOptions && { toolOptions: options.toolOptions }),
+    interceptors: {
+      activity: [
+        toolInstrumentation({
+          executionLog,
+          ...(options.toolOutputChars !== undefined && { outputChars: options.toolOutputChars }),
+        }),
+      ],
+    },
+    ...(process.env.WORKFLOW_BUNDLE_PATH &&
+      !options.dataConverter?.failureConverterPath && { workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH }),
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address: temporalAddress });
-  const client = new Client({ connection, namespace, ...(options.dataConverter && { dataConverter: options.dataConverter }) });
-  const conversations = new ConversationClient({ client, taskQueue, knownTools: (options.tools ?? builtinTools).map((t) => t.name) });
+  const client = new Client({
+    connection,
+    namespace,
+    ...(options.dataConverter && { dataConverter: options.dataConverter }),
+  });
+  const conversations = new ConversationClient({
+    client,
+    taskQueue,
+    tools: (options.tools ?? demoTools).map((t) => t.name),
+    mcpServers: mcp.serverNames,
+  });
   return {
     mock,
     worker,
     conversations,
     client,
     taskQueue,
+    mcp,
     executionLog,
     executions: (workflowId, tool) => readExecutions(executionLog, workflowId, tool),
     async close() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
+      await mcp.close();
       await workerConnection.close();
       await connection.close();
       await mock.close();
     },
   };
-}
-
-/** An execution log's lines, of one conversation (its idempotency keys start with the workflow id) and tool if given. */
-export function readExecutions(path: string, workflowId?: string, tool?: string): ExecutionLogLine[] {
-  if (!existsSync(path)) return [];
-  const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as ExecutionLogLine);
-  return lines.filter((e) => (workflowId === undefined || e.idempotencyKey.startsWith(`${workflowId}/`)) && (tool === undefined || e.tool === tool));
 }
 
 /** The blocks of a request's last message, which must be the user's (tool results, in the native protocol). */
@@ -108,7 +140,13 @@ export function uniquePrompt(text: string): string {
 export async function attemptsOf(client: Client, workflowId: string) {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const types = new Map<string, string>();
-  const attempts: { type: string; attempt: number; identity: string; lastFailure?: string; lastFailureType?: string }[] = [];
+  const attempts: {
+    type: string;
+    attempt: number;
+    identity: string;
+    lastFailure?: string;
+    lastFailureType?: string;
+  }[] = [];
   for (const event of history.events ?? []) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) types.set(String(event.eventId), scheduled.activityType?.name ?? '');
@@ -120,7 +158,9 @@ export async function attemptsOf(client: Client, workflowId: string) {
       attempt: started.attempt ?? 1,
       identity: started.identity ?? '',
       ...(failure?.message && { lastFailure: failure.message }),
-      ...(failure && { lastFailureType: failure.applicationFailureInfo?.type ?? (failure.timeoutFailureInfo ? 'timeout' : undefined) }),
+      ...(failure && {
+        lastFailureType: failure.applicationFailureInfo?.type ?? (failure.timeoutFailureInfo ? 'timeout' : undefined),
+      }),
     });
   }
   return attempts;
@@ -130,7 +170,10 @@ export async function attemptsOf(client: Client, workflowId: string) {
 export async function activitiesOf(client: Client, workflowId: string) {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const converter = client.options.loadedDataConverter.payloadConverter;
-  const scheduled = new Map<string, { type: string; summary: string | undefined; input: unknown; result?: unknown; failed?: boolean }>();
+  const scheduled = new Map<
+    string,
+    { type: string; summary: string | undefined; input: unknown; result?: unknown; failed?: boolean }
+  >();
   const decode = (payloads: { payloads?: unknown[] | null } | null | undefined) =>
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     (payloads?.payloads ?? []).map((p) => converter.fromPayload(p as any));

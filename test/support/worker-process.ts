@@ -17,6 +17,8 @@ export interface WorkerProcessOptions {
   executionLog: string;
   /** Simulated latency before every tool execution, in ms (TOOL_LATENCY_MS). */
   toolLatencyMs?: number;
+  /** Tool outputs padded to this many characters (TOOL_OUTPUT_CHARS). */
+  toolOutputChars?: number;
   /** Default: $WORKFLOW_BUNDLE_PATH (pre-bundled by the test runner): a worker starts in a second or two. */
   workflowBundlePath?: string;
   /** More variables (WORKER_MAX_CONCURRENT_ACTIVITIES, …). */
@@ -27,13 +29,13 @@ export interface WorkerProcessOptions {
   output?: (line: string) => void;
 }
 
-/** Starts `workers/main.ts` as a child process and resolves once it printed its "Worker ready" line. */
+/** Starts the rigs' worker (scripts/rig-worker.ts) as a child process and resolves once it printed its "Worker ready" line. */
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   const address = options.temporalAddress ?? process.env.TEMPORAL_ADDRESS;
   if (!address) throw new Error('startWorkerProcess: no temporalAddress and no $TEMPORAL_ADDRESS');
   const bundle = options.workflowBundlePath ?? process.env.WORKFLOW_BUNDLE_PATH;
   return spawnWorker({
-    entry: 'workers/main.ts',
+    entry: 'scripts/rig-worker.ts',
     env: {
       TEMPORAL_ADDRESS: address,
       TEMPORAL_NAMESPACE: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
@@ -41,6 +43,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       ANTHROPIC_BASE_URL: options.anthropicBaseUrl,
       TOOL_EXECUTION_LOG: options.executionLog,
       TOOL_LATENCY_MS: String(options.toolLatencyMs ?? 0),
+      TOOL_OUTPUT_CHARS: String(options.toolOutputChars ?? 0),
       ...(bundle && { WORKFLOW_BUNDLE_PATH: bundle }),
       ...options.env,
     },

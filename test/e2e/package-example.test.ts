@@ -1,0 +1,219 @@
+// The package as another service uses it: `npm pack`, the example service (examples/unit-converter/) installed from
+// the tarball in a temporary directory outside the repository, type-checked against the installed .d.ts, then its
+// own worker and starter against the suite's dev server and a local Messages API server scripted to call the
+// example's tools. Also: what the tarball carries, the README's TypeScript snippets, and the example's own tests.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  npmEnv,
+  PACKAGE_NAME,
+  type PackedExample,
+  packAndInstallExample,
+  run,
+  startExampleWorker,
+} from '../../scripts/packed-example';
+import { startMessagesApi } from '../../testing/messages-api/server';
+import type { MessagesApi } from '../../testing/messages-api/types';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const temporal = {
+  TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
+  TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+};
+
+let example: PackedExample | undefined;
+let mock: MessagesApi | undefined;
+const figures: string[] = [];
+
+before(
+  async () => {
+    example = await packAndInstallExample((line) => figures.push(line));
+    figures.push(`tarball: ${fs.statSync(example.tarball).size} bytes`);
+    mock = await startMessagesApi();
+  },
+  { timeout: 600_000 },
+);
+
+after(async () => {
+  await mock?.close();
+  example?.remove();
+});
+
+/** The example's environment: the suite's server, a task queue of its own, the local Messages API. */
+function exampleEnv(taskQueue: string): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, ...temporal, TEMPORAL_TASK_QUEUE: taskQueue, ANTHROPIC_BASE_URL: mock!.url };
+}
+
+async function runStarter(taskQueue: string, messages: string[]): Promise<string> {
+  const app = example!.app;
+  const { stdout } = await run(process.execPath, [path.join(app, 'dist', 'src', 'start.js'), ...messages], {
+    cwd: app,
+    env: exampleEnv(taskQueue),
+    timeoutMs: 120_000,
+  });
+  return stdout;
+}
+
+describe('the package, installed from its tarball by another service', { timeout: 600_000 }, () => {
+  test('npm pack --dry-run lists the compiled package only: no tests, benchmarks, scripts or results', async (t) => {
+    for (const line of figures) t.diagnostic(line);
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+      env: npmEnv(),
+    });
+    const [packed] = JSON.parse(stdout) as { files: { path: string }[]; size: number; unpackedSize: number }[];
+    t.diagnostic(
+      `npm pack: ${packed!.size} bytes packed, ${packed!.unpackedSize} unpacked, ${packed!.files.length} files`,
+    );
+    const files = packed!.files.map((file) => file.path);
+    for (const file of files) {
+      assert.ok(file.startsWith('dist/') || file === 'package.json' || file === 'README.md', `${file} is packed`);
+      assert.doesNotMatch(file, /(^|\/)(test|tests|scripts|bench|soak|results|test-artifacts|examples)\//, file);
+      assert.doesNotMatch(file, /\.test\.|\.ts$(?<!\.d\.ts)|\.tgz$/, file);
+    }
+    // Every entry point of the exports map is in it, with its types, and the pre-built workflow bundles.
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | { types: string; default: string }>;
+    };
+    for (const [entry, target] of Object.entries(manifest.exports)) {
+      for (const file of typeof target === 'string' ? [target] : [target.types, target.default]) {
+        assert.ok(files.includes(file.replace(/^\.\//, '')), `${entry}: ${file} is not packed`);
+      }
+    }
+    assert.ok(files.includes('dist/workflow-bundles/default.js'));
+    assert.ok(files.includes('dist/workflow-bundles/encoded-failures.js'));
+    assert.ok(!files.some((file) => file.startsWith('dist/workers/main.')), "this repository's demo worker stays out");
+  });
+
+  test('the example compiles against the installed .d.ts, and the package’s own .d.ts are error-free', async () => {
+    const app = example!.app;
+    assert.ok(fs.existsSync(path.join(app, 'dist', 'src', 'worker.js')), 'tsc -p . compiled the example');
+    // The example skips library checks, as most services do; here the package's declarations are checked too.
+    // (Other packages' .d.ts are not ours to fix: @temporalio/common's import 'ms', which ships no types.)
+    const strict = await run(
+      process.execPath,
+      [path.join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--noEmit', '--skipLibCheck', 'false'],
+      { cwd: app },
+    ).then(
+      () => '',
+      (error: Error) => error.message,
+    );
+    const ours = strict.split('\n').filter((line) => line.includes(`node_modules/${PACKAGE_NAME}/`));
+    assert.deepEqual(ours, []);
+    // With the overrides the README asks for, the installed tree holds one copy of each Temporal SDK package (the
+    // workflow code and the client would break on two).
+    const { stdout } = await run('npm', ['ls', '--all', '--parseable', '@temporalio/workflow', '@temporalio/client'], {
+      cwd: app,
+      env: npmEnv(),
+    });
+    const copies = [...new Set(stdout.split('\n').filter(Boolean))].map((dir) => path.relative(app, dir));
+    assert.deepEqual(copies.sort(), ['node_modules/@temporalio/client', 'node_modules/@temporalio/workflow']);
+  });
+
+  test("the example's worker runs its own tools, and the starter's answers come from them", async (t) => {
+    const taskQueue = `example-${randomUUID()}`;
+    const worker = await startExampleWorker(example!.app, exampleEnv(taskQueue));
+    t.diagnostic(`worker ready in ${Math.round(worker.readyMs)} ms (pre-built workflow bundle)`);
+    try {
+      assert.match(worker.output(), /tools: convert_units, lookup_unit;/);
+      assert.match(
+        worker.output(),
+        /workflow bundle: .*node_modules\/claude-temporal-orchestrator\/dist\/workflow-bundles\/default\.js;/,
+      );
+      // The model (scripted) calls the example's tools; the demo model then answers from the tool results.
+      const tag = `[units-${randomUUID().slice(0, 8)}]`;
+      mock!.script(tag, [
+        {
+          reply: {
+            content: [{ type: 'tool_use', name: 'convert_units', input: { value: 26.2, from: 'mi', to: 'km' } }],
+            stop_reason: 'tool_use',
+          },
+        },
+        { demo: true },
+        {
+          reply: {
+            content: [{ type: 'tool_use', name: 'lookup_unit', input: { unit: 'smoot' } }],
+            stop_reason: 'tool_use',
+          },
+        },
+        { demo: true },
+      ]);
+      const stdout = await runStarter(taskQueue, [`How many kilometres is 26.2 miles? ${tag}`, 'And a smoot?']);
+      assert.match(stdout, /tools: convert_units, lookup_unit/, 'the client learned the tools from the worker');
+      assert.match(stdout, /assistant {2}convert_units returned: \{"value":42\.1648128,"unit":"km"\}/);
+      assert.match(stdout, /assistant {2}I couldn't look that up: UnknownUnit: no unit called "smoot"/);
+      assert.match(stdout, /status {5}completed after 2 turn\(s\)/);
+
+      const requests = mock!.requestsFor(tag);
+      assert.equal(requests.length, 4);
+      const convert = requests[0]!.body.tools.find((tool: { name: string }) => tool.name === 'convert_units');
+      assert.deepEqual(Object.keys(convert.input_schema.properties), ['value', 'from', 'to'], 'zod → input_schema');
+      const [result] = requests[1]!.body.messages.at(-1).content;
+      assert.equal(result.type, 'tool_result');
+      assert.equal(result.is_error ?? false, false);
+      assert.deepEqual(JSON.parse(result.content), { value: 42.1648128, unit: 'km' });
+      const [failure] = requests[3]!.body.messages.at(-1).content;
+      assert.equal(failure.is_error, true);
+    } finally {
+      assert.equal(await worker.stop(), 0, worker.output());
+    }
+  });
+
+  test("the example's own tests pass: written with the testing entry point (startConversationTestEnv)", async () => {
+    const app = example!.app;
+    const { stdout } = await run(
+      process.execPath,
+      ['--test', '--test-reporter=tap', path.join('dist', 'test', 'conversation.test.js')],
+      { cwd: app, env: { PATH: process.env.PATH, ...temporal }, timeoutMs: 180_000 },
+    );
+    assert.match(stdout, /^# pass 2$/m);
+    assert.match(stdout, /^# fail 0$/m);
+  });
+
+  test('every TypeScript snippet in README.md compiles against the installed package', async () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const snippets = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+    assert.ok(snippets.length >= 5, `found ${snippets.length} snippets`);
+    // Each snippet names its file on its first line (`// src/worker.ts`), so that snippets can import each other.
+    const dir = path.join(example!.app, 'readme');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
+    const files = snippets.map((code) => {
+      const file = /^\/\/ (\S+\.ts)\n/.exec(code)?.[1];
+      assert.ok(file, `a README snippet does not start with its file name:\n${code.slice(0, 200)}`);
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), code);
+      return file;
+    });
+    assert.equal(new Set(files).size, files.length, `two snippets name the same file: ${files.join(', ')}`);
+    const tsc = path.join(example!.app, 'node_modules', 'typescript', 'bin', 'tsc');
+    const options = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--types', 'node'];
+    await run(process.execPath, [tsc, ...options, '--skipLibCheck', ...files], { cwd: dir });
+  });
+
+  test('without the pre-built bundles the worker bundles the workflow code from node_modules at start', async (t) => {
+    const bundles = path.join(example!.installedPackage, 'dist', 'workflow-bundles');
+    const hidden = `${bundles}.hidden`;
+    fs.renameSync(bundles, hidden);
+    try {
+      const taskQueue = `example-${randomUUID()}`;
+      const worker = await startExampleWorker(example!.app, exampleEnv(taskQueue));
+      t.diagnostic(`worker ready in ${Math.round(worker.readyMs)} ms (workflow code bundled at start)`);
+      try {
+        assert.match(worker.output(), /workflow bundle: built at start/);
+        const stdout = await runStarter(taskQueue, [
+          `Hello from a worker that bundled its workflows [${randomUUID()}]`,
+        ]);
+        assert.match(stdout, /assistant {2}You said: Hello from a worker that bundled its workflows/);
+        assert.match(stdout, /status {5}completed after 1 turn\(s\)/);
+      } finally {
+        assert.equal(await worker.stop(), 0, worker.output());
+      }
+    } finally {
+      fs.renameSync(hidden, bundles);
+    }
+  });
+});

@@ -1,0 +1,271 @@
+// The benchmark's building blocks produce sane numbers (no Temporal, no timing assertions): statistics, the flags,
+// the scripted chain, the in-process baseline against the local Messages API server, the step breakdown read from a
+// history, the system prompt's size, the process sampler, and the reports.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { demoTools } from '../../testing/demo-tools';
+import { describeTool } from '../../activities/tool-definition';
+import { parseArgs } from '../../scripts/bench/args';
+import { UsageError } from '../../scripts/script-main';
+import { chainSteps, CHAIN_TOOLS, requestsOf, scriptChain } from '../../scripts/bench/chain-script';
+import { InProcessLoop } from '../../scripts/bench/in-process-loop';
+import { ProcessSampler } from '../../scripts/bench/process-sampler';
+import { htmlReport } from '../../scripts/bench/report-html';
+import { textReport } from '../../scripts/bench/report-text';
+import type { BenchResults } from '../../scripts/bench/results';
+import { gaps, percentile, summarize } from '../../scripts/bench/stats';
+import { stepBreakdown } from '../../scripts/bench/step-breakdown';
+import { groupedBars, lineChart, niceScale } from '../../scripts/bench/svg';
+import { REALISTIC_SYSTEM_PROMPT } from '../../scripts/bench/system-prompt';
+import { checkTargets } from '../../scripts/bench/targets';
+import { textTable } from '../../scripts/bench/text-table';
+import { withMessagesApi } from '../../testing/messages-api/sdk-client';
+import { estimateTokens } from '../../testing/messages-api/tokens';
+import type { HistoryEvent } from '../../scripts/bench/history-runs';
+
+describe('bench building blocks', () => {
+  test('percentiles interpolate between ranks; summaries and gaps', () => {
+    assert.equal(percentile([1, 2, 3, 4], 50), 2.5);
+    assert.equal(percentile([5], 95), 5);
+    assert.ok(Number.isNaN(percentile([], 50)));
+    const s = summarize([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    assert.equal(s.n, 10);
+    assert.equal(s.p50, 55);
+    assert.ok(s.p95 > 90 && s.p95 <= 100);
+    assert.deepEqual(gaps([100, 130, 175]), [30, 45]);
+  });
+
+  test('flags: defaults, subsets and sizes, bad input refused', () => {
+    const defaults = parseArgs([])!;
+    assert.deepEqual(defaults.conversations, [10, 100, 1000]);
+    assert.equal(defaults.steps, 5);
+    assert.equal(defaults.latencyMs, 1000);
+    assert.deepEqual(defaults.historySteps, [10, 100, 500]);
+    const custom = parseArgs([
+      '--only',
+      'overhead,history',
+      '--conversations',
+      '10,100',
+      '--steps=3',
+      '--latency',
+      '0',
+    ])!;
+    assert.deepEqual([...custom.only].sort(), ['history', 'overhead']);
+    assert.deepEqual(custom.conversations, [10, 100]);
+    assert.equal(custom.steps, 3);
+    assert.equal(custom.latencyMs, 0);
+    assert.ok(parseArgs(['--only', 'memory'])!.only.has('throughput'), 'memory is measured during throughput');
+    assert.throws(() => parseArgs(['--only', 'speed']), UsageError);
+    assert.throws(() => parseArgs(['--conversations', 'ten']), UsageError);
+  });
+
+  test('the scripted chain: N tool calls alternating two tools with valid inputs, then end_turn', () => {
+    const steps = chainSteps(5);
+    assert.equal(steps.length, 6);
+    const byName = new Map(demoTools.map((tool) => [tool.name, tool]));
+    for (const [i, step] of steps.slice(0, 5).entries()) {
+      assert.ok('reply' in step && step.reply.stop_reason === 'tool_use');
+      const call = step.reply.content.find((block) => block.type === 'tool_use');
+      assert.ok(call && call.type === 'tool_use');
+      assert.equal(call.name, CHAIN_TOOLS[i % 2]);
+      assert.ok(byName.get(call.name)!.input.safeParse(call.input).success, `${call.name} input parses`);
+    }
+    const last = steps[5]!;
+    assert.ok('reply' in last && last.reply.stop_reason === 'end_turn');
+  });
+
+  test('the in-process loop runs the chain against the local server: every step timed at the server', async () => {
+    await withMessagesApi(async (mock) => {
+      const loop = new InProcessLoop({
+        baseURL: mock.url,
+        request: { model: 'claude-sonnet-5-5', maxTokens: 1024, tools: CHAIN_TOOLS, promptCaching: true },
+      });
+      const prompt = scriptChain(mock, 3, 'smoke');
+      const result = await loop.run(prompt);
+      assert.equal(result.toolCalls, 3);
+      assert.equal(result.modelCalls, 4);
+      assert.match(result.text, /Done after 3 lookups/);
+      const requests = requestsOf(mock, prompt);
+      assert.equal(requests.length, 4);
+      // The tool results went back to the model: the last request carries 3 tool_result messages.
+      const toolResults = requests
+        .at(-1)!
+        .body.messages.filter(
+          (m: { role: string; content: unknown }) =>
+            m.role === 'user' &&
+            Array.isArray(m.content) &&
+            m.content.some((b: { type: string }) => b.type === 'tool_result'),
+        );
+      assert.equal(toolResults.length, 3);
+      assert.ok(gaps(requests.map((r) => r.at)).every((gap) => gap >= 0));
+    });
+  });
+
+  test('the realistic system prompt is about 2,000 tokens, so tools + system pass the 1,024-token cache minimum', () => {
+    const tokens = estimateTokens(REALISTIC_SYSTEM_PROMPT);
+    assert.ok(tokens >= 1800 && tokens <= 2300, `${tokens} tokens`);
+    const tools = CHAIN_TOOLS.map((name) => describeTool(demoTools.find((tool) => tool.name === name)!));
+    assert.ok(tokens + estimateTokens(JSON.stringify(tools)) > 1024);
+  });
+
+  test('the step breakdown reads phases from a history and they add up to the step', () => {
+    let id = 0;
+    const t = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 });
+    const ev = (ms: number, attrs: Record<string, unknown>): HistoryEvent =>
+      ({ eventId: ++id, eventTime: t(ms), ...attrs }) as unknown as HistoryEvent;
+    const events: HistoryEvent[] = [];
+    const wft = (start: number) => {
+      events.push(ev(start, { workflowTaskScheduledEventAttributes: {} }));
+      events.push(ev(start + 2, { workflowTaskStartedEventAttributes: {} }));
+      events.push(ev(start + 5, { workflowTaskCompletedEventAttributes: {} }));
+    };
+    const activity = (name: string, at: number, run: number) => {
+      const scheduledId = id + 1;
+      events.push(ev(at, { activityTaskScheduledEventAttributes: { activityType: { name } } }));
+      events.push(ev(at + 3, { activityTaskStartedEventAttributes: { scheduledEventId: scheduledId } }));
+      events.push(ev(at + 3 + run, { activityTaskCompletedEventAttributes: { scheduledEventId: scheduledId } }));
+    };
+    events.push(ev(1_000_000, { workflowExecutionStartedEventAttributes: {} }));
+    wft(1_000_001);
+    activity('callModel', 1_000_006, 100); // closes at 1_000_109
+    wft(1_000_110); // completes at 1_000_115
+    activity('get_weather', 1_000_115, 4); // closes at 1_000_122
+    wft(1_000_123); // completes at 1_000_128
+    activity('callModel', 1_000_128, 100);
+    const [step, ...rest] = stepBreakdown(events, 'callModel', [1_000_019]);
+    assert.equal(rest.length, 0);
+    assert.equal(step!.total, 122);
+    assert.equal(step!['model.queue'], 3);
+    assert.equal(step!['model.preRequest'], 10);
+    assert.equal(step!['model.run'], 100);
+    assert.equal(step!['wft.model.wait'], 3);
+    assert.equal(step!['wft.model.run'], 3);
+    assert.equal(step!['tool.queue'], 3);
+    assert.equal(step!['tool.run'], 4);
+    const parts =
+      step!['model.queue'] +
+      step!['model.run'] +
+      step!['wft.model.wait'] +
+      step!['wft.model.run'] +
+      step!['tool.queue'] +
+      step!['tool.run'] +
+      step!['wft.tool.wait'] +
+      step!['wft.tool.run'];
+    assert.ok(Math.abs(parts - step!.total) <= 2, `${parts} vs ${step!.total}`); // the scheduled events follow the task completions
+  });
+
+  test(
+    "the process sampler reads this process's RSS and CPU time (Linux)",
+    { skip: !existsSync('/proc/self/status') },
+    async () => {
+      const sampler = new ProcessSampler(process.pid, 20);
+      let x = 0;
+      for (let i = 0; i < 2e6; i++) x += i;
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      const usage = sampler.stop();
+      assert.ok(x > 0);
+      assert.ok(usage.samples.length >= 2);
+      assert.ok(usage.peakRssBytes > 10 * 1024 * 1024 && usage.peakRssBytes < 64 * 1024 ** 3);
+      assert.ok(usage.cpuMs >= 0);
+    },
+  );
+
+  test('charts, tables and reports render', () => {
+    assert.deepEqual(niceScale(87), { top: 100, step: 20 });
+    const bars = groupedBars({
+      title: 'T',
+      yLabel: 'ms',
+      categories: ['a', 'b'],
+      series: [{ name: 's', color: '#000', values: [1, 2] }],
+    });
+    assert.match(bars, /^<svg[^>]+xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.equal((bars.match(/<rect x=/g) ?? []).length, 2 + 1); // two bars and the legend swatch
+    assert.match(
+      lineChart({
+        title: 'L',
+        yLabel: 'y',
+        series: [
+          {
+            name: 's',
+            color: '#000',
+            points: [
+              [0, 0],
+              [1, 2],
+            ],
+          },
+        ],
+      }),
+      /<path d="M/,
+    );
+    const table = textTable(
+      ['name', 'value'],
+      [
+        ['a', '1 ms'],
+        ['bb', '22 ms'],
+      ],
+    ).split('\n');
+    assert.equal(table[2], 'a      1 ms');
+    const results: BenchResults = {
+      startedAt: new Date(0).toISOString(),
+      finishedAt: new Date(1000).toISOString(),
+      durationMs: 1000,
+      git: undefined,
+      args: { ...parseArgs([])!, only: ['history'] },
+      machine: {
+        cpus: 2,
+        cpuModel: 'test',
+        totalMemoryBytes: 1,
+        node: process.version,
+        platform: 'test',
+        loadAverageStart: [0, 0, 0],
+        loadAverageEnd: [0, 0, 0],
+      },
+      temporal: { address: 'localhost:7233', namespace: 'default', startedByBench: false },
+      history: {
+        points: [
+          {
+            steps: 10,
+            runs: 1,
+            stepsPerRun: [10],
+            latestRun: { historyLength: 130, historySize: 30_000 },
+            total: { historyLength: 130, historySize: 30_000 },
+            bytesPerStep: 3000,
+            eventsPerStep: 13,
+            marginalBytesPerStep: 3000,
+            wallMs: 1,
+            eventTypes: {},
+            payloadBytes: {},
+          },
+          {
+            steps: 100,
+            runs: 1,
+            stepsPerRun: [100],
+            latestRun: { historyLength: 1210, historySize: 290_000 },
+            total: { historyLength: 1210, historySize: 290_000 },
+            bytesPerStep: 2900,
+            eventsPerStep: 12.1,
+            marginalBytesPerStep: 2889,
+            wallMs: 1,
+            eventTypes: {},
+            payloadBytes: {},
+          },
+        ],
+        growth: 2889 / 3000,
+      },
+      targets: [],
+    };
+    results.targets = checkTargets(results);
+    // Sections not run (overhead, throughput, cost, the three streaming targets) say n/a.
+    assert.deepEqual(
+      results.targets.map((t) => t.pass),
+      [undefined, undefined, true, undefined, undefined, undefined, undefined],
+    );
+    const text = textReport(results);
+    assert.match(text, /3\. History growth/);
+    assert.match(text, /history .* PASS/);
+    const html = htmlReport(results, text);
+    assert.match(html, /^<!doctype html>/);
+    assert.ok(!/<script|https?:\/\/(?!www\.w3\.org)/.test(html), 'self-contained: no script, no network');
+  });
+});

@@ -1,0 +1,47 @@
+// The shapes of a Temporal dev server as this kit starts (or reuses) it.
+import type { ChildProcess } from 'node:child_process';
+import type { SearchAttributeKey, SearchAttributeType } from '@temporalio/common/lib/search-attributes';
+
+export interface DevServerOptions {
+  /** SQLite file. Default: a fresh temp file, deleted by stop(). A file you pass is never deleted. */
+  dbFile?: string;
+  /** gRPC frontend port. Default: a free port. */
+  port?: number;
+  /** Web UI port. Default: a free port. */
+  uiPort?: number;
+  /** Namespace to create and wait for (besides "default", which always exists). Default "default". */
+  namespace?: string;
+  /** Remote codec endpoint for the Web UI (`--ui-codec-endpoint`). */
+  codecEndpoint?: string;
+  /** Progress messages of ours (starting, ready, stopping). */
+  log?: (line: string) => void;
+  /** The server's own stdout/stderr lines. Default: dropped (the last lines still go into startup errors). */
+  serverOutput?: (line: string) => void;
+  /** Search attributes to register. Default: conversationSearchAttributes from common/search-attributes.ts. */
+  searchAttributes?: readonly SearchAttributeKeyAny[];
+  /** The Temporal CLI to run. Default: ensureTemporalCli(). */
+  cliPath?: string;
+  /** How long to wait for the server to answer, per start. Default 90 s. */
+  startTimeoutMs?: number;
+  /** How long stop() waits after SIGTERM before SIGKILL. Default 10 s. */
+  stopTimeoutMs?: number;
+}
+
+export interface DevServer {
+  /** host:port of the gRPC frontend, for Connection.connect({ address }). */
+  address: string;
+  uiUrl: string;
+  namespace: string;
+  /** The SQLite file ('' for a reused server we know nothing about). */
+  dbFile: string;
+  /** The running server process (undefined for a reused server, or while stopped). */
+  process?: ChildProcess;
+  /** SIGTERM, wait, then SIGKILL. Idempotent. Removes the SQLite file if startDevServer created it. */
+  stop(): Promise<void>;
+  /** SIGKILL, as in a crash; keeps the SQLite file for restart(). */
+  kill(): Promise<void>;
+  /** Start again on the same SQLite file and ports (stopping it first if it is running); waits until ready. */
+  restart(): Promise<void>;
+}
+
+export type SearchAttributeKeyAny = SearchAttributeKey<SearchAttributeType>;

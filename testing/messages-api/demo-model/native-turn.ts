@@ -1,0 +1,91 @@
+// The native protocol's turn: tool_use / tool_result blocks, only offered tools, `tool_choice` honoured.
+import { intentOf, symbolFrom } from './intent';
+import { type Context, inferInput, nativeTools } from './offered-tools';
+import { type Outcome, type Plan, planAfterResults, planQuestion } from './plan';
+import { blocksOf, firstUserText, isObject, lastIndexOfRole, messagesOf, textOf } from './read-request';
+import type { DemoBlock, Json, Message } from './types';
+
+function toolResultText(block: Json): string {
+  return textOf(block['content']);
+}
+
+/** The company the conversation is about: the last get_ticker_symbol call's input, or the first question. */
+function conversationCompany(messages: Message[], body: Json): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    for (const block of blocksOf(messages[i])) {
+      if (block['type'] === 'tool_use' && block['name'] === 'get_ticker_symbol' && isObject(block['input'])) {
+        const value = Object.values(block['input']).find((v): v is string => typeof v === 'string');
+        if (value) return value;
+      }
+    }
+  }
+  const intent = intentOf(firstUserText(body));
+  return intent.kind === 'stock' ? intent.company : undefined;
+}
+
+export function nativeTurn(body: Json): DemoBlock[] {
+  const tools = nativeTools(body);
+  const messages = messagesOf(body);
+  const userIndex = lastIndexOfRole(messages, 'user');
+  const user = messages[userIndex];
+  const results = blocksOf(user).filter((b) => b['type'] === 'tool_result');
+  const question = textOf(user?.content ?? '');
+
+  let plan: Plan;
+  const context: Context = { text: question || firstUserText(body) };
+  if (results.length > 0) {
+    const calls = new Map<string, Json>();
+    for (const block of blocksOf(messages[userIndex - 1])) {
+      if (block['type'] === 'tool_use') calls.set(String(block['id']), block);
+    }
+    const outcomes: Outcome[] = results.map((result) => {
+      const call = calls.get(String(result['tool_use_id']));
+      return {
+        name: typeof call?.['name'] === 'string' ? call['name'] : 'tool',
+        input: isObject(call?.['input']) ? call['input'] : {},
+        text: toolResultText(result),
+        isError: result['is_error'] === true,
+      };
+    });
+    const company = conversationCompany(messages, body);
+    plan = planAfterResults(outcomes, tools, company);
+    context.company = company;
+    const ticker = outcomes.find((o) => o.name === 'get_ticker_symbol' && !o.isError);
+    if (ticker) context.symbol = symbolFrom(ticker.text);
+  } else {
+    plan = planQuestion(question, tools);
+    const intent = intentOf(question);
+    if (intent.kind === 'stock') context.company = intent.company;
+    if (intent.kind === 'weather') context.location = intent.location;
+  }
+
+  const choice = isObject(body['tool_choice']) ? body['tool_choice'] : { type: 'auto' };
+  switch (choice['type']) {
+    case 'none':
+      if (plan.kind === 'call')
+        plan = { kind: 'answer', text: `I can't answer that without using the ${plan.name} tool.` };
+      break;
+    case 'tool': {
+      const forced = tools.get(String(choice['name']));
+      if (forced && !(plan.kind === 'call' && plan.name === forced.name)) {
+        plan = { kind: 'call', name: forced.name, input: inferInput(forced, context) };
+      }
+      if (plan.kind === 'call') delete plan.preface; // a forced call comes without text, as the API prefills it
+      break;
+    }
+    case 'any': {
+      const first = tools.values().next().value;
+      if (plan.kind === 'answer' && first) plan = { kind: 'call', name: first.name, input: inferInput(first, context) };
+      if (plan.kind === 'call') delete plan.preface;
+      break;
+    }
+    default:
+      break;
+  }
+
+  if (plan.kind === 'answer') return [{ type: 'text', text: plan.text }];
+  const blocks: DemoBlock[] = [];
+  if (plan.preface) blocks.push({ type: 'text', text: plan.preface });
+  blocks.push({ type: 'tool_use', name: plan.name, input: plan.input });
+  return blocks;
+}

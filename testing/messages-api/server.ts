@@ -1,0 +1,505 @@
+// A local HTTP server that speaks the Anthropic Messages API, for the real `@anthropic-ai/sdk` through `baseURL`:
+//
+//   const server = await startMessagesApi();
+//   const client = new Anthropic({ apiKey: 'test-key', baseURL: server.url, maxRetries: 0 });
+//
+// Endpoints: `POST /v1/messages` (JSON or SSE, as `stream` asks) and `POST /v1/messages/count_tokens`; anything else
+// is 404 `not_found_error`. Auth: `Authorization: Bearer <key>` (current SDKs) or `x-api-key: <key>` (older ones);
+// none → 401, a key starting with `invalid` → 401. Requests are validated like the real API (validate-request.ts);
+// valid ones are answered by a scripted step when one matches (types.ts) or by the demo model (demo-model.ts), with
+// usage from a deterministic token estimate and prompt-cache accounting (prompt-cache.ts). Every response carries a
+// `request-id: req_…` header; errors are `{type:'error', error:{type, message}, request_id}`.
+//
+// Only node:http; the per-request work is a JSON parse, a validation pass and (with cache breakpoints) one sha256
+// chain over the prompt, so a thousand concurrent streams are cheap.
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { digest, isSummaryRequest, requestInSummary } from './compaction-summary';
+import {
+  betasOf,
+  checkContextManagement,
+  type AppliedEdit,
+  type Compaction,
+  compactIfDue,
+  prepareContext,
+} from './context-management';
+import { demoReply, firstUserText } from './demo-model';
+import { errorBody, errorTypeForStatus, statusForErrorType } from './errors';
+import { messageId, requestId, toolUseId } from './ids';
+import { PromptCache } from './prompt-cache';
+import { messageJson, streamReply, wait, type Reply, type ReplyBlock, type ReplyUsage } from './respond';
+import { outputTokens } from './tokens';
+import type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep, ScriptUsage } from './types';
+import { validateRequest } from './validate-request';
+
+export type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep } from './types';
+
+/** The API's limit for a Messages request body. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_CONTEXT_WINDOW_TOKENS = 1_000_000;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** The API key of a request: `x-api-key`, or the token of `Authorization: Bearer …`. */
+function apiKeyOf(headers: IncomingHttpHeaders): string | undefined {
+  const key = headers['x-api-key'];
+  if (typeof key === 'string' && key.trim() !== '') return key.trim();
+  const auth = headers['authorization'];
+  const bearer = typeof auth === 'string' ? /^Bearer\s+(\S.*)$/i.exec(auth.trim())?.[1] : undefined;
+  return bearer?.trim() || undefined;
+}
+
+/** Everything one request's handling needs; `signal` aborts when the client goes away or the server closes. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  record: RecordedRequest;
+  requestId: string;
+  signal: AbortSignal;
+}
+
+/** What the model answers: the request as it reads it, and what context management did to it. */
+interface Turn {
+  body: Json;
+  compaction?: Compaction;
+  appliedEdits: AppliedEdit[];
+  /** The request asked for context management: the reply reports its applied edits. */
+  managed: boolean;
+}
+
+class MessagesApiServer implements MessagesApi {
+  url = '';
+  requests: RecordedRequest[] = [];
+  private readonly scripts = new Map<string, ScriptStep[]>();
+  private readonly sockets = new Set<Socket>();
+  private readonly inFlight = new Set<AbortController>();
+  private readonly cache: PromptCache;
+  private latencyMs: number;
+  private contextWindow: number;
+  private tokenDelayMs: number;
+  private readonly server: http.Server;
+
+  constructor(options: MessagesApiOptions) {
+    this.latencyMs = options.latencyMs ?? 0;
+    this.contextWindow = options.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
+    this.tokenDelayMs = options.tokenDelayMs ?? 0;
+    this.cache = new PromptCache(options.now ?? Date.now);
+    this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 5_000 }, (req, res) => {
+      void this.handle(req, res).catch((err: unknown) => this.internalError(req, res, err));
+    });
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  async listen(host: string, port: number): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen({ host, port, backlog: 4096 }, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.server.address() as AddressInfo;
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.url = `http://${shownHost}:${address.port}`;
+  }
+
+  script(match: string, steps: ScriptStep[]): void {
+    if (match === '') throw new Error('script: match must be a non-empty string');
+    const queue = this.scripts.get(match);
+    if (queue) queue.push(...steps);
+    else this.scripts.set(match, [...steps]);
+  }
+
+  requestsFor(match: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.path === '/v1/messages' && firstUserText(r.body).includes(match));
+  }
+
+  setLatency(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new Error(`setLatency: expected a non-negative number, got ${ms}`);
+    this.latencyMs = ms;
+  }
+
+  setContextWindow(tokens: number): void {
+    if (!Number.isInteger(tokens) || tokens < 1)
+      throw new Error(`setContextWindow: expected a positive integer, got ${tokens}`);
+    this.contextWindow = tokens;
+  }
+
+  setTokenDelay(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new Error(`setTokenDelay: expected a non-negative number, got ${ms}`);
+    this.tokenDelayMs = ms;
+  }
+
+  reset(): void {
+    this.scripts.clear();
+    this.requests.length = 0;
+    this.cache.clear();
+  }
+
+  async close(): Promise<void> {
+    for (const controller of this.inFlight) controller.abort();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const record: RecordedRequest = {
+      at: Date.now(),
+      method: req.method ?? 'GET',
+      path: (req.url ?? '/').split('?')[0] ?? '/',
+      headers: flattenHeaders(req.headers),
+      body: undefined,
+      status: 0,
+      stream: false,
+    };
+    this.requests.push(record);
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    res.once('close', () => {
+      this.inFlight.delete(controller);
+      // Only a client that went away mid-answer needs waking up (an abort builds a DOMException: not for free).
+      if (!res.writableFinished) controller.abort();
+    });
+    const ex: Exchange = { req, res, record, requestId: requestId(), signal: controller.signal };
+
+    const raw = await this.readBody(req);
+    let body: unknown;
+    let badJson: string | undefined;
+    if (raw !== null && raw.length > 0) {
+      try {
+        body = JSON.parse(raw);
+      } catch (err) {
+        body = raw;
+        badJson = (err as Error).message;
+      }
+    }
+    record.body = body;
+    record.stream = isObject(body) && body['stream'] === true;
+
+    if (!(await wait(this.latencyMs, ex.signal))) return;
+
+    if (raw === null) return this.sendError(ex, 413, 'request_too_large');
+    const key = apiKeyOf(req.headers);
+    if (key === undefined) return this.sendError(ex, 401, 'authentication_error', 'x-api-key header is required');
+    if (key.startsWith('invalid')) return this.sendError(ex, 401, 'authentication_error', 'invalid x-api-key');
+
+    const route = `${record.method} ${record.path.replace(/\/+$/, '')}`;
+    if (route !== 'POST /v1/messages' && route !== 'POST /v1/messages/count_tokens') {
+      return this.sendError(ex, 404, 'not_found_error', 'Not Found');
+    }
+    if (badJson !== undefined || body === undefined) {
+      return this.sendError(
+        ex,
+        400,
+        'invalid_request_error',
+        `There was an issue with the request body: ${badJson ?? 'it is empty'}`,
+      );
+    }
+    const countTokens = route.endsWith('/count_tokens');
+    const verdict = validateRequest(body, { countTokens });
+    if (!verdict.ok) return this.sendError(ex, 400, 'invalid_request_error', verdict.message);
+    const request = body as Json;
+    const managed = checkContextManagement(request, betasOf(record.headers['anthropic-beta']));
+    if (!managed.ok) return this.sendError(ex, 400, 'invalid_request_error', managed.message, {}, managed.code);
+    const prepared = prepareContext(request, managed.management);
+    if (countTokens) {
+      return this.sendJson(ex, 200, {
+        input_tokens: prepared.tokens,
+        ...(managed.management && { context_management: { original_input_tokens: prepared.originalTokens } }),
+      });
+    }
+    if (prepared.tokens > this.contextWindow) {
+      const message = `prompt is too long: ${prepared.tokens} tokens > ${this.contextWindow} maximum`;
+      return this.sendError(ex, 400, 'invalid_request_error', message);
+    }
+    const turn: Turn = {
+      body: prepared.body,
+      appliedEdits: prepared.appliedEdits,
+      managed: managed.management !== undefined,
+    };
+    const compaction = compactIfDue(prepared, managed.management);
+    if (compaction) turn.compaction = compaction;
+    // Paused after compacting: the block alone, and the model carries on when it is sent back.
+    if (compaction?.pause) return this.send(ex, this.reply(turn, [], 'compaction', null), 0, { demo: true });
+    const messages = Array.isArray(prepared.body['messages']) ? (prepared.body['messages'] as Json[]) : [];
+    if (isSummaryRequest(messages)) {
+      // The orchestrator's own compaction asks for a summary: the model writes one, whatever was scripted.
+      const question = firstUserText(prepared.body);
+      const text = digest(messages, requestInSummary(question) ?? question);
+      return this.send(
+        ex,
+        this.reply(turn, [{ type: 'text', text: `<summary>\n${text}\n</summary>` }], 'end_turn', null),
+        0,
+        { demo: true },
+      );
+    }
+
+    const taken = this.takeStep(prepared.body);
+    if (taken) record.match = taken.match;
+    await this.answer(ex, turn, taken?.step ?? { demo: true });
+  }
+
+  /** The body as text, or null once it passed the API's size limit. */
+  private async readBody(req: IncomingMessage): Promise<string | null> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    }
+    return tooLarge ? null : Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** The next step of the longest script key found in the first user message, if any has steps left. */
+  private takeStep(body: Json): { match: string; step: ScriptStep } | undefined {
+    if (this.scripts.size === 0) return undefined;
+    const text = firstUserText(body);
+    let best: string | undefined;
+    for (const [match, queue] of this.scripts) {
+      if (queue.length > 0 && text.includes(match) && (best === undefined || match.length > best.length)) best = match;
+    }
+    const step = best === undefined ? undefined : this.scripts.get(best)?.shift();
+    return best !== undefined && step ? { match: best, step } : undefined;
+  }
+
+  private async answer(ex: Exchange, turn: Turn, step: ScriptStep): Promise<void> {
+    const body = turn.body;
+    const stream = body['stream'] === true;
+    const delayMs = Math.max(0, step.delayMs ?? 0);
+    switch (step.fault) {
+      case 'status': {
+        if (!(await wait(delayMs, ex.signal))) return;
+        const type = step.errorType ?? errorTypeForStatus(step.status);
+        return this.sendError(ex, step.status, type, step.message, step.headers);
+      }
+      case 'connection-reset':
+        if (!(await wait(delayMs, ex.signal))) return;
+        ex.record.status = 0;
+        ex.req.socket.destroy();
+        return;
+      case 'stream-error': {
+        const type = step.errorType ?? 'overloaded_error';
+        if (!stream) {
+          if (!(await wait(delayMs, ex.signal))) return;
+          return this.sendError(ex, statusForErrorType(type), type, step.message);
+        }
+        const afterBlocks = Math.max(0, step.afterBlocks ?? 1);
+        const content: ReplyBlock[] = Array.from({ length: afterBlocks }, (_, i) => ({
+          type: 'text',
+          text: step.text ?? `Partial reply, part ${i + 1}, before the stream failed.`,
+        }));
+        const reply = this.reply(turn, content, 'end_turn', null);
+        return streamReply(ex.res, reply, {
+          ...this.streamOptions(ex, step),
+          delayMs,
+          failure: { afterBlocks, body: errorBody(type, step.message, ex.requestId) },
+        });
+      }
+      case 'truncated-tool-use': {
+        const json = JSON.stringify(step.tool.input);
+        const cutAt = Math.max(0, Math.min(json.length, step.cutAt ?? Math.floor(json.length / 2)));
+        const content: ReplyBlock[] = [];
+        if (step.text) content.push({ type: 'text', text: step.text });
+        content.push({
+          type: 'tool_use',
+          id: toolUseId(),
+          name: step.tool.name,
+          input: step.tool.input,
+          partialJson: json.slice(0, cutAt),
+        });
+        return this.send(ex, this.reply(turn, content, 'max_tokens', null), delayMs, step);
+      }
+      default:
+        break;
+    }
+    if ('reply' in step) {
+      const content: ReplyBlock[] = step.reply.content.map((block) =>
+        block.type === 'text'
+          ? { type: 'text', text: block.text }
+          : { type: 'tool_use', id: block.id ?? toolUseId(), name: block.name, input: block.input },
+      );
+      const reply = this.reply(
+        turn,
+        content,
+        step.reply.stop_reason,
+        step.reply.stop_sequence ?? null,
+        step.reply.usage,
+      );
+      return this.send(ex, reply, delayMs, step);
+    }
+    const demo = demoReply(body);
+    const content: ReplyBlock[] = demo.content.map((block) =>
+      block.type === 'text'
+        ? block
+        : {
+            type: 'tool_use',
+            id: toolUseId(),
+            name: block.name,
+            input: block.input,
+            ...(block.partialJson !== undefined && { partialJson: block.partialJson }),
+          },
+    );
+    return this.send(ex, this.reply(turn, content, demo.stop_reason, demo.stop_sequence), delayMs, step);
+  }
+
+  /**
+   * A reply with its usage: input from the prompt cache's accounting, output estimated, overrides on top. After a
+   * compaction the reply opens with its block, the model read the compacted prompt, and the compaction is an
+   * iteration of its own that the top-level figures leave out.
+   */
+  private reply(
+    turn: Turn,
+    content: ReplyBlock[],
+    stopReason: Reply['stop_reason'],
+    stopSequence: string | null,
+    overrides: ScriptUsage = {},
+  ): Reply {
+    const body = turn.body;
+    const cache = this.cache.account(turn.compaction?.compactedBody ?? body);
+    const output = outputTokens(
+      content.flatMap((b): Parameters<typeof outputTokens>[0][number][] =>
+        b.type === 'text'
+          ? [b]
+          : b.type === 'tool_use'
+            ? [{ type: 'tool_use' as const, name: b.name, json: b.partialJson ?? JSON.stringify(b.input) }]
+            : [],
+      ),
+    );
+    // A reply stopped by max_tokens used all of them.
+    const maxTokens = body['max_tokens'];
+    const spent = stopReason === 'max_tokens' && typeof maxTokens === 'number' ? maxTokens : output;
+    const usage: ReplyUsage = { ...cache, output_tokens: spent };
+    if (overrides.input_tokens !== undefined) usage.input_tokens = overrides.input_tokens;
+    if (overrides.output_tokens !== undefined) usage.output_tokens = overrides.output_tokens;
+    if (overrides.cache_read_input_tokens !== undefined)
+      usage.cache_read_input_tokens = overrides.cache_read_input_tokens;
+    if (overrides.cache_creation_input_tokens !== undefined) {
+      usage.cache_creation_input_tokens = overrides.cache_creation_input_tokens;
+      usage.cache_creation = {
+        ephemeral_5m_input_tokens: overrides.cache_creation_input_tokens,
+        ephemeral_1h_input_tokens: 0,
+      };
+    }
+    const compaction = turn.compaction;
+    if (compaction) {
+      const iteration = (type: string, u: typeof usage) => ({
+        type,
+        input_tokens: u.input_tokens,
+        cache_read_input_tokens: u.cache_read_input_tokens,
+        cache_creation_input_tokens: u.cache_creation_input_tokens,
+        cache_creation: { ...u.cache_creation },
+        output_tokens: u.output_tokens,
+        ...(type === 'message' && { model: String(body['model']) }),
+      });
+      const read = {
+        input_tokens: compaction.inputTokens,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        output_tokens: compaction.outputTokens,
+      };
+      usage.iterations = [iteration('compaction', read), iteration('message', usage)];
+    }
+    return {
+      id: messageId(),
+      model: String(body['model']),
+      content: compaction ? [compaction.block, ...content] : content,
+      stop_reason: stopReason,
+      stop_sequence: stopSequence,
+      usage,
+      ...(turn.managed && { context_management: { applied_edits: [...turn.appliedEdits] } }),
+    };
+  }
+
+  private async send(ex: Exchange, reply: Reply, delayMs: number, step: ScriptStep): Promise<void> {
+    if (ex.record.stream) return streamReply(ex.res, reply, { ...this.streamOptions(ex, step), delayMs });
+    if (!(await wait(delayMs, ex.signal))) return;
+    this.sendJson(ex, 200, messageJson(reply));
+  }
+
+  /** Pacing (the step's, else the server's) and where a paced stream records its tokens. */
+  private streamOptions(ex: Exchange, step: ScriptStep) {
+    const tokenDelayMs = Math.max(0, ('tokenDelayMs' in step ? step.tokenDelayMs : undefined) ?? this.tokenDelayMs);
+    const emitted: { text: string; at: number }[] = [];
+    if (tokenDelayMs > 0) ex.record.emitted = emitted;
+    return {
+      signal: ex.signal,
+      writeHead: (status: number, headers: Record<string, string>) => this.writeHead(ex, status, headers),
+      tokenDelayMs,
+      onText: (text: string, at: number) => emitted.push({ text, at }),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+
+  private writeHead(ex: Exchange, status: number, headers: Record<string, string>): void {
+    ex.record.status = status;
+    ex.res.writeHead(status, { 'request-id': ex.requestId, ...headers });
+  }
+
+  private sendJson(ex: Exchange, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+    if (ex.res.destroyed || ex.res.headersSent) return;
+    const text = JSON.stringify(payload);
+    this.writeHead(ex, status, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+      ...headers,
+    });
+    ex.res.end(text);
+  }
+
+  private sendError(
+    ex: Exchange,
+    status: number,
+    type: string,
+    message?: string,
+    headers: Record<string, string> = {},
+    code?: string,
+  ): void {
+    this.sendJson(ex, status, errorBody(type, message, ex.requestId, code), headers);
+  }
+
+  private internalError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+    // A client that went away while its body was being read is not our error.
+    if (req.destroyed || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    console.error('local Messages API: internal error', err);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const id = requestId();
+    const text = JSON.stringify(errorBody('api_error', `local Messages API internal error: ${String(err)}`, id));
+    res.writeHead(500, { 'content-type': 'application/json', 'request-id': id });
+    res.end(text);
+  }
+}
+
+/** Starts the server (default 127.0.0.1, any free port). */
+export async function startMessagesApi(options: MessagesApiOptions = {}): Promise<MessagesApi> {
+  const server = new MessagesApiServer(options);
+  await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);
+  return server;
+}

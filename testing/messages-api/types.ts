@@ -1,0 +1,167 @@
+// The public shapes of the local Messages API server: what tests script, what it records, what it returns.
+// Plain TypeScript (no zod): tests build these literally.
+import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
+
+export type { StopReason };
+
+/** A text block of a scripted reply. */
+export interface ScriptTextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** A tool_use block of a scripted reply. Without `id` the server makes one up (`toolu_…`). */
+export interface ScriptToolUseBlock {
+  type: 'tool_use';
+  id?: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export type ScriptBlock = ScriptTextBlock | ScriptToolUseBlock;
+
+/** Usage counters a scripted step may pin; the rest is computed (token estimate, prompt cache). */
+export interface ScriptUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+}
+
+/**
+ * One scripted answer, taken in order from the queue of the conversation it matches (see `MessagesApi.script`).
+ *
+ * Every step may carry `delayMs`: the answer is that much slower (on top of the server's latency). A streaming
+ * answer sends its headers and `message_start` at once, then `event: ping` every 500 ms while it waits, then the
+ * content — so the connection stays alive and only a client-side timeout/abort ends it early. A JSON answer (and
+ * any HTTP error) simply comes later.
+ */
+export type ScriptStep =
+  /** Answer with exactly this content and stop reason (streamed or as JSON, as the request asked). */
+  | {
+      fault?: never;
+      reply: {
+        content: ScriptBlock[];
+        stop_reason: StopReason;
+        stop_sequence?: string | null;
+        usage?: ScriptUsage;
+      };
+      delayMs?: number;
+      /** Stream the content token by token, this many ms apart (overrides the server's `tokenDelayMs`). */
+      tokenDelayMs?: number;
+    }
+  /** Let the built-in demo model answer this request (useful with `delayMs` for a slow but normal reply). */
+  | { fault?: never; demo: true; delayMs?: number; tokenDelayMs?: number }
+  /**
+   * Answer with an HTTP error: `{type:'error', error:{type, message}, request_id}`. `errorType` defaults from the
+   * status (400 invalid_request_error, 401 authentication_error, 402 billing_error, 403 permission_error,
+   * 404 not_found_error, 408 timeout_error, 409 conflict_error, 413 request_too_large, 429 rate_limit_error,
+   * 500 api_error, 504 timeout_error, 529 overloaded_error; other 4xx invalid_request_error, other 5xx api_error).
+   * `headers` are added to the response as given (e.g. `retry-after`, `retry-after-ms`, `x-should-retry`).
+   */
+  | {
+      fault: 'status';
+      status: number;
+      errorType?: string;
+      message?: string;
+      headers?: Record<string, string>;
+      delayMs?: number;
+    }
+  /** Destroy the socket without answering (the SDK sees a connection error). */
+  | { fault: 'connection-reset'; delayMs?: number }
+  /**
+   * A stream that starts normally (200, `message_start`, `afterBlocks` complete text blocks, default 1) and then
+   * sends `event: error` with `{type:'error', error:{type: errorType ?? 'overloaded_error', message}}` and ends.
+   * A non-streaming request gets that error as an HTTP status instead (overloaded_error → 529, api_error → 500, …).
+   */
+  | {
+      fault: 'stream-error';
+      afterBlocks?: number;
+      errorType?: string;
+      message?: string;
+      delayMs?: number;
+      tokenDelayMs?: number;
+      /** The text of the blocks sent before the error (default: "Partial reply, part N, before the stream failed."). */
+      text?: string;
+    }
+  /**
+   * A reply cut off by `max_tokens` in the middle of a tool_use: optional text block, then the tool_use whose
+   * input JSON is streamed only up to `cutAt` characters (default: half), `stop_reason: 'max_tokens'`.
+   * As JSON: the tool_use block with `input: {}` and `stop_reason: 'max_tokens'`.
+   */
+  | {
+      fault: 'truncated-tool-use';
+      text?: string;
+      tool: { name: string; input: Record<string, unknown> };
+      cutAt?: number;
+      delayMs?: number;
+    };
+
+/** One HTTP request the server received, in arrival order. */
+export interface RecordedRequest {
+  /** `Date.now()` when the request arrived. */
+  at: number;
+  method: string;
+  /** Path without the query string, e.g. `/v1/messages`. */
+  path: string;
+  /** Lower-cased header names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  /** The parsed JSON body (the raw text when it was not JSON, `undefined` when empty). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary request fields
+  body: any;
+  /** The HTTP status answered; 0 while still pending, and for a `connection-reset` (nothing was answered). */
+  status: number;
+  /** The script key whose step answered this request (absent when the demo model or an error answered). */
+  match?: string;
+  /** Whether the request asked for a stream (`"stream": true`). */
+  stream: boolean;
+  /** Paced streams only: each text token and when it was written (`Date.now()`). */
+  emitted?: { text: string; at: number }[];
+}
+
+export interface MessagesApiOptions {
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** Port (default 0: any free port). */
+  port?: number;
+  /** Latency added before every answer, in ms (default 0). */
+  latencyMs?: number;
+  /**
+   * Streams go out token by token (a word, or 8 characters of a long word or of tool input JSON), this many ms apart,
+   * like a model that generates slowly; each text token's time is recorded (`RecordedRequest.emitted`). Default 0:
+   * each reply at once. A script step's `tokenDelayMs` overrides it.
+   */
+  tokenDelayMs?: number;
+  /** Clock for the prompt cache's 5-minute / 1-hour TTLs (default `Date.now`); lets tests expire entries. */
+  now?: () => number;
+  /**
+   * The model's context window in input tokens (default 1,000,000): a longer prompt, after any context management,
+   * is answered 400 `prompt is too long`. Tests set a small one to run out of context quickly.
+   */
+  contextWindowTokens?: number;
+}
+
+export interface MessagesApi {
+  /** Base URL for the SDK (`new Anthropic({ baseURL: server.url })`), e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /**
+   * Queue replies for conversations whose FIRST user message text contains `match`. Each matching request takes the
+   * next step; once the queue is empty (or when nothing matches) the built-in demo model answers. Calling it again
+   * with the same `match` appends to that queue. When several keys match, the longest key with steps left wins.
+   */
+  script(match: string, steps: ScriptStep[]): void;
+  /** The Messages API requests (`/v1/messages`) whose first user message contains `match` — the rule of `script` — in order. */
+  requestsFor(match: string): RecordedRequest[];
+  /** Latency added before every answer (default 0). */
+  setLatency(ms: number): void;
+  /** The context window, in input tokens, from now on. */
+  setContextWindow(tokens: number): void;
+  /** Time between streamed tokens (default 0: each reply at once). */
+  setTokenDelay(ms: number): void;
+  /** Clear the scripts, the recorded requests and the prompt cache. */
+  reset(): void;
+  /** Stop listening; destroys open sockets (streams in progress end abruptly). */
+  close(): Promise<void>;
+}
