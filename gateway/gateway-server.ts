@@ -1,0 +1,310 @@
+// An HTTP gateway for callers without a Temporal client (other languages, browsers): JSON endpoints over the client
+// API and a server-sent-events endpoint over each conversation's event log. It keeps no conversation state: every
+// answer comes from Temporal, and an SSE client that reconnects (to this process or a restarted one) resumes with
+// `Last-Event-ID` from the offset it had. Bearer-token auth on /api; bodies are size-limited JSON checked with zod.
+//
+//   GET  /                                     the chat page (gateway/public/)
+//   GET  /healthz                              200 when up
+//   GET  /api/config                           { namespace, temporalUiUrl }
+//   POST /api/conversations                    { id?, options?, message? } → 201 { id, turn?, offset? }
+//   GET  /api/conversations/:id                the state
+//   GET  /api/conversations/:id/transcript     the messages
+//   POST /api/conversations/:id/messages       { text, start? } → 202 { turn, offset }
+//   POST /api/conversations/:id/approvals      { callId, argumentsDigest, approve, reason? } → 204
+//   POST /api/conversations/:id/end            → 202
+//   GET  /api/conversations/:id/events?from=N  text/event-stream: `id: <cursor>`, `event: <type>`,
+//                                              `data: { offset, live?, seen?, event }` (client/stream-cursor.ts)
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import path from 'node:path';
+import type { z } from 'zod';
+import { ConversationError, type ConversationErrorCode } from '../client/errors';
+import type { ConversationClient, StartOptions } from '../client/conversation-client';
+import { describeIssues } from '../common/options';
+import type { StreamItem } from '../common/stream-events';
+import { parseCursor, type StreamCursor } from '../client/stream-cursor';
+import { EventFeeds } from './event-feeds';
+import {
+  approvalBodySchema,
+  conversationIdSchema,
+  messageBodySchema,
+  offsetSchema,
+  startBodySchema,
+} from './request-schemas';
+
+export interface GatewayOptions {
+  conversations: ConversationClient;
+  token: string;
+  host?: string;
+  port?: number;
+  maxBodyBytes?: number;
+  namespace: string;
+  temporalUiUrl?: string;
+}
+
+export interface Gateway {
+  url: string;
+  close(): Promise<void>;
+}
+
+const PUBLIC_DIR = path.join(__dirname, 'public');
+const STATIC_FILES: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/chat.js': { file: 'chat.js', type: 'text/javascript; charset=utf-8' },
+  '/chat.css': { file: 'chat.css', type: 'text/css; charset=utf-8' },
+};
+/** A comment line this often keeps proxies from closing an idle event stream. */
+const KEEP_ALIVE_MS = 15_000;
+
+const STATUS_OF: Record<ConversationErrorCode, number> = {
+  invalid_options: 400,
+  invalid_message: 400,
+  rejected: 409,
+  not_found: 404,
+  already_started: 409,
+  turn_failed: 409,
+  conversation_failed: 409,
+  timeout: 504,
+  unavailable: 503,
+};
+
+/** An error with the HTTP status and code the caller gets. */
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { conversations } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? 1_000_000;
+  const tokenDigest = sha256(options.token);
+  const feeds = new EventFeeds(conversations.client);
+  const sockets = new Set<Socket>();
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => sendError(res, err));
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    const method = req.method ?? 'GET';
+    const page = STATIC_FILES[url.pathname];
+    if (page) {
+      allow(method, ['GET']);
+      const body = await readFile(path.join(PUBLIC_DIR, page.file));
+      res.writeHead(200, { 'content-type': page.type, 'cache-control': 'no-cache' });
+      return void res.end(body);
+    }
+    if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
+    if (!url.pathname.startsWith('/api/')) throw new HttpError(404, 'not_found', `No such path: ${url.pathname}`);
+    authenticate(req);
+
+    const parts = url.pathname.split('/').slice(2).map(decodeURIComponent); // ['conversations', id?, what?]
+    if (parts[0] === 'config' && parts.length === 1) {
+      allow(method, ['GET']);
+      return sendJson(res, 200, { namespace: options.namespace, temporalUiUrl: options.temporalUiUrl ?? null });
+    }
+    if (parts[0] !== 'conversations' || parts.length > 3) {
+      throw new HttpError(404, 'not_found', `No such path: ${url.pathname}`);
+    }
+    if (parts.length === 1) {
+      allow(method, ['POST']);
+      const body = await readBody(req, startBodySchema);
+      const id = await conversations.startConversation({
+        ...(body.options as StartOptions | undefined),
+        ...(body.id && { id: body.id }),
+        ...(body.message !== undefined && { firstMessage: body.message }),
+      });
+      // A new conversation's log starts at offset 0; its first message is turn 1.
+      return sendJson(res, 201, { id, ...(body.message !== undefined && { turn: 1, offset: 0 }) });
+    }
+    const id = parse(conversationIdSchema, parts[1], 'conversation id');
+    switch (parts[2]) {
+      case undefined:
+        allow(method, ['GET']);
+        return sendJson(res, 200, await conversations.getState(id));
+      case 'transcript':
+        allow(method, ['GET']);
+        return sendJson(res, 200, await conversations.getTranscript(id));
+      case 'messages': {
+        allow(method, ['POST']);
+        const body = await readBody(req, messageBodySchema);
+        const submitted = await conversations.submitMessage(id, body.text, body.start as StartOptions | undefined);
+        return sendJson(res, 202, submitted);
+      }
+      case 'approvals': {
+        allow(method, ['POST']);
+        await conversations.approveToolCall(id, await readBody(req, approvalBodySchema));
+        res.writeHead(204);
+        return void res.end();
+      }
+      case 'end':
+        allow(method, ['POST']);
+        await conversations.end(id);
+        return sendJson(res, 202, { ending: id });
+      case 'events':
+        allow(method, ['GET']);
+        return streamEvents(req, res, id, url);
+      default:
+        throw new HttpError(404, 'not_found', `No such path: ${url.pathname}`);
+    }
+  }
+
+  function authenticate(req: IncomingMessage): void {
+    const header = req.headers.authorization;
+    const challenge = { 'www-authenticate': 'Bearer realm="gateway"' };
+    if (!header) throw new HttpError(401, 'unauthenticated', 'Send Authorization: Bearer <token>.', challenge);
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (!token || !timingSafeEqual(sha256(token), tokenDigest)) {
+      throw new HttpError(401, 'unauthenticated', 'The bearer token is not valid.', challenge);
+    }
+  }
+
+  /** The body as JSON checked by `schema`; 415, 413 and 400 say what is wrong with it. */
+  async function readBody<S extends z.ZodType>(req: IncomingMessage, schema: S): Promise<z.output<S>> {
+    const type = req.headers['content-type'] ?? '';
+    if (!/^application\/json\b/i.test(type)) {
+      throw new HttpError(415, 'unsupported_media_type', 'Send the body as JSON (Content-Type: application/json).');
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBodyBytes) throw tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBodyBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch (err) {
+      throw new HttpError(400, 'invalid_json', `The body is not valid JSON: ${(err as Error).message}`);
+    }
+    return parse(schema, json, 'body');
+  }
+
+  function tooLarge(): HttpError {
+    // The rest of the body is not read: the connection cannot carry another request.
+    return new HttpError(413, 'body_too_large', `The body is larger than ${maxBodyBytes} bytes.`, {
+      connection: 'close',
+    });
+  }
+
+  function streamEvents(req: IncomingMessage, res: ServerResponse, id: string, url: URL): void {
+    // Last-Event-ID (a reader reconnecting) is the cursor of the last event it has; `from` the first offset it wants.
+    const lastEventId = req.headers['last-event-id'];
+    let cursor: StreamCursor;
+    if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
+      const parsed = parseCursor(lastEventId);
+      if (!parsed)
+        throw new HttpError(400, 'invalid_request', 'Invalid Last-Event-ID: not an event id of this stream.');
+      cursor = parsed;
+    } else {
+      const from = url.searchParams.has('from') ? parse(offsetSchema, url.searchParams.get('from'), 'from') : 0;
+      cursor = { offset: from - 1 };
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 1000\n\n');
+    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    const stop = feeds.watch(id, cursor, {
+      item: ({ cursor: eventId, ...item }: StreamItem) => {
+        res.write(`id: ${eventId}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item)}\n\n`);
+      },
+      end: (error) => {
+        if (error) {
+          const { status, code, message } = describeError(error);
+          res.write(`event: error\ndata: ${JSON.stringify({ status, code, message })}\n\n`);
+        }
+        res.end();
+      },
+    });
+    res.once('close', () => {
+      clearInterval(keepAlive);
+      stop();
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    async close() {
+      feeds.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+function allow(method: string, methods: string[]): void {
+  if (!methods.includes(method)) {
+    throw new HttpError(405, 'method_not_allowed', `Use ${methods.join(' or ')} here.`, { allow: methods.join(', ') });
+  }
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success)
+    throw new HttpError(400, 'invalid_request', `Invalid ${what}: ${describeIssues(parsed.error, what)}`);
+  return parsed.data;
+}
+
+function describeError(err: unknown): {
+  status: number;
+  code: string;
+  message: string;
+  headers: Record<string, string>;
+} {
+  if (err instanceof HttpError)
+    return { status: err.status, code: err.code, message: err.message, headers: err.headers };
+  if (err instanceof ConversationError)
+    return { status: STATUS_OF[err.code], code: err.code, message: err.message, headers: {} };
+  return { status: 500, code: 'internal', message: 'The gateway failed to answer; see its log.', headers: {} };
+}
+
+function sendError(res: ServerResponse, err: unknown): void {
+  const { status, code, message, headers } = describeError(err);
+  if (status === 500) console.error('gateway: internal error', err);
+  if (res.headersSent) return void res.destroy();
+  sendJson(res, status, { error: { code, message } }, headers);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

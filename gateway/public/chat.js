@@ -1,0 +1,304 @@
+// The chat page: plain script, no build step. It talks to the gateway's JSON endpoints and reads the conversation's
+// event stream (server-sent events over fetch, so the bearer token can go in a header). On a dropped connection it
+// reconnects with Last-Event-ID = the id of the last event it showed, so nothing is lost and nothing shows twice.
+'use strict';
+
+const $ = (selector) => document.querySelector(selector);
+const page = {
+  token: sessionStorage.getItem('gateway-token') || '',
+  id: undefined,
+  /** The id of the last event shown (the gateway resumes after it). */
+  lastEventId: undefined,
+  reading: undefined,
+  /** Per model call, the highest attempt whose output was dropped. */
+  dropped: new Map(),
+  config: undefined,
+};
+
+function setStatus(text) {
+  $('#status').textContent = text;
+}
+
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: {
+      authorization: `Bearer ${page.token}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  if (response.status === 204) return undefined;
+  const json = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(json.error ? `${json.error.message} (${json.error.code})` : response.statusText);
+  return json;
+}
+
+// ── the log ───────────────────────────────────────────────────────────────────────────────────────
+
+function item(className, attrs = {}) {
+  const li = document.createElement('li');
+  li.className = className;
+  for (const [key, value] of Object.entries(attrs)) li.dataset[key] = String(value);
+  $('#log').append(li);
+  return li;
+}
+
+function outputOf(call, attempt, block) {
+  return document.querySelector(`#log > li[data-call="${call}"][data-attempt="${attempt}"][data-block="${block}"]`);
+}
+
+function isDropped(call, attempt) {
+  return attempt <= (page.dropped.get(call) ?? -1);
+}
+
+function toolCard(event) {
+  let card = document.querySelector(`#log > li.tool[data-tool-id="${CSS.escape(event.id)}"]`);
+  if (card) return card;
+  card = item('tool', { call: event.call, attempt: event.attempt, block: event.block, toolId: event.id });
+  const title = document.createElement('h3');
+  title.textContent = `Tool call: ${event.name}`;
+  const input = document.createElement('pre');
+  input.className = 'input';
+  input.setAttribute('aria-label', `${event.name} input`);
+  input.textContent = '…';
+  const result = document.createElement('div');
+  result.className = 'result';
+  result.textContent = 'Running…';
+  card.append(title, input, result);
+  return card;
+}
+
+function showApproval(approval) {
+  const card = toolCard({ id: approval.callId, name: approval.tool, call: 0, attempt: 0, block: 0 });
+  card.querySelector('pre.input').textContent = JSON.stringify(approval.input, null, 2);
+  const box = document.createElement('div');
+  box.className = 'approval';
+  box.setAttribute('role', 'group');
+  box.setAttribute('aria-label', `Approve ${approval.tool}?`);
+  const question = document.createElement('p');
+  question.textContent = `${approval.tool} needs your approval.`;
+  const decide = (approve) => async () => {
+    for (const button of box.querySelectorAll('button')) button.disabled = true;
+    try {
+      await api('POST', `/api/conversations/${encodeURIComponent(page.id)}/approvals`, {
+        callId: approval.callId,
+        argumentsDigest: approval.argumentsDigest,
+        approve,
+      });
+    } catch (error) {
+      setStatus(`Could not send the decision: ${error.message}`);
+      for (const button of box.querySelectorAll('button')) button.disabled = false;
+    }
+  };
+  const yes = document.createElement('button');
+  yes.type = 'button';
+  yes.textContent = 'Approve';
+  yes.addEventListener('click', decide(true));
+  const no = document.createElement('button');
+  no.type = 'button';
+  no.textContent = 'Reject';
+  no.addEventListener('click', decide(false));
+  box.append(question, yes, no);
+  card.querySelector('.result').before(box);
+  card.querySelector('.result').textContent = 'Waiting for approval.';
+  setStatus(`${approval.tool} is waiting for your approval.`);
+}
+
+function apply(event) {
+  switch (event.type) {
+    case 'turn_started': {
+      const li = item('user');
+      li.textContent = event.text;
+      setStatus('Claude is working…');
+      break;
+    }
+    case 'text': {
+      if (isDropped(event.call, event.attempt)) break;
+      let li = outputOf(event.call, event.attempt, event.block);
+      if (!li) {
+        if (event.text === '') break;
+        li = item('assistant', { call: event.call, attempt: event.attempt, block: event.block });
+        li.append(document.createElement('p'));
+      }
+      // Text says where it starts in its block: what is already shown is not shown again.
+      const p = li.querySelector('p');
+      const shown = p.textContent;
+      if (event.at <= shown.length && event.at + event.text.length > shown.length) {
+        p.textContent = shown.slice(0, event.at) + event.text;
+      }
+      break;
+    }
+    case 'tool_call_started':
+    case 'tool_call_input': {
+      if (isDropped(event.call, event.attempt)) break;
+      const card = toolCard(event);
+      if (event.type === 'tool_call_input')
+        card.querySelector('pre.input').textContent = JSON.stringify(event.input, null, 2);
+      break;
+    }
+    case 'model_output_discarded': {
+      const upTo = event.attempt ?? Number.POSITIVE_INFINITY;
+      page.dropped.set(event.call, Math.max(page.dropped.get(event.call) ?? -1, upTo));
+      for (const li of document.querySelectorAll(`#log > li[data-call="${event.call}"]`)) {
+        if (Number(li.dataset.attempt) <= upTo) li.remove();
+      }
+      break;
+    }
+    case 'approval_requested':
+      showApproval(event.approval);
+      break;
+    case 'approval_settled': {
+      const card = document.querySelector(`#log > li.tool[data-tool-id="${CSS.escape(event.callId)}"]`);
+      const box = card && card.querySelector('.approval');
+      if (box)
+        box.replaceChildren(Object.assign(document.createElement('p'), { textContent: `Decision: ${event.outcome}.` }));
+      setStatus('Claude is working…');
+      break;
+    }
+    case 'tool_result': {
+      const card = document.querySelector(`#log > li.tool[data-tool-id="${CSS.escape(event.id)}"]`);
+      if (!card) break;
+      const result = card.querySelector('.result');
+      result.replaceChildren();
+      result.classList.toggle('error', event.isError);
+      const label = document.createElement('strong');
+      label.textContent = event.isError ? 'Error: ' : 'Result: ';
+      const pre = document.createElement('pre');
+      pre.textContent = event.content;
+      result.append(label, pre);
+      break;
+    }
+    case 'turn_finished':
+      setStatus(event.status === 'awaiting_user' ? 'Your turn.' : `The conversation ended (${event.status}).`);
+      break;
+    case 'turn_failed': {
+      const li = item('failed');
+      li.textContent = `The turn failed: ${event.failure.message}`;
+      setStatus('The turn failed; you can write again.');
+      break;
+    }
+    case 'conversation_ended':
+      setStatus(`The conversation ended (${event.status}).`);
+      break;
+    default:
+      break;
+  }
+}
+
+// ── the event stream ──────────────────────────────────────────────────────────────────────────────
+
+function handleBlock(block) {
+  let id;
+  let data = '';
+  for (const line of block.split('\n')) {
+    if (line.startsWith('id:')) id = line.slice(3).trim();
+    else if (line.startsWith('data:')) data += line.slice(5).trim();
+  }
+  if (id === undefined || data === '') return undefined;
+  page.lastEventId = id;
+  const { event } = JSON.parse(data);
+  apply(event);
+  return event;
+}
+
+async function readEvents(id, signal) {
+  let ended = false;
+  while (!ended && !signal.aborted) {
+    try {
+      const headers = { authorization: `Bearer ${page.token}`, accept: 'text/event-stream' };
+      if (page.lastEventId !== undefined) headers['last-event-id'] = page.lastEventId;
+      const response = await fetch(`/api/conversations/${encodeURIComponent(id)}/events`, { headers, signal });
+      if (!response.ok) {
+        const json = await response.json().catch(() => ({}));
+        setStatus(`Cannot read the conversation: ${json.error ? json.error.message : response.statusText}`);
+        if (response.status === 401 || response.status === 400) return;
+      } else {
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const event = handleBlock(buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+            if (event && event.type === 'conversation_ended') ended = true;
+          }
+        }
+      }
+    } catch {
+      if (signal.aborted) return; // otherwise the connection dropped: reconnect below
+    }
+    if (!ended && !signal.aborted) {
+      document.body.dataset.reconnects = String(Number(document.body.dataset.reconnects || 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+async function open(id) {
+  if (page.reading) page.reading.abort();
+  page.id = id;
+  page.lastEventId = undefined;
+  page.dropped.clear();
+  $('#conversation-id').value = id;
+  page.reading = new AbortController();
+  void readEvents(id, page.reading.signal);
+  page.config ??= await api('GET', '/api/config').catch(() => undefined);
+  const link = $('#web-ui-link');
+  if (page.config && page.config.temporalUiUrl) {
+    const ns = encodeURIComponent(page.config.namespace);
+    link.href = `${page.config.temporalUiUrl.replace(/\/$/, '')}/namespaces/${ns}/workflows/${encodeURIComponent(id)}`;
+    link.hidden = false;
+  }
+}
+
+// ── forms ─────────────────────────────────────────────────────────────────────────────────────────
+
+$('#token').value = page.token;
+
+$('#connect').addEventListener('submit', (event) => {
+  event.preventDefault();
+  page.token = $('#token').value.trim();
+  sessionStorage.setItem('gateway-token', page.token);
+  const id = $('#conversation-id').value.trim();
+  if (id) {
+    $('#log').replaceChildren();
+    void open(id);
+    setStatus(`Reading conversation ${id}.`);
+  } else {
+    setStatus('Write a message to start a new conversation.');
+  }
+});
+
+$('#composer').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const text = $('#message').value.trim();
+  if (!text) return;
+  page.token = $('#token').value.trim();
+  sessionStorage.setItem('gateway-token', page.token);
+  try {
+    if (!page.id) {
+      const tools = $('#tools')
+        .value.split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
+      const requested = $('#conversation-id').value.trim();
+      const started = await api('POST', '/api/conversations', {
+        ...(requested && { id: requested }),
+        options: { tools },
+        message: text,
+      });
+      $('#log').replaceChildren();
+      await open(started.id);
+    } else {
+      await api('POST', `/api/conversations/${encodeURIComponent(page.id)}/messages`, { text });
+    }
+    $('#message').value = '';
+    setStatus('Claude is working…');
+  } catch (error) {
+    setStatus(`Not sent: ${error.message}`);
+  }
+});
