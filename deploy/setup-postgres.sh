@@ -6,7 +6,8 @@ set -eu
 
 : "${POSTGRES_SEEDS:?}" "${POSTGRES_USER:?}" "${SQL_PASSWORD:?}"
 DB_PORT="${DB_PORT:-5432}"
-SCHEMA_ROOT=/etc/temporal/schema/postgresql/v12
+# The admin-tools image keeps the schema here; a native run (npm run prod-check) points at the server module's own.
+SCHEMA_ROOT="${SCHEMA_ROOT:-/etc/temporal/schema/postgresql/v12}"
 
 echo "Waiting for PostgreSQL at ${POSTGRES_SEEDS}:${DB_PORT}..."
 until nc -z "${POSTGRES_SEEDS}" "${DB_PORT}"; do sleep 1; done

@@ -19,39 +19,47 @@ import { type CodecServer, startCodecServer } from '../codec/codec-server';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { DEFAULT_CODEC_SERVER_PORT, DEFAULT_CORS_ORIGINS } from '../codec/server-config';
 import { ConfigError, loadConfig } from '../workers/config';
-import { createAnthropic, createConversationWorker } from '../workers/worker';
-import { connectOrStartDevServer, defaultPersistentDbFile } from './dev-server';
-import { STOCK_QUESTION, STOCK_TOOLS } from './mock-anthropic/fixtures';
-import { startMockAnthropic } from './mock-anthropic/server';
-
+import { createAnthropic } from '../workers/anthropic-client';
+import { createConversationWorker } from '../workers/conversation-worker';
+import { demoTools } from '../testing/demo-tools';
+import { DEFAULT_MODEL } from '../common/options';
+import { connectOrStartDevServer, defaultPersistentDbFile } from '../testing/dev-server';
+import { STOCK_QUESTION, STOCK_TOOLS } from '../testing/messages-api/fixtures';
+import { startMessagesApi } from '../testing/messages-api/server';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const exitWhenDone = args.includes('--exit') || !process.stdout.isTTY;
-  const protocol = args.includes('--protocol') && args[args.indexOf('--protocol') + 1] === 'legacy-xml' ? 'legacy-xml' : 'native';
+  const protocol =
+    args.includes('--protocol') && args[args.indexOf('--protocol') + 1] === 'legacy-xml' ? 'legacy-xml' : 'native';
   Runtime.install({ logger: new DefaultLogger('ERROR') });
 
-  const mock = process.env.ANTHROPIC_API_KEY ? undefined : await startMockAnthropic();
+  const mock = process.env.ANTHROPIC_API_KEY ? undefined : await startMessagesApi();
+  const model = process.env.ANTHROPIC_MODEL || DEFAULT_MODEL;
   const config = loadConfig({ ...process.env, ...(mock && { ANTHROPIC_BASE_URL: mock.url }) });
-  console.log(mock
-    ? `Model: the local Messages API server's deterministic demo model at ${mock.url} (no ANTHROPIC_API_KEY set)`
-    : `Model: ${config.ANTHROPIC_MODEL} (Claude, via ${config.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com'})`);
+  console.log(
+    mock
+      ? `Model: the local Messages API server's deterministic demo model at ${mock.url} (no ANTHROPIC_API_KEY set)`
+      : `Model: ${model} (Claude, via ${config.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com'})`,
+  );
 
   // With PAYLOAD_ENCRYPTION_KEYS: every payload is encrypted, and the dev server's Web UI decodes through a codec server.
   const keys = config.PAYLOAD_ENCRYPTION_KEYS;
-  const dataConverter = keys && encryptingDataConverter(keys);
+  const dataConverter = keys && encryptingDataConverter(keys, config.PAYLOAD_ENCRYPTION_PLAINTEXT);
   let codecServer: CodecServer | undefined;
   if (keys) {
     const token = process.env.CODEC_SERVER_TOKEN || randomBytes(24).toString('base64url');
     codecServer = await startCodecServer({
-      codec: new AesGcmCodec(keys),
+      codec: new AesGcmCodec(keys, { plaintext: 'accept', warn: () => undefined }), // shows what is stored
       token,
       allowedOrigins: DEFAULT_CORS_ORIGINS,
       port: Number(process.env.CODEC_SERVER_PORT || DEFAULT_CODEC_SERVER_PORT),
     });
-    console.log(`Payload encryption: on (current key ${keys.current.id}). Codec server ${codecServer.url}: log in once at ` +
-      `${codecServer.url}/login with ${process.env.CODEC_SERVER_TOKEN ? 'CODEC_SERVER_TOKEN' : `the token ${token}`}, then turn on ` +
-      '"Include cross-origin credentials" in the Web UI\'s codec server settings.');
+    console.log(
+      `Payload encryption: on (current key ${keys.current.id}). Codec server ${codecServer.url}: log in once at ` +
+        `${codecServer.url}/login with ${process.env.CODEC_SERVER_TOKEN ? 'CODEC_SERVER_TOKEN' : `the token ${token}`}, then turn on ` +
+        '"Include cross-origin credentials" in the Web UI\'s codec server settings.',
+    );
   }
 
   process.env.TEMPORAL_ADDRESS ??= 'localhost:7233';
@@ -62,8 +70,11 @@ async function main(): Promise<void> {
     log: (line) => console.log(`[temporal] ${line}`),
     ...(codecServer && { codecEndpoint: codecServer.url }),
   });
-  const uiUrl = server.uiUrl || process.env.TEMPORAL_UI_URL || 'http://localhost:8233';
-  console.log(`Temporal: ${server.address} (namespace ${server.namespace}), Web UI ${uiUrl}`);
+  // A server we started knows its UI; one we found running does not say where its UI is: TEMPORAL_UI_URL does.
+  const uiUrl = process.env.TEMPORAL_UI_URL || server.uiUrl || undefined;
+  console.log(
+    `Temporal: ${server.address} (namespace ${server.namespace}), Web UI ${uiUrl ?? 'unknown (set TEMPORAL_UI_URL)'}`,
+  );
 
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
   const workerConnection = await NativeConnection.connect({ address: server.address });
@@ -72,18 +83,19 @@ async function main(): Promise<void> {
     namespace: server.namespace,
     taskQueue,
     anthropic: createAnthropic(config),
+    tools: demoTools,
     ...(dataConverter && { dataConverter }),
   });
   const running = worker.run();
 
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace, ...(dataConverter && { dataConverter }) });
-  const conversations = new ConversationClient({ client, taskQueue });
+  const conversations = new ConversationClient({ client, taskQueue, tools: demoTools.map((tool) => tool.name) });
   const id = `demo-stock-price-${randomUUID().slice(0, 8)}`;
   console.log(`\nConversation ${id} (${protocol} tool use)\n`);
 
   const reply = conversations.sendMessage(id, STOCK_QUESTION, {
-    model: config.ANTHROPIC_MODEL,
+    model,
     protocol,
     tools: STOCK_TOOLS,
     closeAfterFirstReply: true,
@@ -92,8 +104,14 @@ async function main(): Promise<void> {
   const result = await reply;
 
   console.log(`\nAnswer: ${result.text}`);
-  console.log(`(${result.modelCalls} model calls, ${result.toolCalls} tool calls, ${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens)`);
-  console.log(`Web UI: ${uiUrl}/namespaces/${server.namespace}/workflows/${id}`);
+  console.log(
+    `(${result.modelCalls} model calls, ${result.toolCalls} tool calls, ${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens)`,
+  );
+  console.log(
+    uiUrl
+      ? `Web UI: ${uiUrl}/namespaces/${server.namespace}/workflows/${id}`
+      : 'Web UI: unknown for a server this command did not start; set TEMPORAL_UI_URL to print the link.',
+  );
 
   worker.shutdown();
   await running;

@@ -1,7 +1,10 @@
-// `npm test` (after typecheck and lint): one Temporal dev server and one workflow bundle for the whole run, then
-// node's test runner over test/**/*.test.ts.
+// `npm test` (after typecheck and lint): node's test runner over test/**/*.test.ts, in three folders:
+// test/unit (pure, no server: seconds), test/tooling (the testing kit and the rigs) and test/e2e (a real Temporal
+// dev server). One dev server and one workflow bundle serve the whole run; they are set up only when a selected
+// file is outside test/unit (`npm run test:unit` starts nothing).
 //
 //   tsx scripts/run-tests.ts                      all of test/**/*.test.ts
+//   tsx scripts/run-tests.ts test/unit            a folder
 //   tsx scripts/run-tests.ts dev-server crash     only files whose path contains "dev-server" or "crash"
 //   tsx scripts/run-tests.ts test/x.test.ts       that file
 //   tsx scripts/run-tests.ts --test-name-pattern=restart   (arguments starting with - go to node)
@@ -17,12 +20,14 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { connectOrStartDevServer, type DevServer } from './dev-server';
-import { ensureTemporalCli } from './temporal-cli';
+import { connectOrStartDevServer, type DevServer } from '../testing/dev-server';
+import { ensureTemporalCli } from '../testing/temporal-cli';
 
 const ROOT = path.resolve(__dirname, '..');
 const TEST_DIR = path.join(ROOT, 'test');
 const WORKFLOWS_INDEX = path.join(ROOT, 'workflows', 'index.ts');
+/** Tests in this folder need no Temporal server, CLI or bundle. */
+const PURE_DIR = path.join('test', 'unit') + path.sep;
 const SERVER_LOG = path.join(ROOT, 'test-artifacts', 'temporal-dev-server.log');
 
 // Silenced once the tests run, so that node's `# pass N` / `# fail N` summary stays the last thing printed.
@@ -58,6 +63,11 @@ export function selectTestFiles(filters: string[], all = findTestFiles()): strin
       selected.add(path.relative(ROOT, asPath));
       continue;
     }
+    if (fs.existsSync(asPath) && fs.statSync(asPath).isDirectory()) {
+      const inside = path.relative(ROOT, asPath) + path.sep;
+      for (const file of all.filter((f) => f.startsWith(inside))) selected.add(file);
+      continue;
+    }
     const matches = all.filter((file) => file.includes(filter));
     if (matches.length === 0) {
       throw new Error(`No test file matches "${filter}" (looked in ${path.relative(ROOT, TEST_DIR)}/).`);
@@ -69,8 +79,10 @@ export function selectTestFiles(filters: string[], all = findTestFiles()): strin
 
 async function bundleWorkflows(outDir: string): Promise<string | undefined> {
   if (!fs.existsSync(WORKFLOWS_INDEX)) {
-    log(`WARNING: ${path.relative(ROOT, WORKFLOWS_INDEX)} does not exist yet; not bundling workflows ` +
-      `(WORKFLOW_BUNDLE_PATH stays unset).`);
+    log(
+      `WARNING: ${path.relative(ROOT, WORKFLOWS_INDEX)} does not exist yet; not bundling workflows ` +
+        `(WORKFLOW_BUNDLE_PATH stays unset).`,
+    );
     return undefined;
   }
   const started = Date.now();
@@ -129,6 +141,38 @@ async function main(): Promise<number> {
 
   try {
     const started = Date.now();
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    if (files.some((file) => !file.startsWith(PURE_DIR))) await startTemporal(env);
+    if (interrupted) return signalExitCode(interrupted);
+
+    // TAP, so the run ends with node's `# pass N` / `# fail N` summary whether or not stdout is a terminal.
+    const reporter = nodeFlags.some((flag) => flag.startsWith('--test-reporter')) ? [] : ['--test-reporter=tap'];
+    const nodeArgs = [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      ...reporter,
+      ...nodeFlags,
+      ...files,
+    ];
+    log(`Ready in ${Date.now() - started} ms: ${files.length} test files. node ${nodeArgs.join(' ')}`);
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+      quiet = true;
+      const testRunner = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: 'inherit' });
+      child = testRunner;
+      testRunner.once('error', reject);
+      testRunner.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    if (exit.signal) return signalExitCode(exit.signal);
+    if (interrupted && exit.code === 0) return signalExitCode(interrupted);
+    return exit.code ?? 1;
+  } finally {
+    await cleanup();
+  }
+
+  /** The Temporal CLI, a dev server and the workflow bundle, for tests that need them; where they are goes into `env`. */
+  async function startTemporal(env: NodeJS.ProcessEnv): Promise<void> {
     tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'cto-tests-'));
     const cliPath = await ensureTemporalCli(log);
     await fsp.mkdir(path.dirname(SERVER_LOG), { recursive: true });
@@ -143,37 +187,16 @@ async function main(): Promise<number> {
     if (serverResult.status === 'rejected') throw serverResult.reason;
     if (bundleResult.status === 'rejected') throw bundleResult.reason;
     const devServer = serverResult.value;
-    const bundlePath = bundleResult.value;
-    if (interrupted) return signalExitCode(interrupted);
-
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
+    Object.assign(env, {
       TEMPORAL_ADDRESS: devServer.address,
       TEMPORAL_NAMESPACE: devServer.namespace,
       TEMPORAL_UI_URL: devServer.uiUrl,
       TEMPORAL_CLI_PATH: cliPath,
       TEMPORAL_DB_FILE: devServer.dbFile,
-    };
-    if (bundlePath) env.WORKFLOW_BUNDLE_PATH = bundlePath;
-    else delete env.WORKFLOW_BUNDLE_PATH;
-
-    // TAP, so the run ends with node's `# pass N` / `# fail N` summary whether or not stdout is a terminal.
-    const reporter = nodeFlags.some((flag) => flag.startsWith('--test-reporter')) ? [] : ['--test-reporter=tap'];
-    const nodeArgs = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporter, ...nodeFlags, ...files];
-    log(`Ready in ${Date.now() - started} ms (server ${devServer.address}, UI ${devServer.uiUrl || 'n/a'}). ` +
-      `node ${nodeArgs.join(' ')}`);
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      quiet = true;
-      const testRunner = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: 'inherit' });
-      child = testRunner;
-      testRunner.once('error', reject);
-      testRunner.once('exit', (code, signal) => resolve({ code, signal }));
     });
-    if (exit.signal) return signalExitCode(exit.signal);
-    if (interrupted && exit.code === 0) return signalExitCode(interrupted);
-    return exit.code ?? 1;
-  } finally {
-    await cleanup();
+    if (bundleResult.value) env.WORKFLOW_BUNDLE_PATH = bundleResult.value;
+    else delete env.WORKFLOW_BUNDLE_PATH;
+    log(`Temporal dev server ${devServer.address} (UI ${devServer.uiUrl || 'n/a'})`);
   }
 }
 

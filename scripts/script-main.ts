@@ -9,7 +9,9 @@ export function runMain(main: () => Promise<number>): void {
     (code) => process.exit(code),
     (error: unknown) => {
       const usage = error instanceof UsageError;
-      process.stderr.write(`${usage ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `${usage ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exit(usage ? 2 : 1);
     },
   );

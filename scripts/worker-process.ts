@@ -8,8 +8,10 @@ const ROOT = path.resolve(__dirname, '..');
 const OUTPUT_TAIL_LINES = 60;
 
 export interface SpawnWorkerOptions {
-  /** Entry file, relative to the project root (e.g. workers/main.ts) or absolute. */
+  /** Entry file, relative to the project root (e.g. workers/main.ts) or absolute: run as `node --import tsx <entry>`. */
   entry: string;
+  /** Instead: this exact command line (e.g. the Dockerfile's CMD), run in the project root; "node" is this Node. */
+  command?: readonly string[];
   /** The worker's whole environment, besides PATH and HOME (inherited). */
   env: NodeJS.ProcessEnv;
   /** Write a V8 CPU profile (per thread) into this folder when the process exits (node --cpu-prof). */
@@ -42,7 +44,10 @@ let exitHookInstalled = false;
 /** Starts `entry` as a child process and resolves once it printed its "Worker ready" line. */
 export async function spawnWorker(options: SpawnWorkerOptions): Promise<WorkerProcess> {
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.profileDir)}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.resolve(ROOT, options.entry)], {
+  const [file, ...args] = options.command
+    ? [options.command[0] === 'node' ? process.execPath : options.command[0]!, ...options.command.slice(1)]
+    : [process.execPath, ...profile, '--import', 'tsx', path.resolve(ROOT, options.entry)];
+  const child = spawn(file, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,7 +101,10 @@ export async function spawnWorker(options: SpawnWorkerOptions): Promise<WorkerPr
       void exited.then(({ code, signal }) =>
         reject(new Error(`${what} exited before it was ready (${signal ?? `exit code ${code}`}):\n${tail()}`)),
       );
-      timer = setTimeout(() => reject(new Error(`${what} was not ready within ${timeoutMs} ms:\n${tail()}`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`${what} was not ready within ${timeoutMs} ms:\n${tail()}`)),
+        timeoutMs,
+      );
     });
   } catch (error) {
     child.kill('SIGKILL');

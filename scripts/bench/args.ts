@@ -3,7 +3,7 @@
 //   npm run bench -- --only overhead,history --conversations 10,100 --steps 5 --latency 1000
 import { UsageError } from '../script-main';
 
-export const SECTIONS = ['overhead', 'throughput', 'history', 'memory', 'cost'] as const;
+export const SECTIONS = ['overhead', 'throughput', 'history', 'memory', 'cost', 'streaming'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {
@@ -53,10 +53,15 @@ Environment: TEMPORAL_ADDRESS (reuse a running server), WORKER_MAX_CONCURRENT_AC
 WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, WORKER_MAX_CACHED_WORKFLOWS (passed to both worker processes).`;
 
 function positiveInts(flag: string, value: string, allowZero = false): number[] {
-  const items = value.split(',').map((part) => part.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   const numbers = items.map(Number);
   if (items.length === 0 || numbers.some((n) => !Number.isInteger(n) || n < (allowZero ? 0 : 1))) {
-    throw new UsageError(`${flag} takes ${allowZero ? 'non-negative' : 'positive'} integers separated by commas, got "${value}"`);
+    throw new UsageError(
+      `${flag} takes ${allowZero ? 'non-negative' : 'positive'} integers separated by commas, got "${value}"`,
+    );
   }
   return numbers;
 }
@@ -84,7 +89,9 @@ export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
   };
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
-    const [flag, inline] = raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined];
+    const [flag, inline] = raw.includes('=')
+      ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)]
+      : [raw, undefined];
     const value = (): string => {
       if (inline !== undefined) return inline;
       const next = argv[++i];
@@ -97,24 +104,52 @@ export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
         console.log(HELP);
         return undefined;
       case '--only': {
-        const names = value().split(',').map((name) => name.trim()).filter(Boolean);
+        const names = value()
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean);
         const unknown = names.filter((name) => !(SECTIONS as readonly string[]).includes(name));
-        if (unknown.length > 0 || names.length === 0) throw new UsageError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
+        if (unknown.length > 0 || names.length === 0)
+          throw new UsageError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
         args.only = new Set(names as Section[]);
         break;
       }
-      case '--conversations': args.conversations = positiveInts(flag, value()); break;
-      case '--steps': args.steps = one(flag, value()); break;
-      case '--latency': args.latencyMs = one(flag, value(), true); break;
-      case '--overhead-latencies': args.overheadLatencies = positiveInts(flag, value(), true); break;
-      case '--overhead-reps': args.overheadReps = one(flag, value()); break;
-      case '--history-steps': args.historySteps = positiveInts(flag, value()).sort((a, b) => a - b); break;
-      case '--cost-steps': args.costSteps = one(flag, value()); break;
-      case '--no-ceiling': args.ceiling = false; break;
-      case '--run-timeout': args.runTimeoutMs = one(flag, value()) * 1000; break;
-      case '--budget': args.budgetMs = one(flag, value()) * 1000; break;
-      case '--out': args.outDir = value(); break;
-      case '--profile': args.profileDir = value(); break;
+      case '--conversations':
+        args.conversations = positiveInts(flag, value());
+        break;
+      case '--steps':
+        args.steps = one(flag, value());
+        break;
+      case '--latency':
+        args.latencyMs = one(flag, value(), true);
+        break;
+      case '--overhead-latencies':
+        args.overheadLatencies = positiveInts(flag, value(), true);
+        break;
+      case '--overhead-reps':
+        args.overheadReps = one(flag, value());
+        break;
+      case '--history-steps':
+        args.historySteps = positiveInts(flag, value()).sort((a, b) => a - b);
+        break;
+      case '--cost-steps':
+        args.costSteps = one(flag, value());
+        break;
+      case '--no-ceiling':
+        args.ceiling = false;
+        break;
+      case '--run-timeout':
+        args.runTimeoutMs = one(flag, value()) * 1000;
+        break;
+      case '--budget':
+        args.budgetMs = one(flag, value()) * 1000;
+        break;
+      case '--out':
+        args.outDir = value();
+        break;
+      case '--profile':
+        args.profileDir = value();
+        break;
       default:
         throw new UsageError(`Unknown option ${raw}.\n\n${HELP}`);
     }

@@ -6,15 +6,19 @@ import { configSchema } from '../../workers/config';
 import { bareActivities } from './bare-activities';
 
 async function main(): Promise<void> {
-  const present = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== undefined && value !== ''));
-  const config = configSchema.pick({
-    TEMPORAL_ADDRESS: true,
-    TEMPORAL_NAMESPACE: true,
-    TEMPORAL_TASK_QUEUE: true,
-    WORKER_MAX_CONCURRENT_ACTIVITIES: true,
-    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: true,
-    WORKER_MAX_CACHED_WORKFLOWS: true,
-  }).parse(present);
+  const present = Object.fromEntries(
+    Object.entries(process.env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const config = configSchema
+    .pick({
+      TEMPORAL_ADDRESS: true,
+      TEMPORAL_NAMESPACE: true,
+      TEMPORAL_TASK_QUEUE: true,
+      WORKER_MAX_CONCURRENT_ACTIVITIES: true,
+      WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: true,
+      WORKER_MAX_CACHED_WORKFLOWS: true,
+    })
+    .parse(present);
   const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
   if (!bundlePath) throw new Error('WORKFLOW_BUNDLE_PATH must point at the bundled scripts/bench/bare-workflow.ts');
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });

@@ -2,7 +2,7 @@
 // end_turn text. Scripted on the local Messages API server per conversation (a unique tag in the first message), so
 // the model's side is identical for the orchestrator and the in-process loop, and costs the server the same.
 import { randomUUID } from 'node:crypto';
-import type { MockAnthropic, ScriptStep } from '../mock-anthropic/types';
+import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 
 export const CHAIN_TOOLS = ['get_weather', 'get_ticker_symbol'];
 
@@ -12,24 +12,36 @@ const COMPANIES = ['General Motors', 'Ford', 'Apple', 'Microsoft', 'Tesla'];
 export function chainSteps(steps: number): ScriptStep[] {
   const replies: ScriptStep[] = [];
   for (let i = 0; i < steps; i++) {
-    const call = i % 2 === 0
-      ? { type: 'tool_use' as const, name: 'get_weather', input: { location: CITIES[(i / 2) % CITIES.length]! } }
-      : { type: 'tool_use' as const, name: 'get_ticker_symbol', input: { company_name: COMPANIES[((i - 1) / 2) % COMPANIES.length]! } };
-    replies.push({ reply: { content: [{ type: 'text', text: `Step ${i + 1}: let me look that up.` }, call], stop_reason: 'tool_use' } });
+    const call =
+      i % 2 === 0
+        ? { type: 'tool_use' as const, name: 'get_weather', input: { location: CITIES[(i / 2) % CITIES.length]! } }
+        : {
+            type: 'tool_use' as const,
+            name: 'get_ticker_symbol',
+            input: { company_name: COMPANIES[((i - 1) / 2) % COMPANIES.length]! },
+          };
+    replies.push({
+      reply: {
+        content: [{ type: 'text', text: `Step ${i + 1}: let me look that up.` }, call],
+        stop_reason: 'tool_use',
+      },
+    });
   }
-  replies.push({ reply: { content: [{ type: 'text', text: `Done after ${steps} lookups.` }], stop_reason: 'end_turn' } });
+  replies.push({
+    reply: { content: [{ type: 'text', text: `Done after ${steps} lookups.` }], stop_reason: 'end_turn' },
+  });
   return replies;
 }
 
 /** A first user message no other conversation uses; the mock answers it with the chain. */
-export function scriptChain(mock: MockAnthropic, steps: number, label = 'bench'): string {
+export function scriptChain(mock: MessagesApi, steps: number, label = 'bench'): string {
   const tag = `[${label}-${randomUUID()}]`;
   mock.script(tag, chainSteps(steps));
   return `${tag} Check the weather and some ticker symbols for me, one lookup at a time.`;
 }
 
 /** The /v1/messages requests of one conversation (by its tag, in the first user message), in arrival order. */
-export function requestsOf(mock: MockAnthropic, prompt: string): MockAnthropic['requests'] {
+export function requestsOf(mock: MessagesApi, prompt: string): MessagesApi['requests'] {
   const tag = prompt.slice(0, prompt.indexOf(']') + 1);
   return mock.requests.filter((request) => request.path === '/v1/messages' && request.match === tag);
 }

@@ -3,11 +3,11 @@
 // read back from the conversation's history (each callModel result carries the API's usage), i.e. what the
 // orchestrator was billed, as the local server accounts it the way the API documents.
 import { randomUUID } from 'node:crypto';
-import type { CallModelResult } from '../../workflows/activity-contracts';
+import type { CallModelResult } from '../../common/activity-contracts';
 import { scriptChain, CHAIN_TOOLS } from './chain-script';
 import { type BenchContext, startConversationWorker, terminateAll } from './context';
 import { payloadBytesByType, runsOf } from './history-runs';
-import { estimateTokens } from '../mock-anthropic/tokens';
+import { estimateTokens } from '../../testing/messages-api/tokens';
 import { REALISTIC_SYSTEM_PROMPT } from './system-prompt';
 
 export interface CallUsage {
@@ -43,7 +43,10 @@ export interface CostResult {
   savings: number;
 }
 
-async function usageOf(ctx: BenchContext, workflowId: string): Promise<{ calls: CallUsage[]; historySize: number; payloadBytes: Record<string, number> }> {
+async function usageOf(
+  ctx: BenchContext,
+  workflowId: string,
+): Promise<{ calls: CallUsage[]; historySize: number; payloadBytes: Record<string, number> }> {
   const converter = ctx.client.options.loadedDataConverter.payloadConverter;
   const runs = await runsOf(ctx.client, workflowId);
   const events = runs.flatMap((run) => run.events);
@@ -69,7 +72,11 @@ async function usageOf(ctx: BenchContext, workflowId: string): Promise<{ calls: 
       });
     }
   }
-  return { calls: usage, historySize: runs.reduce((sum, run) => sum + run.historySize, 0), payloadBytes: payloadBytesByType(events) };
+  return {
+    calls: usage,
+    historySize: runs.reduce((sum, run) => sum + run.historySize, 0),
+    payloadBytes: payloadBytesByType(events),
+  };
 }
 
 export async function runCost(ctx: BenchContext): Promise<CostResult> {
@@ -81,7 +88,9 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
   const runs: CostRun[] = [];
   try {
     for (const promptCaching of [true, false]) {
-      ctx.log(`cost: ${args.costSteps}-step chain, ~${estimateTokens(REALISTIC_SYSTEM_PROMPT)}-token system prompt, prompt caching ${promptCaching ? 'on' : 'off'}`);
+      ctx.log(
+        `cost: ${args.costSteps}-step chain, ~${estimateTokens(REALISTIC_SYSTEM_PROMPT)}-token system prompt, prompt caching ${promptCaching ? 'on' : 'off'}`,
+      );
       const prompt = scriptChain(mock, args.costSteps, `cost-${promptCaching ? 'on' : 'off'}`);
       const id = `bench-cost-${promptCaching ? 'on' : 'off'}-${randomUUID().slice(0, 8)}`;
       ids.push(id);
@@ -93,7 +102,8 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
       });
       const { calls, historySize, payloadBytes } = await usageOf(ctx, id);
       const later = calls.slice(2);
-      const sum = (pick: (c: CallUsage) => number, list = calls): number => list.reduce((total, c) => total + pick(c), 0);
+      const sum = (pick: (c: CallUsage) => number, list = calls): number =>
+        list.reduce((total, c) => total + pick(c), 0);
       const laterAll = sum((c) => c.inputTokens + c.cacheReadInputTokens + c.cacheCreationInputTokens, later);
       runs.push({
         promptCaching,

@@ -49,7 +49,8 @@ export async function runHistoryGrowth(ctx: BenchContext): Promise<HistoryResult
         limits: { maxModelCallsPerTurn: steps + 10, maxToolCallsPerTurn: steps + 10 },
       });
       const wallMs = performance.now() - t0;
-      if (reply.toolCalls !== steps) throw new Error(`history chain made ${reply.toolCalls} tool calls, expected ${steps}`);
+      if (reply.toolCalls !== steps)
+        throw new Error(`history chain made ${reply.toolCalls} tool calls, expected ${steps}`);
       const runs = await runsOf(ctx.client, id);
       const latest = runs.at(-1)!;
       const total = {
@@ -60,12 +61,21 @@ export async function runHistoryGrowth(ctx: BenchContext): Promise<HistoryResult
       points.push({
         steps,
         runs: runs.length,
-        stepsPerRun: runs.map((run) => run.events.filter((e) => e.activityTaskScheduledEventAttributes && e.activityTaskScheduledEventAttributes.activityType?.name !== 'callModel').length),
+        stepsPerRun: runs.map(
+          (run) =>
+            run.events.filter(
+              (e) =>
+                e.activityTaskScheduledEventAttributes &&
+                e.activityTaskScheduledEventAttributes.activityType?.name !== 'callModel',
+            ).length,
+        ),
         latestRun: { historyLength: latest.historyLength, historySize: latest.historySize },
         total,
         bytesPerStep: total.historySize / steps,
         eventsPerStep: total.historyLength / steps,
-        marginalBytesPerStep: previous ? (total.historySize - previous.total.historySize) / (steps - previous.steps) : total.historySize / steps,
+        marginalBytesPerStep: previous
+          ? (total.historySize - previous.total.historySize) / (steps - previous.steps)
+          : total.historySize / steps,
         wallMs,
         eventTypes: eventCounts(runs.flatMap((run) => run.events)),
         payloadBytes: payloadBytesByType(runs.flatMap((run) => run.events)),
@@ -76,8 +86,9 @@ export async function runHistoryGrowth(ctx: BenchContext): Promise<HistoryResult
     await worker.stop();
   }
   const first = points[0];
-  const growth = first && points.length > 1
-    ? Math.max(...points.slice(1).map((p) => p.marginalBytesPerStep)) / first.bytesPerStep
-    : Number.NaN;
+  const growth =
+    first && points.length > 1
+      ? Math.max(...points.slice(1).map((p) => p.marginalBytesPerStep)) / first.bytesPerStep
+      : Number.NaN;
   return { points, growth };
 }

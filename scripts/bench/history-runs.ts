@@ -20,7 +20,12 @@ export async function runsOf(client: Client, workflowId: string, maxRuns = 100):
     const handle = client.workflow.getHandle(workflowId, runId);
     const [description, history] = await Promise.all([handle.describe(), handle.fetchHistory()]);
     const events = history.events ?? [];
-    runs.unshift({ runId: description.runId, historyLength: description.historyLength, historySize: description.historySize ?? Number.NaN, events });
+    runs.unshift({
+      runId: description.runId,
+      historyLength: description.historyLength,
+      historySize: description.historySize ?? Number.NaN,
+      events,
+    });
     const previous = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     if (!previous) break;
     runId = previous;
@@ -49,7 +54,9 @@ export function eventCounts(events: readonly HistoryEvent[]): Record<string, num
 
 /** The attribute name that says what an event is (activityTaskScheduled, workflowTaskCompleted, …). */
 function typeOf(event: HistoryEvent): string {
-  const key = Object.keys(event).find((name) => name.endsWith('EventAttributes') && (event as Record<string, unknown>)[name]);
+  const key = Object.keys(event).find(
+    (name) => name.endsWith('EventAttributes') && (event as Record<string, unknown>)[name],
+  );
   return key ? key.replace(/EventAttributes$/, '') : 'unknown';
 }
 
@@ -64,15 +71,23 @@ export function payloadBytesByType(events: readonly HistoryEvent[]): Record<stri
   const walk = (value: unknown): number => {
     if (value instanceof Uint8Array) return value.byteLength;
     if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + walk(item), 0);
-    if (value && typeof value === 'object') return Object.values(value).reduce((sum: number, item) => sum + walk(item), 0);
+    if (value && typeof value === 'object')
+      return Object.values(value).reduce((sum: number, item) => sum + walk(item), 0);
     return 0;
   };
   for (const event of events) {
     let type = typeOf(event);
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) activityTypes.set(String(event.eventId), scheduled.activityType?.name ?? '?');
-    const closed = event.activityTaskStartedEventAttributes ?? event.activityTaskCompletedEventAttributes ?? event.activityTaskFailedEventAttributes;
-    const activity = scheduled ? scheduled.activityType?.name : closed ? activityTypes.get(String(closed.scheduledEventId)) : undefined;
+    const closed =
+      event.activityTaskStartedEventAttributes ??
+      event.activityTaskCompletedEventAttributes ??
+      event.activityTaskFailedEventAttributes;
+    const activity = scheduled
+      ? scheduled.activityType?.name
+      : closed
+        ? activityTypes.get(String(closed.scheduledEventId))
+        : undefined;
     if (activity) type = `${type} ${activity === 'callModel' || activity === 'echoModel' ? 'model' : 'tool'}`;
     bytes[type] = (bytes[type] ?? 0) + walk(event);
   }

@@ -17,7 +17,12 @@ export interface HistoryScan {
 export async function scanHistories(
   client: Client,
   workflowIds: readonly string[],
-  options: { modelActivity: string; untilEpochMs: number; arrivalsOf?: (id: string) => number[] | undefined; parallel?: number },
+  options: {
+    modelActivity: string;
+    untilEpochMs: number;
+    arrivalsOf?: (id: string) => number[] | undefined;
+    parallel?: number;
+  },
 ): Promise<HistoryScan> {
   let next = 0;
   let stepsCompleted = 0;
@@ -37,24 +42,30 @@ export async function scanHistories(
         const scheduled = event.activityTaskScheduledEventAttributes;
         if (scheduled && scheduled.activityType?.name !== options.modelActivity) tools.add(String(event.eventId));
         const completed = event.activityTaskCompletedEventAttributes;
-        if (completed && tools.has(String(completed.scheduledEventId)) && eventMs(event) <= options.untilEpochMs) stepsCompleted++;
+        if (completed && tools.has(String(completed.scheduledEventId)) && eventMs(event) <= options.untilEpochMs)
+          stepsCompleted++;
         if (event.activityTaskTimedOutEventAttributes) activityTimeouts++;
         // A timed-out attempt that is retried leaves no event until the activity closes; its later attempt number does.
         const started = event.activityTaskStartedEventAttributes;
         if (started && (started.attempt ?? 1) > 1) activityTimeouts += (started.attempt ?? 1) - 1;
       }
       for (const step of stepBreakdown(events, options.modelActivity, options.arrivalsOf?.(id))) {
-        for (const [phase, value] of Object.entries(step)) if (Number.isFinite(value)) (samples[phase] ??= []).push(value);
+        for (const [phase, value] of Object.entries(step))
+          if (Number.isFinite(value)) (samples[phase] ??= []).push(value);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.parallel ?? 20, workflowIds.length) }, lane));
-  const mean = (values: number[] = []): number => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN);
+  const mean = (values: number[] = []): number =>
+    values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
   return {
     scanned: workflowIds.length,
     stepsCompleted,
     activityTimeouts,
-    phases: Object.fromEntries([...PHASES, 'total'].map((phase) => [phase, mean(samples[phase])])) as Record<Phase | 'total', number>,
+    phases: Object.fromEntries([...PHASES, 'total'].map((phase) => [phase, mean(samples[phase])])) as Record<
+      Phase | 'total',
+      number
+    >,
   };
 }
 

@@ -6,10 +6,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { buildModelRequest } from '../../activities/model-request';
 import { describeTool, type ToolDefinition } from '../../activities/tool-definition';
-import { builtinTools } from '../../activities/tools';
-import type { ModelRequestOptions } from '../../workflows/activity-contracts';
-import { protocolFor } from '../../workflows/protocols';
-import type { ToolOutcome } from '../../workflows/protocols/types';
+import { demoTools } from '../../testing/demo-tools';
+import type { ModelRequestOptions } from '../../common/activity-contracts';
+import { protocolFor } from '../../common/protocols';
+import type { ToolOutcome } from '../../common/protocols/types';
 
 export interface LoopOptions {
   baseURL: string;
@@ -30,8 +30,15 @@ export class InProcessLoop {
   private readonly anthropic: Anthropic;
   private readonly tools: Map<string, ToolDefinition>;
 
-  constructor(private readonly options: LoopOptions, tools: readonly ToolDefinition[] = builtinTools) {
-    this.anthropic = new Anthropic({ baseURL: options.baseURL, apiKey: options.apiKey ?? 'bench-in-process', maxRetries: 0 });
+  constructor(
+    private readonly options: LoopOptions,
+    tools: readonly ToolDefinition[] = demoTools,
+  ) {
+    this.anthropic = new Anthropic({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey ?? 'bench-in-process',
+      maxRetries: 0,
+    });
     this.tools = new Map(tools.map((tool) => [tool.name, tool]));
   }
 
@@ -49,7 +56,9 @@ export class InProcessLoop {
     let toolCalls = 0;
     for (let call = 1; call <= maxModelCalls; call++) {
       sentAt.push(performance.now());
-      const message: Message = await this.anthropic.messages.stream(buildModelRequest(request, transcript, offered)).finalMessage();
+      const message: Message = await this.anthropic.messages
+        .stream(buildModelRequest(request, transcript, offered))
+        .finalMessage();
       const reading = protocol.readReply(message, call);
       transcript.push(reading.assistant);
       if (reading.toolCalls.length === 0 || message.stop_reason !== 'tool_use') {
@@ -78,7 +87,12 @@ export class InProcessLoop {
         signal: new AbortController().signal,
         heartbeat: () => {},
       });
-      return { callId, name, isError: false, content: typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null') };
+      return {
+        callId,
+        name,
+        isError: false,
+        content: typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'),
+      };
     } catch (err) {
       return fail(`${(err as Error).name}: ${(err as Error).message}`);
     }

@@ -9,7 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { BARE_WORKFLOW, bareRunUpdate, type bareChain } from './bare-workflow';
 import { requestsOf, scriptChain, CHAIN_TOOLS } from './chain-script';
-import { type BenchContext, type RunningWorker, startBareWorker, startConversationWorker, terminateAll } from './context';
+import {
+  type BenchContext,
+  type RunningWorker,
+  startBareWorker,
+  startConversationWorker,
+  terminateAll,
+} from './context';
 import { InProcessLoop } from './in-process-loop';
 import { runsOf } from './history-runs';
 import { gaps, ratio, summarize, type Summary } from './stats';
@@ -50,16 +56,25 @@ export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
   const steps = args.steps;
   const { worker, conversations } = await startConversationWorker(ctx, 'overhead');
   const bareWorker: RunningWorker | undefined = args.ceiling ? await startBareWorker(ctx, 'overhead') : undefined;
-  const loop = new InProcessLoop({ baseURL: mock.url, request: { model: 'claude-sonnet-5-5', maxTokens: 1024, tools: CHAIN_TOOLS, promptCaching: true } });
+  const loop = new InProcessLoop({
+    baseURL: mock.url,
+    request: { model: 'claude-sonnet-5-5', maxTokens: 1024, tools: CHAIN_TOOLS, promptCaching: true },
+  });
   const started: string[] = [];
-  const orchestratorChain = async (): Promise<{ chainMs: number; stepMs: number[]; id: string; arrivals: number[] }> => {
+  const orchestratorChain = async (): Promise<{
+    chainMs: number;
+    stepMs: number[];
+    id: string;
+    arrivals: number[];
+  }> => {
     const prompt = scriptChain(mock, steps, 'overhead');
     const id = `bench-overhead-${randomUUID().slice(0, 8)}`;
     started.push(id);
     const t0 = performance.now();
     const reply = await conversations.sendMessage(id, prompt, { tools: CHAIN_TOOLS });
     const chainMs = performance.now() - t0;
-    if (reply.toolCalls !== steps) throw new Error(`orchestrator chain made ${reply.toolCalls} tool calls, expected ${steps}`);
+    if (reply.toolCalls !== steps)
+      throw new Error(`orchestrator chain made ${reply.toolCalls} tool calls, expected ${steps}`);
     const arrivals = requestsOf(mock, prompt).map((r) => r.at);
     return { chainMs, stepMs: gaps(arrivals).slice(0, steps), id, arrivals };
   };
@@ -68,11 +83,14 @@ export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
     const t0 = performance.now();
     const result = await loop.run(prompt);
     const chainMs = performance.now() - t0;
-    if (result.toolCalls !== steps) throw new Error(`in-process chain made ${result.toolCalls} tool calls, expected ${steps}`);
+    if (result.toolCalls !== steps)
+      throw new Error(`in-process chain made ${result.toolCalls} tool calls, expected ${steps}`);
     return { chainMs, stepMs: gaps(requestsOf(mock, prompt).map((r) => r.at)).slice(0, steps) };
   };
 
-  const bareChainRun = async (latencyMs: number): Promise<{ chainMs: number; stepMs: number[]; phases: Record<string, number>[] }> => {
+  const bareChainRun = async (
+    latencyMs: number,
+  ): Promise<{ chainMs: number; stepMs: number[]; phases: Record<string, number>[] }> => {
     const id = `bench-overhead-bare-${randomUUID().slice(0, 8)}`;
     const t0 = performance.now();
     await ctx.client.workflow.executeUpdateWithStart(bareRunUpdate, {
@@ -84,7 +102,10 @@ export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
       }),
     });
     const chainMs = performance.now() - t0;
-    const breakdown = stepBreakdown((await runsOf(ctx.client, id)).flatMap((run) => run.events), 'echoModel');
+    const breakdown = stepBreakdown(
+      (await runsOf(ctx.client, id)).flatMap((run) => run.events),
+      'echoModel',
+    );
     return { chainMs, stepMs: breakdown.map((step) => step.total), phases: breakdown };
   };
 
@@ -100,7 +121,9 @@ export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
     for (const latencyMs of args.overheadLatencies) {
       mock.setLatency(latencyMs);
       const reps = args.overheadReps ?? (latencyMs < 100 ? 10 : 3);
-      ctx.log(`overhead: ${reps} × ${steps}-step chain at ${latencyMs} ms model latency, orchestrator, in-process${bareWorker ? ' and bare Temporal chain' : ''} in turn`);
+      ctx.log(
+        `overhead: ${reps} × ${steps}-step chain at ${latencyMs} ms model latency, orchestrator, in-process${bareWorker ? ' and bare Temporal chain' : ''} in turn`,
+      );
       const orchestrator = { step: [] as number[], chain: [] as number[] };
       const inProcess = { step: [] as number[], chain: [] as number[] };
       const bare = { step: [] as number[], chain: [] as number[], phases: [] as Record<string, number>[] };
@@ -141,7 +164,9 @@ export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
         leads.push(firstCallLead(events, 'callModel', arrivals[0]));
         laterPre.push(...breakdown.slice(1).map((step) => step['model.preRequest']));
       }
-      const phases = Object.fromEntries([...PHASES, 'total'].map((phase) => [phase, mean(phaseSamples[phase] ?? [])])) as Record<Phase | 'total', number>;
+      const phases = Object.fromEntries(
+        [...PHASES, 'total'].map((phase) => [phase, mean(phaseSamples[phase] ?? [])]),
+      ) as Record<Phase | 'total', number>;
       const o = { step: summarize(orchestrator.step), chain: summarize(orchestrator.chain) };
       const ip = { step: summarize(inProcess.step), chain: summarize(inProcess.chain) };
       latencies.push({
@@ -153,14 +178,19 @@ export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
           bare: {
             step: summarize(bare.step),
             chain: summarize(bare.chain),
-            phases: Object.fromEntries([...PHASES, 'total'].map((phase) => [phase, mean(bare.phases.map((p) => p[phase]!))])) as Record<Phase | 'total', number>,
+            phases: Object.fromEntries(
+              [...PHASES, 'total'].map((phase) => [phase, mean(bare.phases.map((p) => p[phase]!))]),
+            ) as Record<Phase | 'total', number>,
           },
         }),
         overheadPerStepMs: { p50: o.step.p50 - ip.step.p50, p95: o.step.p95 - ip.step.p95 },
         stepRatioP50: ratio(o.step.p50, ip.step.p50),
         chainRatio: ratio(o.chain.p50, ip.chain.p50),
         phases,
-        firstCall: { startToSchedule: mean(leads.map((l) => l.startToSchedule)), preRequest: mean(leads.map((l) => l.preRequest)) },
+        firstCall: {
+          startToSchedule: mean(leads.map((l) => l.startToSchedule)),
+          preRequest: mean(leads.map((l) => l.preRequest)),
+        },
         laterPreRequestMs: mean(laterPre),
       });
     }

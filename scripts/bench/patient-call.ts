@@ -16,7 +16,12 @@ export class DeadlinePassed extends Error {
   override name = 'DeadlinePassed';
 }
 
-export async function patiently<T>(first: () => Promise<T>, again: () => Promise<T>, deadline: number, onTimeout: () => void): Promise<T> {
+export async function patiently<T>(
+  first: () => Promise<T>,
+  again: () => Promise<T>,
+  deadline: number,
+  onTimeout: () => void,
+): Promise<T> {
   let call = first;
   for (;;) {
     try {

@@ -54,7 +54,10 @@ export class ProcessSampler {
   private readonly cpuAtStart: number | undefined;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly pid: number, everyMs = 200) {
+  constructor(
+    private readonly pid: number,
+    everyMs = 200,
+  ) {
     this.cpuAtStart = cpuTimeMs(pid);
     this.sample();
     this.timer = setInterval(() => this.sample(), everyMs);
@@ -70,10 +73,13 @@ export class ProcessSampler {
     clearInterval(this.timer);
     this.sample();
     const cpuNow = cpuTimeMs(this.pid);
+    const peakRssBytes = this.samples.reduce((peak, s) => Math.max(peak, s.rssBytes), 0);
     return {
       samples: this.samples,
-      peakRssBytes: this.samples.reduce((peak, s) => Math.max(peak, s.rssBytes), 0),
-      highWaterMarkBytes: statusField(this.pid, 'VmHWM') ?? 0,
+      peakRssBytes,
+      // The kernel folds per-thread RSS counters into VmHWM only now and then, so it can read a few pages below a
+      // VmRSS sampled just before; the peak since start is at least every sample.
+      highWaterMarkBytes: Math.max(statusField(this.pid, 'VmHWM') ?? 0, peakRssBytes),
       cpuMs: cpuNow !== undefined && this.cpuAtStart !== undefined ? cpuNow - this.cpuAtStart : Number.NaN,
     };
   }

@@ -54,22 +54,41 @@ export function summarizeProfile(file: string, profile: CpuProfile, top = 25): P
     const m = moduleOf(frame.url, frame.functionName);
     mod.set(m, (mod.get(m) ?? 0) + ms);
   }
-  const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, ms]) => ({ name, ms }));
-  return { file, totalMs: (profile.endTime - profile.startTime) / 1000, idleMs: idle, byFunction: sorted(fn), byModule: sorted(mod) };
+  const sorted = (map: Map<string, number>) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, ms]) => ({ name, ms }));
+  return {
+    file,
+    totalMs: (profile.endTime - profile.startTime) / 1000,
+    idleMs: idle,
+    byFunction: sorted(fn),
+    byModule: sorted(mod),
+  };
 }
 
 function main(): void {
   const dir = process.argv[2];
   const top = Number(process.argv[3] ?? 25);
   if (!dir) throw new Error('usage: tsx scripts/bench/profile-summary.ts DIR [top]');
-  for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
-    const summary = summarizeProfile(name, JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as CpuProfile, top);
+  for (const name of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort()) {
+    const summary = summarizeProfile(
+      name,
+      JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as CpuProfile,
+      top,
+    );
     const busy = summary.totalMs - summary.idleMs;
     console.log(`\n${name}: ${(summary.totalMs / 1000).toFixed(1)} s profiled, ${(busy / 1000).toFixed(1)} s busy`);
     console.log('  by package / file (self time):');
-    for (const m of summary.byModule) console.log(`    ${m.ms.toFixed(0).padStart(7)} ms  ${((m.ms / busy) * 100).toFixed(1).padStart(5)}%  ${m.name}`);
+    for (const m of summary.byModule)
+      console.log(`    ${m.ms.toFixed(0).padStart(7)} ms  ${((m.ms / busy) * 100).toFixed(1).padStart(5)}%  ${m.name}`);
     console.log('  by function (self time):');
-    for (const f of summary.byFunction) console.log(`    ${f.ms.toFixed(0).padStart(7)} ms  ${((f.ms / busy) * 100).toFixed(1).padStart(5)}%  ${f.name}`);
+    for (const f of summary.byFunction)
+      console.log(`    ${f.ms.toFixed(0).padStart(7)} ms  ${((f.ms / busy) * 100).toFixed(1).padStart(5)}%  ${f.name}`);
   }
 }
 

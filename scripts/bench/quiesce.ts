@@ -3,7 +3,10 @@
 // starts from a quiet server. Gives up after `maxMs`.
 import { cpuTimeMs } from './process-sampler';
 
-export async function quiesce(pid: number | undefined, options: { maxMs?: number; busyFraction?: number; minMs?: number } = {}): Promise<number> {
+export async function quiesce(
+  pid: number | undefined,
+  options: { maxMs?: number; busyFraction?: number; minMs?: number } = {},
+): Promise<number> {
   const started = performance.now();
   const maxMs = options.maxMs ?? 30_000;
   const busyFraction = options.busyFraction ?? 0.15;

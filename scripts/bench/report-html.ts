@@ -19,20 +19,49 @@ function overheadCharts(results: BenchResults): string[] {
       yLabel: 'ms per step',
       categories,
       series: [
-        { name: 'orchestrator p50', color: PALETTE[0]!, values: o.latencies.map((l) => beyond(l.orchestrator.step.p50, l.latencyMs)) },
-        { name: 'orchestrator p95', color: '#9db3e6', values: o.latencies.map((l) => beyond(l.orchestrator.step.p95, l.latencyMs)) },
-        ...(o.latencies.some((l) => l.bare) ? [
-          { name: 'bare Temporal p50', color: PALETTE[2]!, values: o.latencies.map((l) => (l.bare ? beyond(l.bare.step.p50, l.latencyMs) : Number.NaN)) },
-          { name: 'bare Temporal p95', color: '#9fd6b5', values: o.latencies.map((l) => (l.bare ? beyond(l.bare.step.p95, l.latencyMs) : Number.NaN)) },
-        ] : []),
-        { name: 'in-process p50', color: PALETTE[1]!, values: o.latencies.map((l) => beyond(l.inProcess.step.p50, l.latencyMs)) },
-        { name: 'in-process p95', color: '#f0b994', values: o.latencies.map((l) => beyond(l.inProcess.step.p95, l.latencyMs)) },
+        {
+          name: 'orchestrator p50',
+          color: PALETTE[0]!,
+          values: o.latencies.map((l) => beyond(l.orchestrator.step.p50, l.latencyMs)),
+        },
+        {
+          name: 'orchestrator p95',
+          color: '#9db3e6',
+          values: o.latencies.map((l) => beyond(l.orchestrator.step.p95, l.latencyMs)),
+        },
+        ...(o.latencies.some((l) => l.bare)
+          ? [
+              {
+                name: 'bare Temporal p50',
+                color: PALETTE[2]!,
+                values: o.latencies.map((l) => (l.bare ? beyond(l.bare.step.p50, l.latencyMs) : Number.NaN)),
+              },
+              {
+                name: 'bare Temporal p95',
+                color: '#9fd6b5',
+                values: o.latencies.map((l) => (l.bare ? beyond(l.bare.step.p95, l.latencyMs) : Number.NaN)),
+              },
+            ]
+          : []),
+        {
+          name: 'in-process p50',
+          color: PALETTE[1]!,
+          values: o.latencies.map((l) => beyond(l.inProcess.step.p50, l.latencyMs)),
+        },
+        {
+          name: 'in-process p95',
+          color: '#f0b994',
+          values: o.latencies.map((l) => beyond(l.inProcess.step.p95, l.latencyMs)),
+        },
       ],
     }),
     stackedBars({
       title: 'Where a step goes, model latency removed (mean ms, from workflow histories)',
       yLabel: 'ms per step',
-      categories: o.latencies.flatMap((l) => [`${l.latencyMs} ms orch.`, ...(l.bare ? [`${l.latencyMs} ms bare`] : [])]),
+      categories: o.latencies.flatMap((l) => [
+        `${l.latencyMs} ms orch.`,
+        ...(l.bare ? [`${l.latencyMs} ms bare`] : []),
+      ]),
       series: PHASES.map((phase, i) => ({
         name: phase,
         color: PALETTE[i % PALETTE.length]!,
@@ -61,7 +90,11 @@ function throughputCharts(results: BenchResults): string[] {
       categories,
       series: [
         { name: 'orchestrator', color: PALETTE[0]!, values: t.points.map((p) => p.orchestrator.stepsPerSecond) },
-        { name: 'bare-activity ceiling', color: PALETTE[2]!, values: t.points.map((p) => p.bare?.stepsPerSecond ?? Number.NaN) },
+        {
+          name: 'bare-activity ceiling',
+          color: PALETTE[2]!,
+          values: t.points.map((p) => p.bare?.stepsPerSecond ?? Number.NaN),
+        },
       ],
       width: 700,
     }),
@@ -70,34 +103,71 @@ function throughputCharts(results: BenchResults): string[] {
       yLabel: 'CPU ms per step',
       categories,
       series: [
-        { name: 'worker (orchestrator)', color: PALETTE[0]!, values: t.points.map((p) => p.orchestrator.worker.cpuMsPerStep) },
-        { name: 'worker (bare)', color: PALETTE[2]!, values: t.points.map((p) => p.bare?.worker.cpuMsPerStep ?? Number.NaN) },
-        { name: 'server (orchestrator)', color: '#6c8ed6', values: t.points.map((p) => p.orchestrator.serverCpuMsPerStep) },
-        { name: 'server (bare)', color: '#7fc79f', values: t.points.map((p) => p.bare?.serverCpuMsPerStep ?? Number.NaN) },
+        {
+          name: 'worker (orchestrator)',
+          color: PALETTE[0]!,
+          values: t.points.map((p) => p.orchestrator.worker.cpuMsPerStep),
+        },
+        {
+          name: 'worker (bare)',
+          color: PALETTE[2]!,
+          values: t.points.map((p) => p.bare?.worker.cpuMsPerStep ?? Number.NaN),
+        },
+        {
+          name: 'server (orchestrator)',
+          color: '#6c8ed6',
+          values: t.points.map((p) => p.orchestrator.serverCpuMsPerStep),
+        },
+        {
+          name: 'server (bare)',
+          color: '#7fc79f',
+          values: t.points.map((p) => p.bare?.serverCpuMsPerStep ?? Number.NaN),
+        },
       ],
     }),
   ];
   const largest = t.points.at(-1);
   if (largest) {
-    const cumulative = (ms: number[]): [number, number][] => [[0, 0], ...ms.map((m, i): [number, number] => [m / 1000, i + 1])];
-    charts.push(lineChart({
-      title: `${largest.conversations} conversations: finished over time`,
-      xLabel: 'seconds since start',
-      yLabel: 'conversations finished',
-      series: [
-        { name: 'orchestrator', color: PALETTE[0]!, points: cumulative(largest.orchestrator.completionsMs) },
-        ...(largest.bare ? [{ name: 'bare ceiling', color: PALETTE[2]!, points: cumulative(largest.bare.completionsMs) }] : []),
-      ],
-    }));
-    charts.push(lineChart({
-      title: `Worker RSS during the ${largest.conversations}-conversation runs (every 200 ms)`,
-      xLabel: 'seconds since start',
-      yLabel: 'RSS, MiB',
-      series: [
-        { name: 'orchestrator worker', color: PALETTE[0]!, points: largest.orchestrator.worker.samples.map((s): [number, number] => [s.t / 1000, s.rssBytes / MiB]) },
-        ...(largest.bare ? [{ name: 'bare worker', color: PALETTE[2]!, points: largest.bare.worker.samples.map((s): [number, number] => [s.t / 1000, s.rssBytes / MiB]) }] : []),
-      ],
-    }));
+    const cumulative = (ms: number[]): [number, number][] => [
+      [0, 0],
+      ...ms.map((m, i): [number, number] => [m / 1000, i + 1]),
+    ];
+    charts.push(
+      lineChart({
+        title: `${largest.conversations} conversations: finished over time`,
+        xLabel: 'seconds since start',
+        yLabel: 'conversations finished',
+        series: [
+          { name: 'orchestrator', color: PALETTE[0]!, points: cumulative(largest.orchestrator.completionsMs) },
+          ...(largest.bare
+            ? [{ name: 'bare ceiling', color: PALETTE[2]!, points: cumulative(largest.bare.completionsMs) }]
+            : []),
+        ],
+      }),
+    );
+    charts.push(
+      lineChart({
+        title: `Worker RSS during the ${largest.conversations}-conversation runs (every 200 ms)`,
+        xLabel: 'seconds since start',
+        yLabel: 'RSS, MiB',
+        series: [
+          {
+            name: 'orchestrator worker',
+            color: PALETTE[0]!,
+            points: largest.orchestrator.worker.samples.map((s): [number, number] => [s.t / 1000, s.rssBytes / MiB]),
+          },
+          ...(largest.bare
+            ? [
+                {
+                  name: 'bare worker',
+                  color: PALETTE[2]!,
+                  points: largest.bare.worker.samples.map((s): [number, number] => [s.t / 1000, s.rssBytes / MiB]),
+                },
+              ]
+            : []),
+        ],
+      }),
+    );
   }
   return charts;
 }
@@ -110,7 +180,13 @@ function historyCharts(results: BenchResults): string[] {
       title: 'History size after N chain steps (all runs)',
       xLabel: 'chain steps',
       yLabel: 'KiB',
-      series: [{ name: 'historySize', color: PALETTE[0]!, points: h.points.map((p): [number, number] => [p.steps, p.total.historySize / 1024]) }],
+      series: [
+        {
+          name: 'historySize',
+          color: PALETTE[0]!,
+          points: h.points.map((p): [number, number] => [p.steps, p.total.historySize / 1024]),
+        },
+      ],
     }),
     groupedBars({
       title: 'History bytes per step: average, and marginal (what one more step adds)',
@@ -127,24 +203,31 @@ function historyCharts(results: BenchResults): string[] {
 function costCharts(results: BenchResults): string[] {
   const c = results.cost;
   if (!c) return [];
-  return c.runs.map((run) => stackedBars({
-    title: `Input tokens per model call, prompt caching ${run.promptCaching ? 'on' : 'off'} (${c.steps}-step chain)`,
-    yLabel: 'tokens',
-    categories: run.calls.map((call) => String(call.call)),
-    series: [
-      { name: 'cache_read', color: PALETTE[2]!, values: run.calls.map((call) => call.cacheReadInputTokens) },
-      { name: 'cache_creation', color: PALETTE[1]!, values: run.calls.map((call) => call.cacheCreationInputTokens) },
-      { name: 'input (uncached)', color: PALETTE[4]!, values: run.calls.map((call) => call.inputTokens) },
-    ],
-    width: 760,
-  }));
+  return c.runs.map((run) =>
+    stackedBars({
+      title: `Input tokens per model call, prompt caching ${run.promptCaching ? 'on' : 'off'} (${c.steps}-step chain)`,
+      yLabel: 'tokens',
+      categories: run.calls.map((call) => String(call.call)),
+      series: [
+        { name: 'cache_read', color: PALETTE[2]!, values: run.calls.map((call) => call.cacheReadInputTokens) },
+        { name: 'cache_creation', color: PALETTE[1]!, values: run.calls.map((call) => call.cacheCreationInputTokens) },
+        { name: 'input (uncached)', color: PALETTE[4]!, values: run.calls.map((call) => call.inputTokens) },
+      ],
+      width: 760,
+    }),
+  );
 }
 
 export function htmlReport(results: BenchResults, text: string): string {
-  const targets = results.targets.map((t) =>
-    `<tr><td>${escapeXml(t.name)}</td><td>${escapeXml(t.target)}</td><td>${escapeXml(t.measured)}</td>` +
-    `<td class="${t.pass === undefined ? 'na' : t.pass ? 'pass' : 'fail'}">${verdict(t.pass)}</td></tr>`).join('');
-  const section = (title: string, charts: string[]): string => (charts.length ? `<h2>${escapeXml(title)}</h2><div class="charts">${charts.join('')}</div>` : '');
+  const targets = results.targets
+    .map(
+      (t) =>
+        `<tr><td>${escapeXml(t.name)}</td><td>${escapeXml(t.target)}</td><td>${escapeXml(t.measured)}</td>` +
+        `<td class="${t.pass === undefined ? 'na' : t.pass ? 'pass' : 'fail'}">${verdict(t.pass)}</td></tr>`,
+    )
+    .join('');
+  const section = (title: string, charts: string[]): string =>
+    charts.length ? `<h2>${escapeXml(title)}</h2><div class="charts">${charts.join('')}</div>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Orchestrator benchmark ${escapeXml(results.startedAt)}</title>
 <style>

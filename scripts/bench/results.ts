@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import type { BenchArgs, Section } from './args';
 import type { CostResult } from './cost';
+import type { StreamingResult } from './streaming';
 import type { HistoryResult } from './history-growth';
 import type { OverheadResult } from './overhead';
 import type { TargetCheck } from './targets';
@@ -30,6 +31,7 @@ export interface BenchResults {
   throughput?: ThroughputResult;
   history?: HistoryResult;
   cost?: CostResult;
+  streaming?: StreamingResult;
   targets: TargetCheck[];
 }
 
@@ -48,8 +50,15 @@ export function machineInfo(loadAverageStart: number[]): MachineInfo {
 
 export function gitState(): BenchResults['git'] {
   try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() !== '';
     return { commit, dirty };
   } catch {
     return undefined;

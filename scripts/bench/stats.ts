@@ -22,7 +22,8 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 export function summarize(values: readonly number[]): Summary {
-  if (values.length === 0) return { n: 0, min: Number.NaN, p50: Number.NaN, p95: Number.NaN, max: Number.NaN, mean: Number.NaN };
+  if (values.length === 0)
+    return { n: 0, min: Number.NaN, p50: Number.NaN, p95: Number.NaN, max: Number.NaN, mean: Number.NaN };
   let min = Infinity;
   let max = -Infinity;
   let sum = 0;
@@ -31,7 +32,14 @@ export function summarize(values: readonly number[]): Summary {
     if (value > max) max = value;
     sum += value;
   }
-  return { n: values.length, min, p50: percentile(values, 50), p95: percentile(values, 95), max, mean: sum / values.length };
+  return {
+    n: values.length,
+    min,
+    p50: percentile(values, 50),
+    p95: percentile(values, 95),
+    max,
+    mean: sum / values.length,
+  };
 }
 
 /** Successive differences: the durations between consecutive timestamps. */

@@ -47,20 +47,30 @@ function collect(events: readonly HistoryEvent[]): { activities: ActivityRecord[
   for (const event of events) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) {
-      activities.set(idOf(event), { type: scheduled.activityType?.name ?? '', scheduledId: idOf(event), scheduledAt: at(event), startedAt: Number.NaN, closedAt: Number.NaN });
+      activities.set(idOf(event), {
+        type: scheduled.activityType?.name ?? '',
+        scheduledId: idOf(event),
+        scheduledAt: at(event),
+        startedAt: Number.NaN,
+        closedAt: Number.NaN,
+      });
     }
     const started = event.activityTaskStartedEventAttributes;
     if (started) {
       const record = activities.get(Number(started.scheduledEventId));
       if (record) record.startedAt = at(event);
     }
-    const closed = event.activityTaskCompletedEventAttributes ?? event.activityTaskFailedEventAttributes ?? event.activityTaskTimedOutEventAttributes;
+    const closed =
+      event.activityTaskCompletedEventAttributes ??
+      event.activityTaskFailedEventAttributes ??
+      event.activityTaskTimedOutEventAttributes;
     if (closed) {
       const record = activities.get(Number(closed.scheduledEventId));
       if (record) record.closedAt = at(event);
     }
     if (event.workflowTaskStartedEventAttributes) taskStartedAt = at(event);
-    if (event.workflowTaskCompletedEventAttributes) tasks.push({ startedAt: taskStartedAt, completedAt: at(event), completedId: idOf(event) });
+    if (event.workflowTaskCompletedEventAttributes)
+      tasks.push({ startedAt: taskStartedAt, completedAt: at(event), completedId: idOf(event) });
   }
   return { activities: [...activities.values()].sort((a, b) => a.scheduledId - b.scheduledId), tasks };
 }
@@ -80,14 +90,20 @@ function taskBefore(tasks: readonly WorkflowTaskRecord[], scheduledId: number): 
  * the model's activity type (callModel; echoModel for the bare chain); every other activity counts as a tool.
  * `requestArrivals` (ms since the epoch, one per model call in order) adds model.preRequest; NaN otherwise.
  */
-export function stepBreakdown(events: readonly HistoryEvent[], modelActivity: string, requestArrivals?: readonly number[]): StepPhases[] {
+export function stepBreakdown(
+  events: readonly HistoryEvent[],
+  modelActivity: string,
+  requestArrivals?: readonly number[],
+): StepPhases[] {
   const { activities, tasks } = collect(events);
   const models = activities.filter((a) => a.type === modelActivity);
   const steps: StepPhases[] = [];
   for (let i = 0; i + 1 < models.length; i++) {
     const model = models[i]!;
     const next = models[i + 1]!;
-    const tool = activities.find((a) => a.type !== modelActivity && a.scheduledId > model.scheduledId && a.scheduledId < next.scheduledId);
+    const tool = activities.find(
+      (a) => a.type !== modelActivity && a.scheduledId > model.scheduledId && a.scheduledId < next.scheduledId,
+    );
     if (!tool) continue;
     const afterModel = taskBefore(tasks, tool.scheduledId);
     const afterTool = taskBefore(tasks, next.scheduledId);
@@ -109,7 +125,11 @@ export function stepBreakdown(events: readonly HistoryEvent[], modelActivity: st
 }
 
 /** The first model call: from the workflow's start to its request reaching the model (start-up + first query). */
-export function firstCallLead(events: readonly HistoryEvent[], modelActivity: string, firstArrival?: number): { startToSchedule: number; preRequest: number } {
+export function firstCallLead(
+  events: readonly HistoryEvent[],
+  modelActivity: string,
+  firstArrival?: number,
+): { startToSchedule: number; preRequest: number } {
   const { activities } = collect(events);
   const first = activities.find((a) => a.type === modelActivity);
   const startedAt = events[0] ? at(events[0]) : Number.NaN;

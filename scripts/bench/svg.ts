@@ -21,7 +21,17 @@ interface Frame {
   height?: number;
 }
 
-export const PALETTE = ['#3366cc', '#dc7633', '#2e8b57', '#8e44ad', '#c0392b', '#16a085', '#7f8c8d', '#d4ac0d', '#2c3e50'];
+export const PALETTE = [
+  '#3366cc',
+  '#dc7633',
+  '#2e8b57',
+  '#8e44ad',
+  '#c0392b',
+  '#16a085',
+  '#7f8c8d',
+  '#d4ac0d',
+  '#2c3e50',
+];
 
 const M = { top: 34, right: 16, bottom: 52, left: 64 };
 
@@ -47,7 +57,14 @@ function short(value: number): string {
   return `${+value.toFixed(2)}`;
 }
 
-function frame(f: Frame, top: number, step: number, body: string, legend: { name: string; color: string }[], xAxis: string): string {
+function frame(
+  f: Frame,
+  top: number,
+  step: number,
+  body: string,
+  legend: { name: string; color: string }[],
+  xAxis: string,
+): string {
   const width = f.width ?? 640;
   const height = f.height ?? 320;
   const plotH = height - M.top - M.bottom;
@@ -55,8 +72,10 @@ function frame(f: Frame, top: number, step: number, body: string, legend: { name
   const y = (v: number): number => M.top + plotH - (v / top) * plotH;
   const grid: string[] = [];
   for (let v = 0; v <= top + 1e-9; v += step) {
-    grid.push(`<line x1="${M.left}" x2="${M.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e5e5e5"/>` +
-      `<text x="${M.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${short(v)}</text>`);
+    grid.push(
+      `<line x1="${M.left}" x2="${M.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e5e5e5"/>` +
+        `<text x="${M.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${short(v)}</text>`,
+    );
   }
   // The legend wraps onto more rows below the chart when it does not fit on one.
   let lx = M.left;
@@ -73,12 +92,19 @@ function frame(f: Frame, top: number, step: number, body: string, legend: { name
     return g;
   });
   const fullHeight = height + row * 16;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${fullHeight}" viewBox="0 0 ${width} ${fullHeight}" font-family="system-ui, sans-serif" font-size="11">` +
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${fullHeight}" viewBox="0 0 ${width} ${fullHeight}" font-family="system-ui, sans-serif" font-size="11">` +
     `<text x="${M.left}" y="18" font-size="13" font-weight="600">${escapeXml(f.title)}</text>` +
     grid.join('') +
     `<text transform="translate(14 ${M.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(f.yLabel)}</text>` +
-    (f.xLabel ? `<text x="${M.left + plotW / 2}" y="${height - 22}" text-anchor="middle">${escapeXml(f.xLabel)}</text>` : '') +
-    body + xAxis + legendItems.join('') + '</svg>';
+    (f.xLabel
+      ? `<text x="${M.left + plotW / 2}" y="${height - 22}" text-anchor="middle">${escapeXml(f.xLabel)}</text>`
+      : '') +
+    body +
+    xAxis +
+    legendItems.join('') +
+    '</svg>'
+  );
 }
 
 /** Bars side by side per category, one per series, with the value on top. */
@@ -99,11 +125,18 @@ export function groupedBars(f: Frame & { categories: string[]; series: Series[] 
       if (v === undefined || !Number.isFinite(v)) return;
       const h = (v / top) * plotH;
       const x = start + si * barW;
-      bars.push(`<rect x="${x.toFixed(1)}" y="${(M.top + plotH - h).toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}: ${v}`)}</title></rect>` +
-        `<text x="${(x + barW / 2 - 1).toFixed(1)}" y="${(M.top + plotH - h - 3).toFixed(1)}" text-anchor="middle" font-size="10">${short(v)}</text>`);
+      bars.push(
+        `<rect x="${x.toFixed(1)}" y="${(M.top + plotH - h).toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}: ${v}`)}</title></rect>` +
+          `<text x="${(x + barW / 2 - 1).toFixed(1)}" y="${(M.top + plotH - h - 3).toFixed(1)}" text-anchor="middle" font-size="10">${short(v)}</text>`,
+      );
     });
   });
-  const xAxis = f.categories.map((c, ci) => `<text x="${(M.left + ci * slot + slot / 2).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${escapeXml(c)}</text>`).join('');
+  const xAxis = f.categories
+    .map(
+      (c, ci) =>
+        `<text x="${(M.left + ci * slot + slot / 2).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${escapeXml(c)}</text>`,
+    )
+    .join('');
   return frame(f, top, step, bars.join(''), f.series, xAxis);
 }
 
@@ -113,7 +146,9 @@ export function stackedBars(f: Frame & { categories: string[]; series: Series[] 
   const height = f.height ?? 320;
   const plotW = width - M.left - M.right;
   const plotH = height - M.top - M.bottom;
-  const totals = f.categories.map((_, ci) => f.series.reduce((sum, s) => sum + Math.max(0, Number.isFinite(s.values[ci]!) ? s.values[ci]! : 0), 0));
+  const totals = f.categories.map((_, ci) =>
+    f.series.reduce((sum, s) => sum + Math.max(0, Number.isFinite(s.values[ci]!) ? s.values[ci]! : 0), 0),
+  );
   const { top, step } = niceScale(Math.max(0, ...totals));
   const slot = plotW / Math.max(1, f.categories.length);
   const barW = Math.min(56, slot * 0.7);
@@ -126,13 +161,23 @@ export function stackedBars(f: Frame & { categories: string[]; series: Series[] 
       if (v === undefined || !Number.isFinite(v) || v <= 0) continue;
       const y0 = M.top + plotH - ((base + v) / top) * plotH;
       const h = (v / top) * plotH;
-      bars.push(`<rect x="${x.toFixed(1)}" y="${y0.toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${category} · ${s.name}: ${+v.toFixed(2)}`)}</title></rect>`);
+      bars.push(
+        `<rect x="${x.toFixed(1)}" y="${y0.toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${category} · ${s.name}: ${+v.toFixed(2)}`)}</title></rect>`,
+      );
       base += v;
     }
-    bars.push(`<text x="${(x + barW / 2).toFixed(1)}" y="${(M.top + plotH - (base / top) * plotH - 3).toFixed(1)}" text-anchor="middle" font-size="10">${short(totals[ci]!)}</text>`);
+    bars.push(
+      `<text x="${(x + barW / 2).toFixed(1)}" y="${(M.top + plotH - (base / top) * plotH - 3).toFixed(1)}" text-anchor="middle" font-size="10">${short(totals[ci]!)}</text>`,
+    );
   });
   const every = Math.ceil(f.categories.length / 24);
-  const xAxis = f.categories.map((c, ci) => (ci % every === 0 ? `<text x="${(M.left + ci * slot + slot / 2).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${escapeXml(c)}</text>` : '')).join('');
+  const xAxis = f.categories
+    .map((c, ci) =>
+      ci % every === 0
+        ? `<text x="${(M.left + ci * slot + slot / 2).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${escapeXml(c)}</text>`
+        : '',
+    )
+    .join('');
   return frame(f, top, step, bars.join(''), f.series, xAxis);
 }
 
@@ -149,8 +194,19 @@ export function lineChart(f: Frame & { series: LineSeries[] }): string {
   const px = (v: number): number => M.left + (v / x.top) * plotW;
   const py = (v: number): number => M.top + plotH - (v / top) * plotH;
   const lines = f.series.map((s) => {
-    const d = s.points.filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1])).map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)} ${py(p[1]).toFixed(1)}`).join(' ');
-    const dots = s.points.length <= 12 ? s.points.map((p) => `<circle cx="${px(p[0]).toFixed(1)}" cy="${py(p[1]).toFixed(1)}" r="3" fill="${s.color}"><title>${escapeXml(`${s.name}: ${p[0]}, ${+p[1].toFixed(2)}`)}</title></circle>`).join('') : '';
+    const d = s.points
+      .filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]))
+      .map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)} ${py(p[1]).toFixed(1)}`)
+      .join(' ');
+    const dots =
+      s.points.length <= 12
+        ? s.points
+            .map(
+              (p) =>
+                `<circle cx="${px(p[0]).toFixed(1)}" cy="${py(p[1]).toFixed(1)}" r="3" fill="${s.color}"><title>${escapeXml(`${s.name}: ${p[0]}, ${+p[1].toFixed(2)}`)}</title></circle>`,
+            )
+            .join('')
+        : '';
     return `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"/>${dots}`;
   });
   const ticks: string[] = [];

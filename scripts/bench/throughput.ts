@@ -7,7 +7,13 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { ConversationError } from '../../client/errors';
 import { BARE_WORKFLOW, type BareChainInput, bareRunUpdate, type bareChain } from './bare-workflow';
 import { requestsOf, scriptChain, CHAIN_TOOLS } from './chain-script';
-import { type BenchContext, type RunningWorker, startBareWorker, startConversationWorker, terminateAll } from './context';
+import {
+  type BenchContext,
+  type RunningWorker,
+  startBareWorker,
+  startConversationWorker,
+  terminateAll,
+} from './context';
 import { scanHistories, spread } from './history-scan';
 import { patiently } from './patient-call';
 import { quiesce } from './quiesce';
@@ -85,7 +91,9 @@ function errorText(err: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = err; e !== undefined && parts.length < 4; e = e instanceof Error ? e.cause : undefined) {
     const code = (e as { code?: unknown }).code;
-    parts.push(e instanceof Error ? `${e.name}${code !== undefined ? ` (code ${String(code)})` : ''}: ${e.message}` : String(e));
+    parts.push(
+      e instanceof Error ? `${e.name}${code !== undefined ? ` (code ${String(code)})` : ''}: ${e.message}` : String(e),
+    );
   }
   const message = parts.join(' ← ');
   return message.length > 400 ? `${message.slice(0, 400)}…` : message;
@@ -96,7 +104,10 @@ async function describeBriefly(ctx: BenchContext, id: string): Promise<string> {
   try {
     const description = await ctx.client.workflow.getHandle(id).describe();
     const raw = description.raw;
-    const pending = (raw.pendingActivities ?? []).map((a) => `${a.activityType?.name} (${a.state}, attempt ${a.attempt})`).join(', ') || 'none';
+    const pending =
+      (raw.pendingActivities ?? [])
+        .map((a) => `${a.activityType?.name} (${a.state}, attempt ${a.attempt})`)
+        .join(', ') || 'none';
     const task = raw.pendingWorkflowTask ? `workflow task ${raw.pendingWorkflowTask.state}` : 'no workflow task';
     return `${id}: ${description.status.name}, ${description.historyLength} events, pending activities: ${pending}; ${task}`;
   } catch (err) {
@@ -115,7 +126,15 @@ interface Launch {
 /** Ids whose chain had not answered when the run ended (they still run: the caller ends them). */
 type Unfinished = Set<string>;
 
-async function measure(ctx: BenchContext, system: System, conversations: number, running: RunningWorker, launches: Launch[], deadlineMs: number, unfinished: Unfinished): Promise<ThroughputRun> {
+async function measure(
+  ctx: BenchContext,
+  system: System,
+  conversations: number,
+  running: RunningWorker,
+  launches: Launch[],
+  deadlineMs: number,
+  unfinished: Unfinished,
+): Promise<ThroughputRun> {
   const { steps, latencyMs } = ctx.args;
   const modelActivity = system === 'bare' ? 'echoModel' : 'callModel';
   const serverPid = ctx.server.process?.pid;
@@ -133,41 +152,56 @@ async function measure(ctx: BenchContext, system: System, conversations: number,
   for (const launch of launches) unfinished.add(launch.id);
   // At the deadline every call still waiting is cancelled, so nothing outlives the run (or the connection).
   const cancel = new AbortController();
-  const all = Promise.all(launches.map(async (launch) => {
-    const started = performance.now();
-    try {
-      await ctx.client.withAbortSignal(cancel.signal, () => patiently(() => launch.run(), () => launch.again(), deadline, () => {
-        if (!cancel.signal.aborted) rpcTimeouts++; // not our own cancellation at the deadline
-      }));
-      unfinished.delete(launch.id);
-      const now = performance.now();
-      if (now > deadline) return; // finished after the deadline: not counted
-      finished.push(now - t0);
-      durations.push(now - started);
-    } catch (err) {
-      if (performance.now() > deadline) return; // ended by the deadline (or by the clean-up after it)
-      failed++;
-      firstError ??= errorText(err);
-    }
-  }));
+  const all = Promise.all(
+    launches.map(async (launch) => {
+      const started = performance.now();
+      try {
+        await ctx.client.withAbortSignal(cancel.signal, () =>
+          patiently(
+            () => launch.run(),
+            () => launch.again(),
+            deadline,
+            () => {
+              if (!cancel.signal.aborted) rpcTimeouts++; // not our own cancellation at the deadline
+            },
+          ),
+        );
+        unfinished.delete(launch.id);
+        const now = performance.now();
+        if (now > deadline) return; // finished after the deadline: not counted
+        finished.push(now - t0);
+        durations.push(now - started);
+      } catch (err) {
+        if (performance.now() > deadline) return; // ended by the deadline (or by the clean-up after it)
+        failed++;
+        firstError ??= errorText(err);
+      }
+    }),
+  );
   let timer: NodeJS.Timeout | undefined;
   const timedOut = await Promise.race([
     all.then(() => false),
     new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), deadlineMs))),
   ]);
   clearTimeout(timer);
-  const wallMs = timedOut ? deadlineMs : (finished.length ? Math.max(...finished) : performance.now() - t0);
+  const wallMs = timedOut ? deadlineMs : finished.length ? Math.max(...finished) : performance.now() - t0;
   const usage = sampler.stop();
   const serverCpu1 = serverPid ? cpuTimeMs(serverPid) : undefined;
   const benchCpu = process.cpuUsage(benchCpu0);
   if (timedOut) {
     cancel.abort();
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-    ctx.log(`  deadline (${(deadlineMs / 1000).toFixed(0)} s) passed with ${finished.length}/${conversations} finished; counting steps from the histories`);
-    for (const launch of launches.filter((l) => unfinished.has(l.id)).slice(0, 3)) ctx.log(`  still waiting: ${await describeBriefly(ctx, launch.id)}`);
+    ctx.log(
+      `  deadline (${(deadlineMs / 1000).toFixed(0)} s) passed with ${finished.length}/${conversations} finished; counting steps from the histories`,
+    );
+    for (const launch of launches.filter((l) => unfinished.has(l.id)).slice(0, 3))
+      ctx.log(`  still waiting: ${await describeBriefly(ctx, launch.id)}`);
   }
   // A cut run is scored by the steps its histories show by the deadline: all of them, or an even sample scaled up.
-  const read = spread(launches.map((l) => l.id), timedOut ? HISTORY_SAMPLE_CUT : HISTORY_SAMPLE);
+  const read = spread(
+    launches.map((l) => l.id),
+    timedOut ? HISTORY_SAMPLE_CUT : HISTORY_SAMPLE,
+  );
   const scan = await scanHistories(ctx.client, read, {
     modelActivity,
     untilEpochMs: t0Epoch + deadlineMs,
@@ -176,8 +210,11 @@ async function measure(ctx: BenchContext, system: System, conversations: number,
       return prompt ? requestsOf(ctx.mock, prompt).map((r) => r.at) : undefined;
     },
   });
-  const completedSteps = timedOut ? Math.round((scan.stepsCompleted * launches.length) / Math.max(1, read.length)) : finished.length * steps;
-  const perStep = (ms: number | undefined): number => (ms !== undefined && completedSteps > 0 ? ms / completedSteps : Number.NaN);
+  const completedSteps = timedOut
+    ? Math.round((scan.stepsCompleted * launches.length) / Math.max(1, read.length))
+    : finished.length * steps;
+  const perStep = (ms: number | undefined): number =>
+    ms !== undefined && completedSteps > 0 ? ms / completedSteps : Number.NaN;
   return {
     system,
     conversations,
@@ -192,7 +229,8 @@ async function measure(ctx: BenchContext, system: System, conversations: number,
     wallMs,
     completedSteps,
     stepsPerSecond: completedSteps / (wallMs / 1000),
-    latencyBoundStepsPerSecond: latencyMs > 0 ? (conversations * steps) / (((steps + 1) * latencyMs) / 1000) : Number.NaN,
+    latencyBoundStepsPerSecond:
+      latencyMs > 0 ? (conversations * steps) / (((steps + 1) * latencyMs) / 1000) : Number.NaN,
     conversationMs: summarize(durations),
     completionsMs: finished.sort((a, b) => a - b),
     worker: {
@@ -203,7 +241,9 @@ async function measure(ctx: BenchContext, system: System, conversations: number,
       cpuMsPerStep: perStep(usage.cpuMs),
       samples: usage.samples,
     },
-    serverCpuMsPerStep: perStep(serverCpu0 !== undefined && serverCpu1 !== undefined ? serverCpu1 - serverCpu0 : undefined),
+    serverCpuMsPerStep: perStep(
+      serverCpu0 !== undefined && serverCpu1 !== undefined ? serverCpu1 - serverCpu0 : undefined,
+    ),
     benchCpuMsPerStep: perStep((benchCpu.user + benchCpu.system) / 1000),
     activityTimeouts: scan.activityTimeouts,
     historiesRead: scan.scanned,
@@ -226,10 +266,11 @@ async function orchestratorRun(ctx: BenchContext, conversations: number, deadlin
       prompt,
       run: send,
       // The update-with-start gave up: wait for turn 1; if the conversation or its message never arrived, send it.
-      again: () => client.awaitTurn(id, 1).catch((err: unknown) => {
-        if (err instanceof ConversationError && (err.code === 'not_found' || err.code === 'rejected')) return send();
-        throw err;
-      }),
+      again: () =>
+        client.awaitTurn(id, 1).catch((err: unknown) => {
+          if (err instanceof ConversationError && (err.code === 'not_found' || err.code === 'rejected')) return send();
+          throw err;
+        }),
     };
   });
   const unfinished: Unfinished = new Set();
@@ -240,7 +281,9 @@ async function orchestratorRun(ctx: BenchContext, conversations: number, deadlin
     await client.sendMessage(warmUp, scriptChain(mock, args.steps, 'warm-up'), { tools: CHAIN_TOOLS });
     await terminateAll(ctx.client, [warmUp]);
     mock.setLatency(args.latencyMs);
-    ctx.log(`throughput: ${conversations} conversations × ${args.steps} steps at ${args.latencyMs} ms, orchestrator (worker pid ${running.worker.pid}, deadline ${(deadlineMs / 1000).toFixed(0)} s)`);
+    ctx.log(
+      `throughput: ${conversations} conversations × ${args.steps} steps at ${args.latencyMs} ms, orchestrator (worker pid ${running.worker.pid}, deadline ${(deadlineMs / 1000).toFixed(0)} s)`,
+    );
     return await measure(ctx, 'orchestrator', conversations, running, launches, deadlineMs, unfinished);
   } finally {
     mock.setLatency(0);
@@ -260,14 +303,15 @@ async function bareRun(ctx: BenchContext, conversations: number, deadlineMs: num
     const id = `bench-bare-${conversations}-${i}-${randomUUID().slice(0, 8)}`;
     return {
       id,
-      run: () => ctx.client.workflow.executeUpdateWithStart(bareRunUpdate, {
-        startWorkflowOperation: new WithStartWorkflowOperation<typeof bareChain>(BARE_WORKFLOW, {
-          workflowId: id,
-          taskQueue: running.taskQueue,
-          args: [input],
-          workflowIdConflictPolicy: 'USE_EXISTING',
+      run: () =>
+        ctx.client.workflow.executeUpdateWithStart(bareRunUpdate, {
+          startWorkflowOperation: new WithStartWorkflowOperation<typeof bareChain>(BARE_WORKFLOW, {
+            workflowId: id,
+            taskQueue: running.taskQueue,
+            args: [input],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
         }),
-      }),
       again: () => ctx.client.workflow.getHandle(id).result(),
     };
   });
@@ -282,7 +326,9 @@ async function bareRun(ctx: BenchContext, conversations: number, deadlineMs: num
         workflowIdConflictPolicy: 'FAIL',
       }),
     });
-    ctx.log(`throughput: ${conversations} bare chains × ${args.steps} steps at ${args.latencyMs} ms, the ceiling (worker pid ${running.worker.pid}, deadline ${(deadlineMs / 1000).toFixed(0)} s)`);
+    ctx.log(
+      `throughput: ${conversations} bare chains × ${args.steps} steps at ${args.latencyMs} ms, the ceiling (worker pid ${running.worker.pid}, deadline ${(deadlineMs / 1000).toFixed(0)} s)`,
+    );
     return await measure(ctx, 'bare', conversations, running, launches, deadlineMs, unfinished);
   } finally {
     // Bare chains complete by themselves; only those still running need ending.
@@ -308,9 +354,16 @@ export async function runThroughput(ctx: BenchContext): Promise<ThroughputResult
     runsLeft.shift();
     const bare = ctx.args.ceiling ? await bareRun(ctx, conversations, deadlineFor(ctx, runsLeft)) : undefined;
     if (ctx.args.ceiling) runsLeft.shift();
-    points.push({ conversations, orchestrator, ...(bare && { bare }), ratio: bare ? ratio(orchestrator.stepsPerSecond, bare.stepsPerSecond) : Number.NaN });
-    ctx.log(`  ${conversations}: orchestrator ${orchestrator.stepsPerSecond.toFixed(1)} steps/s` +
-      (bare ? `, bare ${bare.stepsPerSecond.toFixed(1)} steps/s, ratio ${points.at(-1)!.ratio.toFixed(2)}` : ''));
+    points.push({
+      conversations,
+      orchestrator,
+      ...(bare && { bare }),
+      ratio: bare ? ratio(orchestrator.stepsPerSecond, bare.stepsPerSecond) : Number.NaN,
+    });
+    ctx.log(
+      `  ${conversations}: orchestrator ${orchestrator.stepsPerSecond.toFixed(1)} steps/s` +
+        (bare ? `, bare ${bare.stepsPerSecond.toFixed(1)} steps/s, ratio ${points.at(-1)!.ratio.toFixed(2)}` : ''),
+    );
   }
   return { steps: ctx.args.steps, latencyMs: ctx.args.latencyMs, points };
 }

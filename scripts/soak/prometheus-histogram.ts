@@ -35,7 +35,11 @@ export function mergeHistograms(histograms: readonly Histogram[]): Histogram {
   return histograms.reduce((total, next) => {
     const byBound = new Map(total.buckets);
     for (const [bound, n] of next.buckets) byBound.set(bound, (byBound.get(bound) ?? 0) + n);
-    return { buckets: [...byBound.entries()].sort(([a], [b]) => a - b), count: total.count + next.count, sum: total.sum + next.sum };
+    return {
+      buckets: [...byBound.entries()].sort(([a], [b]) => a - b),
+      count: total.count + next.count,
+      sum: total.sum + next.sum,
+    };
   }, EMPTY);
 }
 

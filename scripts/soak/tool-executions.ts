@@ -3,9 +3,9 @@
 // idempotency key. What must never happen is a call running again after the server recorded its result (a duplicate),
 // or running again for no reason at all. Pure, so the judgement itself is tested.
 
-import type { ExecutionLogLine } from '../../activities/tool-activities';
+import type { ExecutionLogLine } from '../tool-execution-log';
 
-/** One line of the execution log (activities/tool-activities.ts writes them). */
+/** One line of the execution log (scripts/tool-execution-log.ts writes them). */
 export type ExecutionLine = ExecutionLogLine;
 
 /** One run of the tool: its start line and how it ended, if it did. */
@@ -68,6 +68,7 @@ export function judgeToolCall(
     if (run.attempt > previous.attempt) return 'timed-out-while-alive';
     return 'unexplained';
   });
-  const duplicates = completionRecordedAt === undefined ? [] : executions.filter((run) => run.startedAt > completionRecordedAt);
+  const duplicates =
+    completionRecordedAt === undefined ? [] : executions.filter((run) => run.startedAt > completionRecordedAt);
   return { key, executions, reruns, duplicates };
 }

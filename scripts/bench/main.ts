@@ -4,30 +4,32 @@
 //   2. throughput of C concurrent conversations on one worker process vs the bare-activity ceiling;
 //   3. history growth per chain step;
 //   4. the worker's peak RSS (sampled during 2);
-//   5. input tokens per call with prompt caching on and off.
+//   5. input tokens per call with prompt caching on and off;
+//   6. streaming replies: token → client latency, history bytes per model call and throughput, on vs off.
 // Prints the tables and PASS/FAIL per target, and writes results/bench-<time>.json and .html (inline SVG), plus
 // results/latest.json and latest.html. `npm run bench -- --help` for the flags.
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { parseArgs } from './bench/args';
-import { buildBundles } from './bench/bundles';
-import type { BenchContext } from './bench/context';
-import { runCost } from './bench/cost';
-import { runHistoryGrowth } from './bench/history-growth';
-import { runOverhead } from './bench/overhead';
-import { htmlReport } from './bench/report-html';
-import { textReport } from './bench/report-text';
-import { type BenchResults, gitState, machineInfo } from './bench/results';
-import { checkTargets } from './bench/targets';
-import { runThroughput } from './bench/throughput';
-import { connectOrStartDevServer, type DevServer } from './dev-server';
-import { startMockAnthropic } from './mock-anthropic/server';
-import type { MockAnthropic } from './mock-anthropic/types';
-import { cleanUpOnSignal, runMain } from './script-main';
+import { parseArgs } from './args';
+import { buildBundles } from './bundles';
+import type { BenchContext } from './context';
+import { runCost } from './cost';
+import { runHistoryGrowth } from './history-growth';
+import { runOverhead } from './overhead';
+import { htmlReport } from './report-html';
+import { textReport } from './report-text';
+import { type BenchResults, gitState, machineInfo } from './results';
+import { checkTargets } from './targets';
+import { runStreaming } from './streaming';
+import { runThroughput } from './throughput';
+import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
+import { startMessagesApi } from '../../testing/messages-api/server';
+import type { MessagesApi } from '../../testing/messages-api/types';
+import { cleanUpOnSignal, runMain } from '../script-main';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '..', '..');
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
@@ -35,12 +37,15 @@ async function main(): Promise<number> {
   const started = new Date();
   const startedPerf = performance.now();
   const loadAverageStart = os.loadavg();
-  const log = (line: string): void => void process.stderr.write(`[bench ${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+  const log = (line: string): void =>
+    void process.stderr.write(
+      `[bench ${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(4)} s] ${line}\n`,
+    );
   const outDir = path.resolve(ROOT, args.outDir);
   await fsp.mkdir(outDir, { recursive: true });
 
   let server: DevServer | undefined;
-  let mock: MockAnthropic | undefined;
+  let mock: MessagesApi | undefined;
   let connection: Connection | undefined;
   let bundleDir: string | undefined;
   let cleanedUp: Promise<void> | undefined;
@@ -54,7 +59,9 @@ async function main(): Promise<number> {
   cleanUpOnSignal(cleanup, log);
 
   try {
-    log(`sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`);
+    log(
+      `sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`,
+    );
     // The bare Temporal chain (the floor) runs in the overhead and the throughput sections.
     const needBare = args.ceiling && (args.only.has('throughput') || args.only.has('overhead'));
     const [serverResult, bundleResult] = await Promise.allSettled([
@@ -66,7 +73,7 @@ async function main(): Promise<number> {
     if (serverResult.status === 'rejected') throw serverResult.reason;
     if (bundleResult.status === 'rejected') throw bundleResult.reason;
     const devServer = serverResult.value;
-    mock = await startMockAnthropic();
+    mock = await startMessagesApi();
     connection = await Connection.connect({ address: devServer.address });
     const ctx: BenchContext = {
       args,
@@ -77,18 +84,25 @@ async function main(): Promise<number> {
       budgetEnd: startedPerf + args.budgetMs,
       log,
     };
-    log(`Temporal ${devServer.address} (${devServer.process ? `dev server pid ${devServer.process.pid}` : 'reused'}); Messages API ${mock.url}`);
+    log(
+      `Temporal ${devServer.address} (${devServer.process ? `dev server pid ${devServer.process.pid}` : 'reused'}); Messages API ${mock.url}`,
+    );
 
     const results: Omit<BenchResults, 'targets' | 'finishedAt' | 'durationMs' | 'machine'> = {
       startedAt: started.toISOString(),
       git: gitState(),
       args: { ...args, only: [...args.only] },
-      temporal: { address: devServer.address, namespace: devServer.namespace, startedByBench: devServer.process !== undefined },
+      temporal: {
+        address: devServer.address,
+        namespace: devServer.namespace,
+        startedByBench: devServer.process !== undefined,
+      },
     };
     // Cheap sections first, so a slow throughput run never hides them.
     if (args.only.has('overhead')) results.overhead = await runOverhead(ctx);
     if (args.only.has('history')) results.history = await runHistoryGrowth(ctx);
     if (args.only.has('cost')) results.cost = await runCost(ctx);
+    if (args.only.has('streaming')) results.streaming = await runStreaming(ctx);
     if (args.only.has('throughput')) results.throughput = await runThroughput(ctx);
 
     const finished = new Date();
@@ -109,7 +123,9 @@ async function main(): Promise<number> {
     await fsp.writeFile(files[1]!, html);
     await fsp.writeFile(path.join(outDir, 'latest.json'), json);
     await fsp.writeFile(path.join(outDir, 'latest.html'), html);
-    process.stdout.write(`\nWrote ${files.map((f) => path.relative(process.cwd(), f)).join(' and ')} (also latest.json / latest.html) in ${(complete.durationMs / 1000).toFixed(0)} s.\n`);
+    process.stdout.write(
+      `\nWrote ${files.map((f) => path.relative(process.cwd(), f)).join(' and ')} (also latest.json / latest.html) in ${(complete.durationMs / 1000).toFixed(0)} s.\n`,
+    );
     // Conversations cut at a throughput deadline leave client calls retrying; once their channel is closed,
     // @temporalio/client's retry timer throws "Channel has been shut down" from a timer. The results are written:
     // that error means nothing here and must not turn a finished run into a crash.

@@ -1,9 +1,9 @@
 // Load check: N concurrent streamed conversations through the real SDK. The server runs on the main thread and the
 // clients on a worker thread, so the server's own event-loop utilisation can be told apart from the client's.
-//   tsx scripts/mock-anthropic/bench.ts [streams=1000] [rounds=3]
+//   tsx scripts/bench/messages-api-load.ts [streams=1000] [rounds=3]
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { startMockAnthropic } from './server';
+import { startMessagesApi } from '../../testing/messages-api/server';
 
 // Plain JavaScript, so the worker needs no TypeScript loader.
 const CLIENT = `
@@ -24,7 +24,7 @@ parentPort.on('message', async ({ url, streams }) => {
 async function main(): Promise<void> {
   const streams = Number(process.argv[2] ?? 1000);
   const rounds = Number(process.argv[3] ?? 3);
-  const server = await startMockAnthropic();
+  const server = await startMessagesApi();
   const worker = new Worker(CLIENT, { eval: true });
   const run = (): Promise<number> =>
     new Promise((resolve, reject) => {

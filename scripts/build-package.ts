@@ -1,0 +1,47 @@
+// `npm run build` (and `prepack`): the package as users install it, in dist/ —
+//   1. tsc -p tsconfig.build.json: the product's JavaScript and .d.ts (common, workflows, activities, workers, client,
+//      codec, testing), from a clean dist/ so no file of a deleted source is ever packed;
+//   2. the workflow code bundled from that JavaScript, once per failure converter (workers/workflow-bundles.ts), into
+//      dist/workflow-bundles/: a worker then starts without running webpack.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import type * as WorkflowBundles from '../workers/workflow-bundles';
+import { runMain } from './script-main';
+
+const ROOT = path.resolve(__dirname, '..');
+const DIST = path.join(ROOT, 'dist');
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  fs.rmSync(DIST, { recursive: true, force: true });
+  await promisify(execFile)(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+  }).catch((error: { stdout?: string; message: string }) => {
+    throw new Error(`tsc failed:\n${error.stdout || error.message}`);
+  });
+  console.log(`Compiled to ${path.relative(ROOT, DIST)}/ in ${Date.now() - started} ms`);
+
+  // Loaded from dist/, so the bundles are made of the JavaScript that ships, in the folder the worker looks in.
+  const bundles = (await import(path.join(DIST, 'workers', 'workflow-bundles.js'))) as typeof WorkflowBundles;
+  fs.mkdirSync(bundles.PREBUILT_BUNDLES_DIR, { recursive: true });
+  for (const [name, variant] of Object.entries(bundles.PREBUILT_BUNDLES)) {
+    const bundleStarted = Date.now();
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: bundles.WORKFLOWS_PATH,
+      ...(variant.failureConverterPath && { failureConverterPath: variant.failureConverterPath }),
+      logger: new DefaultLogger('WARN'),
+    });
+    const file = path.join(bundles.PREBUILT_BUNDLES_DIR, variant.file);
+    fs.writeFileSync(file, code);
+    console.log(
+      `Bundled the workflows (${name}) in ${Date.now() - bundleStarted} ms: ${path.relative(ROOT, file)} ` +
+        `(${Math.round(code.length / 1024)} KiB)`,
+    );
+  }
+  return 0;
+}
+
+if (require.main === module) runMain(main);
