@@ -2,31 +2,36 @@
 # platform. Configured by environment only: see workers/config.ts and docs/deployment.md.
 #
 #   docker build -t claude-temporal-worker .
-#   docker run --env-file worker.env claude-temporal-worker                     the worker
-#   docker run --env-file codec.env claude-temporal-worker node --import tsx scripts/codec-server.ts
+#   docker run --env-file worker.env claude-temporal-worker                                the worker
+#   docker run --env-file codec.env claude-temporal-worker node dist/codec/server-main.js   the codec server
 #
-# TypeScript runs through tsx (a runtime dependency), so there is no compile step; the workflow code is bundled here,
-# once, so a worker starts in about a second (WORKFLOW_BUNDLE_PATH).
-# test/deployment.test.ts replays this file's COPY/RUN/ENV/CMD steps without Docker: keep RUN paths relative to WORKDIR.
-FROM node:20-slim
+# Two stages: `build` compiles the TypeScript and pre-bundles the workflow code (npm run build → dist/, with
+# dist/workflow-bundles/ so a worker starts without running webpack); the image itself has only the runtime
+# dependencies (npm ci --omit=dev) and dist/, and runs plain node.
+# test/e2e/deployment.test.ts replays this file's steps without Docker: keep RUN paths relative to WORKDIR.
+FROM node:20-slim AS build
 
 WORKDIR /app
-ENV NODE_ENV=production
-
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-
-COPY tsconfig.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY common ./common
 COPY workflows ./workflows
 COPY activities ./activities
 COPY workers ./workers
 COPY client ./client
 COPY codec ./codec
-COPY deploy/bundle-workflows.ts ./deploy/bundle-workflows.ts
-COPY scripts/codec-server.ts ./scripts/codec-server.ts
+COPY testing ./testing
+COPY scripts/build-package.ts scripts/script-main.ts ./scripts/
+RUN npm run build
 
-RUN node --import tsx deploy/bundle-workflows.ts dist/workflow-bundle.js
-ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
+FROM node:20-slim
+
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
 
 USER node
-CMD ["node", "--import", "tsx", "workers/main.ts"]
+CMD ["node", "dist/workers/main.js"]
