@@ -116,8 +116,9 @@ async function main(): Promise<number> {
         await running;
         await workerConnection.close();
         if (tracing) {
+          await tracing.flush();
+          spans = exporter.getFinishedSpans().length; // before shutdown, which empties the exporter
           await tracing.shutdown();
-          spans = exporter.getFinishedSpans().length;
         }
         log(`round ${round + 1}, tracing ${mode}: ${perStep.toFixed(2)} ms/step`);
       }
