@@ -53,6 +53,37 @@ export function tracedWorkerOptions(
         ...(interceptors?.activity ?? []),
       ],
     },
-    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+    sinks: { exporter: makeWorkflowExporter(plainAttributesOnly(tracing.spanProcessor), tracing.resource) },
+  };
+}
+
+/** WorkflowInfo fields the SDK's sink copies onto workflow spans that are objects or may hold data, not metadata. */
+const DROPPED_WORKFLOW_INFO = new Set([
+  'memo',
+  'lastResult',
+  'lastFailure',
+  'searchAttributes',
+  'typedSearchAttributes',
+]);
+
+/**
+ * The SDK's workflow span sink copies the whole WorkflowInfo onto each workflow span (workflowId, runId, … but also
+ * memo, search attributes and nested objects). Keep the scalar fields (and arrays of them), which say which
+ * workflow a span is of; drop the rest, which is no span attribute and might hold data.
+ */
+function plainAttributesOnly(processor: SpanProcessor): SpanProcessor {
+  const scalar = (value: unknown) => ['string', 'number', 'boolean'].includes(typeof value);
+  return {
+    onStart: (span, context) => processor.onStart(span, context),
+    onEnd(span) {
+      const attributes = span.attributes as Record<string, unknown>;
+      for (const [key, value] of Object.entries(attributes)) {
+        const plain = scalar(value) || (Array.isArray(value) && value.every(scalar));
+        if (!plain || DROPPED_WORKFLOW_INFO.has(key)) delete attributes[key];
+      }
+      processor.onEnd(span);
+    },
+    forceFlush: () => processor.forceFlush(),
+    shutdown: () => processor.shutdown(),
   };
 }

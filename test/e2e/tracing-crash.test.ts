@@ -72,10 +72,15 @@ before(async () => {
     timeouts: { modelHeartbeat: '2 seconds' },
   });
   const exported = (name: string) => () =>
-    receiver.spans().some((span) => span.name === name && span.attributes.temporalWorkflowId === id);
+    receiver
+      .spans()
+      .some((span) => span.name === name && (span.attributes.workflowId ?? span.attributes.temporalWorkflowId) === id);
   await waitUntil('the second model call to reach the server', () => mock.requestsFor(prompt).length >= 2);
-  // What the first worker finished is exported before it dies (a batch every 50 ms); the rest dies with it.
-  await waitUntil('the first worker to export get_ticker_symbol', exported('RunActivity:get_ticker_symbol'));
+  // What the first worker finished is exported before it dies (a batch every 50 ms); the rest dies with it. A span
+  // that ended in the last batch before a SIGKILL is lost, never sent twice: replay does not export it again. So the
+  // kill waits for the workflow's spans of the finished steps too (they end one workflow task after the activity's).
+  for (const name of ['RunActivity:get_ticker_symbol', 'StartActivity:get_ticker_symbol', 'StartActivity:callModel'])
+    await waitUntil(`the first worker to export ${name}`, exported(name));
   await first.kill();
 
   second = await startWorkerProcess(worker('worker-b'));

@@ -61,10 +61,9 @@ after(async () => {
 /** The spans of the trace that the conversation `id`'s workflow run belongs to. */
 function traceOf(id: string) {
   const spans = exporter.getFinishedSpans().map(nodeOf);
-  const run = spans.find(
-    (span) => span.name === 'RunWorkflow:conversation' && span.attributes.temporalWorkflowId === id,
+  const workflowRun = spans.find(
+    (span) => span.name === 'RunWorkflow:conversation' && span.attributes.workflowId === id,
   );
-  const workflowRun = run ?? spans.find((span) => span.attributes.temporalWorkflowId === id);
   assert.ok(workflowRun, `no span of ${id}:\n${formatSpanTree(spans)}`);
   return spans.filter((span) => span.traceId === workflowRun.traceId);
 }
@@ -159,6 +158,18 @@ describe('the ticker → price chain, traced', () => {
       assert.match(String(tool.attributes['gen_ai.tool.call.id']), /^toolu_/);
       assert.equal(tool.attributes['gen_ai.operation.name'], 'execute_tool');
     }
+  });
+
+  test('workflow spans say which workflow run they are of, with scalar attributes only', () => {
+    const [run] = named('RunWorkflow:conversation');
+    assert.equal(run!.attributes.workflowId, id, tree);
+    assert.equal(run!.attributes.workflowType, 'conversation');
+    for (const span of spans)
+      for (const [key, value] of Object.entries(span.attributes))
+        assert.ok(
+          ['string', 'number', 'boolean'].includes(typeof value) || Array.isArray(value),
+          `${span.name}: ${key} is ${JSON.stringify(value)}`,
+        );
   });
 
   test('no prompt, reply or tool content on any span by default', () => {
