@@ -42,7 +42,10 @@ export function outputSpecOf(format: AnswerFormat): OutputSpec {
 }
 
 /** The turn's answer through the caller's zod schema (the workflow checked it against the JSON Schema already). */
-export function typedResult<S extends z.ZodType>(result: TurnResult, format: AnswerFormat<S>): TypedTurnResult<z.output<S>> {
+export function typedResult<S extends z.ZodType>(
+  result: TurnResult,
+  format: AnswerFormat<S>,
+): TypedTurnResult<z.output<S>> {
   if (!isZodSchema(format.schema)) return result as TypedTurnResult<z.output<S>>;
   const parsed = format.schema.safeParse(result.output);
   if (!parsed.success) {

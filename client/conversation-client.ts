@@ -188,7 +188,12 @@ export class ConversationClient {
     start: Omit<StartOptions, 'id'> | undefined,
     wait: SendOptions<S> & { output: AnswerFormat<S> },
   ): Promise<TypedTurnResult<z.output<S>>>;
-  async sendMessage(id: string, text: string, start?: Omit<StartOptions, 'id'>, wait?: SendOptions): Promise<TurnResult>;
+  async sendMessage(
+    id: string,
+    text: string,
+    start?: Omit<StartOptions, 'id'>,
+    wait?: SendOptions,
+  ): Promise<TurnResult>;
   async sendMessage(
     id: string,
     text: string,

@@ -29,7 +29,10 @@ const jsonSchemaObject = z
   .superRefine((schema, ctx) => {
     const bytes = JSON.stringify(schema).length;
     if (bytes > MAX_SCHEMA_BYTES) {
-      ctx.addIssue({ code: 'custom', message: `the answer schema has ${bytes} bytes; the limit is ${MAX_SCHEMA_BYTES}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `the answer schema has ${bytes} bytes; the limit is ${MAX_SCHEMA_BYTES}`,
+      });
       return;
     }
     const problem = unreadableSchema(schema);
@@ -173,6 +176,7 @@ export function typedCallOptions<Choice extends { type: string }>(
   if (!spec) return toolChoice ? { toolChoice } : {};
   if (spec.mode === 'native') return { output: spec, ...(toolChoice && { toolChoice }) };
   const conversationForces = toolChoice?.type === 'any' || toolChoice?.type === 'tool';
-  const choice = conversationForces && !turn.forceAnswer ? toolChoice : typedToolChoice(spec, turn.forceAnswer === true);
+  const choice =
+    conversationForces && !turn.forceAnswer ? toolChoice : typedToolChoice(spec, turn.forceAnswer === true);
   return { output: spec, toolChoice: choice };
 }

@@ -69,11 +69,10 @@ async function toolAnswer(
     // The answer came with other calls: those run, the answer is not checked (its data may need their results).
     const others = reading.toolCalls.filter((call) => call.name !== spec.toolName);
     const results = await runToolCalls(run, others);
-    const outcomes = reading.toolCalls.map(
-      (call): ToolOutcome =>
-        call.name === spec.toolName
-          ? { callId: call.id, name: call.name, isError: true, content: answerTooEarlyText(spec) }
-          : results[others.indexOf(call)]!,
+    const outcomes = reading.toolCalls.map((call): ToolOutcome =>
+      call.name === spec.toolName
+        ? { callId: call.id, name: call.name, isError: true, content: answerTooEarlyText(spec) }
+        : results[others.indexOf(call)]!,
     );
     state.appendResults(protocol.renderResults(outcomes));
     return 'next';
@@ -85,8 +84,14 @@ async function toolAnswer(
   const answered = (content: string, isError: boolean) =>
     state.appendResults(protocol.renderResults([{ callId: call.id, name: call.name, isError, content }]));
   const text = check.ok ? JSON.stringify(check.value) : '';
-  const step = settle(run, spec, stopReason, check, text, (error) => answered(correctionText(spec, error), true), () =>
-    answered(ANSWER_RECEIVED, false),
+  const step = settle(
+    run,
+    spec,
+    stopReason,
+    check,
+    text,
+    (error) => answered(correctionText(spec, error), true),
+    () => answered(ANSWER_RECEIVED, false),
   );
   return step;
 }

@@ -299,7 +299,8 @@ function checkOutputSchema(schema: unknown, path: string): void {
   }
   for (const key of ['$defs', 'definitions'] as const) {
     const defs = schema[key];
-    if (isObject(defs)) for (const [name, def] of Object.entries(defs)) checkOutputSchema(def, `${path}.${key}.${name}`);
+    if (isObject(defs))
+      for (const [name, def] of Object.entries(defs)) checkOutputSchema(def, `${path}.${key}.${name}`);
   }
 }
 
