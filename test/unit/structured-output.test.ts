@@ -54,7 +54,7 @@ describe('the request of a typed turn', () => {
     assert.ok(!('exclusiveMinimum' in schema.properties['price']!), 'bounds move out of the schema…');
     assert.match(JSON.stringify(schema.properties['price']), /exclusiveMinimum/, '…into its description');
     assert.deepEqual(
-      request.tools!.map((tool) => tool.name),
+      request.tools!.map((tool) => (tool as { name: string }).name),
       ['get_ticker_symbol', 'get_current_stock_price'],
     );
     assert.deepEqual(validateRequest(request), { ok: true }, 'the local API (like the real one) takes it');
@@ -97,7 +97,7 @@ describe('the request of a typed turn', () => {
   test('tool: the answer tool comes last (with the tools’ cache breakpoint), its input_schema is the schema', () => {
     const output = spec('tool');
     const request = buildModelRequest({ ...base, output, toolChoice: { type: 'any' } }, messages, tools);
-    const names = request.tools!.map((tool) => tool.name);
+    const names = request.tools!.map((tool) => (tool as { name: string }).name);
     assert.deepEqual(names, ['get_ticker_symbol', 'get_current_stock_price', 'final_answer']);
     const answer = request.tools!.at(-1) as { input_schema: Record<string, unknown>; cache_control?: unknown };
     assert.deepEqual(answer.cache_control, { type: 'ephemeral' });
