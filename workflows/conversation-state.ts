@@ -131,12 +131,12 @@ export class ConversationState {
   validateMessage(text: unknown, options?: unknown): void {
     const parsed = userMessageSchema.safeParse(text);
     if (!parsed.success) throw rejection(parsed.error.issues[0]!.message);
-    this.messageOutput(options);
+    const output = this.messageOutput(options);
     if (!this.isOpen || this.endWanted) throw rejection(`The conversation has ended (${this.statusValue}).`);
     if (this.pending.length >= MAX_PENDING_MESSAGES) {
       throw rejection(`${MAX_PENDING_MESSAGES} messages are already waiting for an answer; send this one later.`);
     }
-    const after = this.carriedBytes() + utf8Length(parsed.data) + 64;
+    const after = this.carriedBytes() + utf8Length(parsed.data) + (output ? jsonBytes(output) : 0) + 64;
     if (after > this.options.limits.maxCarriedBytes) {
       throw rejection(
         `The conversation would grow to ${after} bytes, over its limit of ${this.options.limits.maxCarriedBytes}; start a new conversation.`,
@@ -187,7 +187,8 @@ export class ConversationState {
     let message: MessageParam = { role: 'user', content: next.text };
     const last = this.transcript.at(-1);
     if (last?.role === 'user') {
-      // Only the orchestrator's summary, left by a turn that failed after compacting: the message joins it.
+      // The orchestrator's summary, left by a turn that failed after compacting, or the tool_result of a typed answer
+      // given with the answer tool (typed-answer.ts): the message joins it.
       this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
       this.sentUpTo = Math.min(this.sentUpTo, this.transcript.length);
       this.turnStartReply = { id: undefined, sentUpTo: 0 };
