@@ -4,6 +4,7 @@
 // local Messages API, which validates `output_config` like the real API.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { ConversationError } from '../../client/errors';
 import { INVALID_OUTPUT } from '../../common/conversation-types';
@@ -262,5 +263,50 @@ describe('bad input', () => {
     );
     assert.equal((await h.conversations.getState(id)).status, 'awaiting_user');
     await h.conversations.end(id);
+  });
+});
+
+describe('durability', () => {
+  test('a typed turn carries its schema and its correction across continue-as-new, and its history replays', async () => {
+    const prompt = uniquePrompt('Quote GM across runs.');
+    const id = `typed-can-${Date.now()}`;
+    h.mock.script(prompt, [answerTool(BAD), answerTool(GOOD)]);
+    const submitted = await h.conversations.submitMessage(id, prompt, {
+      continueAsNewAfterModelCalls: 1,
+      timeouts: { idle: '10 minutes' },
+      output: { schema: Quote, mode: 'tool' },
+    });
+    const reply = await h.conversations.awaitTurn(id, submitted.turn);
+    assert.deepEqual(Quote.parse(reply.output), GOOD);
+    const [, second] = h.mock.requestsFor(prompt);
+    assert.deepEqual(second!.body.tool_choice, { type: 'tool', name: 'final_answer' }, 'the next run still forces it');
+    const runs = (await h.conversations.getState(id)).runs;
+    assert.ok(runs > 1, 'it did continue as new');
+
+    // The typed answer reaches readers of the event stream too.
+    const finished = [];
+    for await (const { event } of h.conversations.events(id, { fromOffset: 0 })) {
+      if (event.type === 'turn_finished') finished.push(event);
+      if (event.type === 'turn_finished' || event.type === 'turn_failed') break;
+    }
+    assert.deepEqual(finished.at(-1)?.output, GOOD);
+    await h.conversations.end(id);
+    await h.conversations.waitForResult(id);
+    const replayOptions = process.env.WORKFLOW_BUNDLE_PATH
+      ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH } }
+      : { workflowsPath: require.resolve('../../workflows') };
+    // Every run: the one that began the turn, the one that corrected it, and the rest.
+    let histories: { workflowId: string; history: unknown }[] = [];
+    for (let tries = 0; tries < 50 && histories.length < runs; tries++) {
+      histories = [];
+      for await (const history of h.client.workflow.list({ query: `WorkflowId = "${id}"` }).intoHistories()) {
+        histories.push(history);
+      }
+      if (histories.length < runs) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(histories.length >= runs, `${histories.length} runs listed, ${runs} before the end`);
+    for (const { history } of histories) {
+      await Worker.runReplayHistory(replayOptions, history as Parameters<typeof Worker.runReplayHistory>[1]);
+    }
   });
 });
