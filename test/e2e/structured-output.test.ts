@@ -214,6 +214,23 @@ describe('tool: the answer tool', () => {
   });
 });
 
+describe('the demo model, unscripted', () => {
+  for (const mode of ['native', 'tool'] as const) {
+    test(`${mode}: runs the chain and answers with the data the tools returned`, async () => {
+      const prompt = uniquePrompt(STOCK);
+      const reply = await h.conversations.sendMessage(
+        `typed-demo-${mode}-${Date.now()}`,
+        prompt,
+        { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+        { output: { schema: Quote, mode } },
+      );
+      assert.deepEqual(reply.output, GOOD);
+      assert.equal(reply.toolCalls, 2);
+      assert.equal(reply.modelCalls, 3);
+    });
+  }
+});
+
 describe('a typed answer for the whole conversation', () => {
   test('every turn answers with data; the value is checked JSON the caller can parse with its schema', async () => {
     const prompt = uniquePrompt('Quote GM for the whole conversation.');
