@@ -65,9 +65,9 @@ async function toolAnswer(
     });
   }
   if (answers.length === 0) return 'tools';
-  if (reading.toolCalls.length > 1) {
+  const others = reading.toolCalls.filter((call) => call.name !== spec.toolName);
+  if (others.length > 0) {
     // The answer came with other calls: those run, the answer is not checked (its data may need their results).
-    const others = reading.toolCalls.filter((call) => call.name !== spec.toolName);
     const results = await runToolCalls(run, others);
     const outcomes = reading.toolCalls.map((call): ToolOutcome =>
       call.name === spec.toolName
@@ -78,13 +78,19 @@ async function toolAnswer(
     return 'next';
   }
   const call: ToolCall = answers[0]!;
-  const check: AnswerCheck = call.malformed
-    ? { ok: false, error: call.malformed }
-    : checkAnswer(spec.schema, call.input);
+  const check: AnswerCheck =
+    answers.length > 1
+      ? { ok: false, error: `${spec.toolName} was called ${answers.length} times; call it once` }
+      : call.malformed
+        ? { ok: false, error: call.malformed }
+        : checkAnswer(spec.schema, call.input);
+  // Every answer call gets its tool_result, so the transcript stays valid whatever follows.
   const answered = (content: string, isError: boolean) =>
-    state.appendResults(protocol.renderResults([{ callId: call.id, name: call.name, isError, content }]));
+    state.appendResults(
+      protocol.renderResults(answers.map((answer) => ({ callId: answer.id, name: answer.name, isError, content }))),
+    );
   const text = check.ok ? JSON.stringify(check.value) : '';
-  const step = settle(
+  return settle(
     run,
     spec,
     stopReason,
@@ -93,7 +99,6 @@ async function toolAnswer(
     (error) => answered(correctionText(spec, error), true),
     () => answered(ANSWER_RECEIVED, false),
   );
-  return step;
 }
 
 /**

@@ -189,6 +189,39 @@ describe('tool: the answer tool', () => {
     assert.match(String(result!.content), /price: Too small.*Call final_answer again/);
   });
 
+  test('an answer given together with another tool call is sent back unchecked; that call runs', async () => {
+    const prompt = uniquePrompt('Quote GM, all at once.');
+    h.mock.script(prompt, [
+      {
+        reply: {
+          content: [
+            { type: 'tool_use', name: 'get_ticker_symbol', input: { company_name: 'General Motors' } },
+            { type: 'tool_use', name: 'final_answer', input: GOOD },
+          ],
+          stop_reason: 'tool_use',
+        },
+      },
+      answerTool(BAD), // had the early answer counted, this second wrong one would fail the turn
+      answerTool(GOOD),
+    ]);
+    const reply = await h.conversations.sendMessage(
+      `typed-tool-early-${Date.now()}`,
+      prompt,
+      { tools: STOCK_TOOLS },
+      { output: { schema: Quote, mode: 'tool' } },
+    );
+    assert.deepEqual(reply.output, GOOD);
+    assert.equal(reply.toolCalls, 1);
+    const [, second] = h.mock.requestsFor(prompt);
+    assert.deepEqual(
+      lastUserBlocks(second!).map((block) => [block.content, block.is_error ?? false]),
+      [
+        ['GM', false],
+        ['final_answer was called together with other tools; call it on its own once you have their results.', true],
+      ],
+    );
+  });
+
   test('a reply without the answer tool counts as a wrong answer; a second wrong one fails the turn', async () => {
     const prompt = uniquePrompt('Quote GM, chattily.');
     const id = `typed-tool-bad-${Date.now()}`;
