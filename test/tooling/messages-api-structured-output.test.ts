@@ -60,6 +60,28 @@ describe('local Messages API: structured outputs', () => {
         { type: 'json_schema', schema: { ...schema, properties: { price: { type: 'number', minimum: 0 } } } },
         /properties.price: The schema keyword 'minimum' is not supported/,
       ],
+      [
+        { type: 'json_schema', schema: { ...schema, properties: { next: { $ref: '#' } }, required: [] } },
+        /Recursive schemas are not supported/,
+      ],
+      [
+        {
+          type: 'json_schema',
+          schema: {
+            ...schema,
+            properties: { node: { $ref: '#/$defs/Node' } },
+            required: [],
+            $defs: {
+              Node: {
+                type: 'object',
+                properties: { child: { $ref: '#/$defs/Node' } },
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        /Recursive schemas are not supported/,
+      ],
     ];
     for (const [format, pattern] of cases) {
       await withMessagesApi(async (_server, client) => {

@@ -269,6 +269,43 @@ function checkOutputConfig(body: Json): void {
   const schema = format['schema'];
   if (!isObject(schema)) fail('output_config.format.schema: Input should be a valid dictionary');
   checkOutputSchema(schema, 'output_config.format.schema');
+  if (isRecursive(schema)) fail('output_config.format.schema: Recursive schemas are not supported');
+}
+
+/** Whether a `$ref` leads back to where it came from (`#` itself, or a cycle through `$defs`). */
+function isRecursive(root: Json): boolean {
+  const defs = {
+    ...(isObject(root['$defs']) ? root['$defs'] : {}),
+    ...(isObject(root['definitions']) ? root['definitions'] : {}),
+  };
+  const refsOf = (node: unknown, out: string[] = []): string[] => {
+    if (Array.isArray(node)) node.forEach((item) => refsOf(item, out));
+    else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string') out.push(value);
+        else if (key !== '$defs' && key !== 'definitions') refsOf(value, out);
+      }
+    }
+    return out;
+  };
+  const target = (ref: string) => /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref)?.[1];
+  if (refsOf(root).includes('#')) return true;
+  const visiting = new Set<string>();
+  const done = new Set<string>();
+  const cycles = (name: string): boolean => {
+    if (visiting.has(name)) return true;
+    if (done.has(name)) return false;
+    visiting.add(name);
+    for (const ref of refsOf(defs[name])) {
+      if (ref === '#') return true;
+      const next = target(ref);
+      if (next !== undefined && next in defs && cycles(next)) return true;
+    }
+    visiting.delete(name);
+    done.add(name);
+    return false;
+  };
+  return Object.keys(defs).some(cycles);
 }
 
 function checkOutputSchema(schema: unknown, path: string): void {
