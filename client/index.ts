@@ -5,9 +5,11 @@ export {
   type ConversationClientOptions,
   type ConversationSummary,
   type ListFilter,
+  type SendOptions,
   type StartOptions,
   type WaitOptions,
 } from './conversation-client';
+export { type AnswerFormat, type TypedTurnResult } from './answer-format';
 export { ConversationError, type ConversationErrorCode } from './errors';
 export { type EventsOptions } from './conversation-events';
 export { followConversation, type FollowOptions } from './progress';
@@ -21,6 +23,7 @@ export {
   OPEN_STATUSES,
   type PendingApproval,
   type TokenUsage,
+  INVALID_OUTPUT,
   type TurnResult,
 } from '../common/conversation-types';
 export { type ConversationOptions, type ConversationOptionsInput, DEFAULT_MODEL } from '../common/options';

@@ -7,6 +7,7 @@ import type { CallContext } from './context-accounting';
 import type { TokenUsage } from './conversation-types';
 import { CALL_MCP_TOOL_ACTIVITY, LIST_MCP_SERVERS_ACTIVITY, LIST_MCP_TOOLS_ACTIVITY } from './mcp';
 import type { ProtocolName } from './protocols/types';
+import type { OutputSpec } from './structured-output';
 
 /** The activity names the orchestrator uses itself; tools may not take them. */
 export const MODEL_ACTIVITY = 'callModel';
@@ -83,6 +84,8 @@ export interface ModelRequestOptions {
   promptCaching: boolean;
   /** Compaction and context editing by the API (common/context-options.ts): the beta request's fields. */
   contextManagement?: { config: BetaContextManagementConfig; betas: string[] };
+  /** A typed answer: `output_config.format` (native) or the answer tool after the others (tool). */
+  output?: OutputSpec;
 }
 
 export interface CallModelResult {

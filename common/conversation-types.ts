@@ -5,6 +5,7 @@ import type { ContextAccounting } from './context-accounting';
 import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
 import type { ConversationOptions } from './options';
 import type { ProtocolName } from './protocols/types';
+import type { OutputSpec } from './structured-output';
 
 export const CONVERSATION_WORKFLOW = 'conversation';
 
@@ -44,7 +45,15 @@ export interface TurnResult {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** The answer as data, when the turn asked for a typed answer: checked against its schema (`text` is its JSON). */
+  output?: unknown;
 }
+
+/**
+ * How a turn that asked for a typed answer fails when the model's answer does not match the schema, even after it was
+ * told once what is wrong (a TurnFailure type). The conversation goes on, from before the turn.
+ */
+export const INVALID_OUTPUT = 'invalid_output';
 
 /** Why a turn has no reply: `type` is a FailureType, or a model failure's type (e.g. `ModelAuthentication`). */
 export interface TurnFailure {
@@ -122,6 +131,18 @@ export interface TurnInProgress {
   maxTokens?: number;
   /** Transcript length when the turn began: a failed turn's messages are taken back out. */
   transcriptStart: number;
+  /** The typed answer the turn asks for (its message's, else the conversation's), and the answers checked so far. */
+  output?: OutputSpec;
+  answerAttempts?: number;
+  /** The next model call must call the answer tool (mode `tool`: after a wrong or missing answer). */
+  forceAnswer?: boolean;
+}
+
+/** A user message waiting for its turn; `output` when this message asked for a typed answer of its own. */
+export interface PendingMessage {
+  turn: number;
+  text: string;
+  output?: OutputSpec;
 }
 
 /** What a run hands to the next one at continue-as-new. */
@@ -129,7 +150,7 @@ export interface CarriedState {
   transcript: MessageParam[];
   /** Turn outcomes the client may still ask for (`awaitTurn`). */
   outcomes: TurnOutcome[];
-  pendingMessages: { turn: number; text: string }[];
+  pendingMessages: PendingMessage[];
   currentTurn?: TurnInProgress;
   nextTurn: number;
   modelCalls: number;

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { checkContextManagement, contextManagementSchema } from './context-options';
 import { mcpServersOptionSchema } from './mcp';
+import { outputConflict, outputSpecSchema } from './structured-output';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -120,6 +121,8 @@ export const conversationOptionsSchema = z
     continueAsNewAfterModelCalls: z.number().int().positive().max(10_000).default(1000),
     /** Keeping the model's context inside its window: off, context editing, compaction or both (context-options.ts). */
     contextManagement: contextManagementSchema,
+    /** Every turn's final answer as data matching this JSON Schema (common/structured-output.ts). */
+    output: outputSpecSchema.optional(),
   })
   .superRefine((options, ctx) => {
     const choice = options.toolChoice;
@@ -147,6 +150,8 @@ export const conversationOptionsSchema = z
       ctx.addIssue({ code: 'custom', path: ['maxTokens'], message: 'maxTokens is above maxTokensCap' });
     }
     checkContextManagement(options, ctx);
+    const conflict = outputConflict(options.output, options);
+    if (conflict) ctx.addIssue({ code: 'custom', path: ['output'], message: conflict });
   });
 
 /** Options with every default filled in: what a conversation runs with. */

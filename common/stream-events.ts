@@ -50,6 +50,8 @@ export type StreamEvent =
       text: string;
       stopReason: StopReason | null;
       usage: TokenUsage;
+      /** The typed answer, when the turn asked for one (TurnResult.output). */
+      output?: unknown;
     }
   | { type: 'turn_failed'; turn: number; failure: TurnFailure }
   /** The conversation ended; nothing follows. */

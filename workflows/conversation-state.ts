@@ -12,6 +12,7 @@ import type {
   ConversationSnapshot,
   ConversationStatus,
   PendingApproval,
+  PendingMessage,
   TokenUsage,
   TurnFailure,
   TurnInProgress,
@@ -25,7 +26,13 @@ import { FailureType } from '../common/failure-types';
 import type { ConversationOptions } from '../common/options';
 import { addUsage, ZERO_USAGE } from '../common/usage';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
-import { approvalDecisionSchema, turnNumberSchema, userMessageSchema } from '../common/workflow-messages';
+import { type OutputSpec, outputConflict } from '../common/structured-output';
+import {
+  approvalDecisionSchema,
+  messageOptionsSchema,
+  turnNumberSchema,
+  userMessageSchema,
+} from '../common/workflow-messages';
 
 /** Turn outcomes kept for callers that come back for them (`awaitTurn`), also across continue-as-new. */
 export const KEPT_OUTCOMES = 20;
@@ -69,7 +76,7 @@ export class ConversationState {
   private readonly optionsBytes: number;
   /** The reply id and cache position when the current turn began: a failed turn goes back to them. */
   private turnStartReply: { id: string | undefined; sentUpTo: number } = { id: undefined, sentUpTo: 0 };
-  private readonly pending: { turn: number; text: string }[];
+  private readonly pending: PendingMessage[];
   private readonly outcomes: TurnOutcome[];
   private readonly runningNow = new Map<string, ActivityInProgress>();
   private readonly approvals = new Map<string, { request: PendingApproval; decision?: ApprovalDecision }>();
@@ -121,14 +128,15 @@ export class ConversationState {
   // ── user messages ────────────────────────────────────────────────────────────────────────────────
 
   /** Throws a rejection (the update is refused before it is accepted) when the message cannot be taken. */
-  validateMessage(text: unknown): void {
+  validateMessage(text: unknown, options?: unknown): void {
     const parsed = userMessageSchema.safeParse(text);
     if (!parsed.success) throw rejection(parsed.error.issues[0]!.message);
+    const output = this.messageOutput(options);
     if (!this.isOpen || this.endWanted) throw rejection(`The conversation has ended (${this.statusValue}).`);
     if (this.pending.length >= MAX_PENDING_MESSAGES) {
       throw rejection(`${MAX_PENDING_MESSAGES} messages are already waiting for an answer; send this one later.`);
     }
-    const after = this.carriedBytes() + utf8Length(parsed.data) + 64;
+    const after = this.carriedBytes() + utf8Length(parsed.data) + (output ? jsonBytes(output) : 0) + 64;
     if (after > this.options.limits.maxCarriedBytes) {
       throw rejection(
         `The conversation would grow to ${after} bytes, over its limit of ${this.options.limits.maxCarriedBytes}; start a new conversation.`,
@@ -136,9 +144,25 @@ export class ConversationState {
     }
   }
 
-  enqueue(text: string): number {
+  /**
+   * The typed answer a message asks for of its own (undefined: the conversation's `output`, if any). Throws a
+   * rejection when the message's options are not valid, or do not go with the conversation's (e.g. legacy XML).
+   */
+  messageOutput(options: unknown): OutputSpec | undefined {
+    const parsed = messageOptionsSchema.safeParse(options);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`);
+      throw rejection(`Invalid message options: ${problems.join('; ')}`);
+    }
+    const output = parsed.data?.output;
+    const conflict = outputConflict(output, this.options);
+    if (conflict) throw rejection(`Invalid message options: output: ${conflict}`);
+    return output;
+  }
+
+  enqueue(text: string, output?: OutputSpec): number {
     const turn = this.nextTurn++;
-    this.pending.push({ turn, text });
+    this.pending.push({ turn, text, ...(output && { output }) });
     return turn;
   }
 
@@ -163,7 +187,8 @@ export class ConversationState {
     let message: MessageParam = { role: 'user', content: next.text };
     const last = this.transcript.at(-1);
     if (last?.role === 'user') {
-      // Only the orchestrator's summary, left by a turn that failed after compacting: the message joins it.
+      // The orchestrator's summary, left by a turn that failed after compacting, or the tool_result of a typed answer
+      // given with the answer tool (typed-answer.ts): the message joins it.
       this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
       this.sentUpTo = Math.min(this.sentUpTo, this.transcript.length);
       this.turnStartReply = { id: undefined, sentUpTo: 0 };
@@ -172,7 +197,15 @@ export class ConversationState {
     }
     const transcriptStart = this.transcript.length;
     this.push(message);
-    this.currentTurn = { turn: next.turn, modelCalls: 0, toolCalls: 0, usage: ZERO_USAGE, transcriptStart };
+    const output = next.output ?? this.options.output;
+    this.currentTurn = {
+      turn: next.turn,
+      modelCalls: 0,
+      toolCalls: 0,
+      usage: ZERO_USAGE,
+      transcriptStart,
+      ...(output && { output, answerAttempts: 0 }),
+    };
     this.statusValue = 'running';
     return this.currentTurn;
   }
@@ -213,6 +246,16 @@ export class ConversationState {
       this.currentTurn.transcriptStart += shift;
       this.turnStartReply = { ...this.turnStartReply, sentUpTo: Math.max(0, this.turnStartReply.sentUpTo + shift) };
     }
+  }
+
+  /** A typed answer was checked (right or wrong); `forceAnswer`: the next call must call the answer tool. */
+  recordAnswerAttempt(forceAnswer: boolean): number {
+    const turn = this.currentTurn;
+    if (!turn) throw new Error('no turn is in progress');
+    turn.answerAttempts = (turn.answerAttempts ?? 0) + 1;
+    if (forceAnswer) turn.forceAnswer = true;
+    else delete turn.forceAnswer;
+    return turn.answerAttempts;
   }
 
   /** A cut-off reply forced the turn up the `max_tokens` ladder: later calls of the turn start there. */
@@ -277,8 +320,16 @@ export class ConversationState {
 
   // ── ending a turn ────────────────────────────────────────────────────────────────────────────────
 
-  /** Ends the current turn with the model's last words; a final `status` ends the conversation too. */
-  finishTurn(text: string, stopReason: TurnResult['stopReason'], status: ConversationStatus): TurnResult {
+  /**
+   * Ends the current turn with the model's last words (and its typed answer, when the turn asked for one); a final
+   * `status` ends the conversation too.
+   */
+  finishTurn(
+    text: string,
+    stopReason: TurnResult['stopReason'],
+    status: ConversationStatus,
+    answer?: { output: unknown },
+  ): TurnResult {
     const turn = this.takeCurrentTurn();
     const result: TurnResult = {
       turn: turn.turn,
@@ -288,6 +339,7 @@ export class ConversationState {
       modelCalls: turn.modelCalls,
       toolCalls: turn.toolCalls,
       usage: turn.usage,
+      ...(answer && { output: answer.output }),
     };
     this.keep({ kind: 'reply', result });
     this.lastText = text;
