@@ -58,6 +58,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       ...(bundlePath && { workflowBundlePath: bundlePath }),
       shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME,
       modelContextCacheBytes: config.WORKER_MODEL_CONTEXT_CACHE_MB * 2 ** 20,
+      ...(config.MODEL_PRICES && { modelPrices: config.MODEL_PRICES }),
       tuning: {
         maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
         maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,

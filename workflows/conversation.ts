@@ -38,9 +38,11 @@ import {
   transcriptRangeSchema,
 } from '../common/workflow-messages';
 import { askModel, type OfferedTools } from './ask-model';
+import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
 import { ConversationState } from './conversation-state';
 import { listConversationMcpTools } from './mcp-tools';
+import { resolveModelPrices } from './model-prices';
 import { ConversationStream } from './conversation-stream';
 import { runToolCalls, type ToolRun } from './run-tool-calls';
 import { searchAttributesPublisher } from './search-attributes-publisher';
@@ -85,6 +87,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       );
     }
     const policies = new Map<string, ToolPolicy>(catalog.tools.map((policy) => [policy.name, policy]));
+    state.prices = await resolveModelPrices(state.options);
     const run: Conversation = {
       state,
       stream,
@@ -182,6 +185,16 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
         null,
         'limit_reached',
       );
+      return 'done';
+    }
+    const budget = await checkNextCall(state, run.offered);
+    if (!budget.ok) {
+      // Mid chain, the tool results gathered stay in the transcript (valid as it is); the model is not called again.
+      const midChain =
+        turn.modelCalls > 0
+          ? ` The turn stopped after ${turn.modelCalls} model calls and ${turn.toolCalls} tool calls; the last tool results are kept in the transcript, not yet read by the model.`
+          : '';
+      state.finishTurnOverBudget(budget.message + midChain, budget.scope);
       return 'done';
     }
     await compactIfDue(state, run.offered);
