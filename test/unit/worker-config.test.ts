@@ -29,3 +29,11 @@ test('a bad value stops start-up with a message that names the variable', () => 
 test('neither an API key nor a local server: say how to get one', () => {
   assert.throws(() => loadConfig({}), /ANTHROPIC_API_KEY: set it to talk to Claude, or set ANTHROPIC_BASE_URL/);
 });
+
+test('MODEL_PRICES is JSON prices per model, checked at start-up', () => {
+  const base = { ANTHROPIC_BASE_URL: 'http://localhost:4000' };
+  const prices = { 'my-model': { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 } };
+  assert.deepEqual(loadConfig({ ...base, MODEL_PRICES: JSON.stringify(prices) }).MODEL_PRICES, prices);
+  assert.throws(() => loadConfig({ ...base, MODEL_PRICES: '{not json' }), /MODEL_PRICES: must be JSON/);
+  assert.throws(() => loadConfig({ ...base, MODEL_PRICES: '{"m":{"input":1}}' }), /MODEL_PRICES/);
+});
