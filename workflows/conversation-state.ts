@@ -194,7 +194,8 @@ export class ConversationState {
 
   // ── model replies and tool results ───────────────────────────────────────────────────────────────
 
-  recordModelCall(usage: TokenUsage): void {
+  /** Counts a model call and its tokens; returns what it cost (null: unknown). */
+  recordModelCall(usage: TokenUsage): number | null {
     this.modelCalls++;
     this.modelCallsThisRun++;
     this.lastCallUsage = usage;
@@ -203,7 +204,7 @@ export class ConversationState {
       this.currentTurn.modelCalls++;
       this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
     }
-    this.addCostOf(usage);
+    return this.addCostOf(usage);
   }
 
   /** A model call of the orchestrator's own (a summary): its tokens count, but it is not one of the turn's calls. */
@@ -213,10 +214,11 @@ export class ConversationState {
     this.addCostOf(usage);
   }
 
-  private addCostOf(usage: TokenUsage): void {
+  private addCostOf(usage: TokenUsage): number | null {
     const cost = this.prices ? costUsd(usage, this.prices) : null;
     this.costUsd = addCost(this.costUsd, cost);
     if (this.currentTurn) this.currentTurn.costUsd = addCost(this.currentTurn.costUsd ?? null, cost);
+    return cost;
   }
 
   /** What the current turn and the conversation have spent, for the budget (common/budget.ts). */

@@ -364,8 +364,8 @@ async function failConversation(
 /** A turn that ended tells its readers how; the log then drops what came before the previous turn. */
 function publishTurnEnd(stream: ConversationStream, outcome: TurnOutcome | undefined): void {
   if (outcome?.kind === 'reply') {
-    const { turn, status, text, stopReason, usage } = outcome.result;
-    stream.publish({ type: 'turn_finished', turn, status, text, stopReason, usage });
+    const { turn, status, text, stopReason, usage, costUsd } = outcome.result;
+    stream.publish({ type: 'turn_finished', turn, status, text, stopReason, usage, costUsd });
   } else if (outcome?.kind === 'failed') {
     stream.publish({ type: 'turn_failed', turn: outcome.turn, failure: outcome.failure });
   }

@@ -102,16 +102,21 @@ describe('cost', () => {
     assert.ok((await h.conversations.getState(id)).runs >= 3, 'it did continue as new');
   });
 
-  test('without a prices option the published price of the model is used', async () => {
+  test('without a prices option the published price is used; the event stream prices each call and the turn', async () => {
     const prompt = uniquePrompt('What is the current stock price of General Motors?');
     scriptChain(prompt, 'native');
     const id = `cost-table-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS });
-    const expected = 3 * costUsd(usageOf(PLAIN), PUBLISHED_PRICES[DEFAULT_MODEL]!);
-    near(reply.costUsd, expected);
-    near(await costAttribute(id), expected);
-    const activities = await activitiesOf(h.client, id);
-    assert.equal(activities.filter((a) => a.type === 'callModel').length, 3);
+    const events = [];
+    for await (const { event } of h.conversations.streamMessage(id, prompt, { tools: STOCK_TOOLS })) events.push(event);
+    const perCall = costUsd(usageOf(PLAIN), PUBLISHED_PRICES[DEFAULT_MODEL]!);
+    const calls = events.flatMap((e) => (e.type === 'model_call_finished' ? [e.costUsd] : []));
+    assert.equal(calls.length, 3);
+    for (const cost of calls) near(cost, perCall);
+    const finished = events.at(-1)!;
+    assert.ok(finished.type === 'turn_finished');
+    near(finished.costUsd, 3 * perCall);
+    near((await h.conversations.getState(id)).costUsd, 3 * perCall);
+    near(await costAttribute(id), 3 * perCall);
   });
 
   test('a model nobody priced has an unknown cost (null, attribute unset), and a USD budget will not spend on it', async () => {
