@@ -59,6 +59,8 @@ export const configSchema = z.object({
     })
     .pipe(modelPriceTableSchema)
     .optional(),
+  /** …or a JSON file of them (read at start-up, checked the same way). */
+  MODEL_PRICES_FILE: optionalText,
   /** With keys: `refuse` (default) a payload that is not encrypted, or `accept` it with a warning (a migration). */
   PAYLOAD_ENCRYPTION_PLAINTEXT: plaintextPolicySchema,
   /** Temporal Cloud / a TLS server: an API key (implies TLS), or mTLS client cert and key files (PEM). */
