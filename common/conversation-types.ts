@@ -153,6 +153,8 @@ export interface CarriedState {
   context?: ContextAccounting;
   /** USD so far (null: unknown); absent in a state carried from before costs were kept. */
   costUsd?: number | null;
+  /** The last model call's usage: a budget estimates the next run's first call from it. */
+  lastCallUsage?: TokenUsage;
 }
 
 export interface ConversationInput {

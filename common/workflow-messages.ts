@@ -100,6 +100,7 @@ const carriedStateSchema = z.strictObject({
   firstRunId: z.string().min(1),
   context: contextAccountingSchema.optional(),
   costUsd: z.number().min(0).nullable().optional(),
+  lastCallUsage: usageSchema.optional(),
 });
 
 /** The event log a run hands to the next (WorkflowStreamState of @temporalio/workflow-streams). */

@@ -25,10 +25,17 @@ export async function checkNextCall(state: ConversationState, offered: OfferedTo
     state.lastPromptTokens ?? 0,
     promptCaching,
   );
-  return checkBudget(budget, state.spent(), { promptTokens: prompt, outputTokens, usd }, model);
+  const verdict = checkBudget(budget, state.spent(), { promptTokens: prompt, outputTokens, usd }, model);
+  const turn = state.currentTurn;
+  if (verdict.ok || !turn || turn.modelCalls === 0) return verdict;
+  // Mid chain, the tool results gathered stay in the transcript (valid as it is); the model is not called again.
+  return {
+    ...verdict,
+    message: `${verdict.message} The turn stopped after ${turn.modelCalls} model calls and ${turn.toolCalls} tool calls; the last tool results are kept in the transcript, not yet read by the model.`,
+  };
 }
 
-/** The last call's prompt and what was added since; a run's first call: the whole context, roughly. */
+/** The last call's prompt and what was added since; a conversation's first call: the whole context, roughly. */
 function estimatedPrompt(state: ConversationState): number {
   const last = state.lastPromptTokens;
   if (last !== undefined) return last + roughTokens(state.newMessages());

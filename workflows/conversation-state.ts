@@ -54,7 +54,7 @@ export class ConversationState {
   costUsd: number | null;
   /** The model's prices for this run (resolved when it starts); null: unknown, costs are then unknown too. */
   prices: ModelPrices | null = null;
-  /** The last model call's usage in this run: the budget's estimate of the next call starts from it. */
+  /** The last model call's usage (carried to the next run): the budget's estimate of the next call starts from it. */
   lastCallUsage: TokenUsage | undefined;
   lastText: string;
   /** Model calls in this run: continue-as-new keeps each run's history bounded. */
@@ -100,6 +100,7 @@ export class ConversationState {
     this.usage = carried?.usage ?? ZERO_USAGE;
     // A state carried from before costs were kept had calls nobody priced: unknown, not 0.
     this.costUsd = carried ? (carried.costUsd ?? null) : 0;
+    this.lastCallUsage = carried?.lastCallUsage;
     this.runs = (carried?.runs ?? 0) + 1;
     this.lastText = carried?.lastText ?? '';
     this.endWanted = carried?.endRequested ?? false;
@@ -528,6 +529,7 @@ export class ConversationState {
       firstRunId: this.firstRunId,
       context: this.context,
       costUsd: this.costUsd,
+      ...(this.lastCallUsage && { lastCallUsage: this.lastCallUsage }),
     };
   }
 }

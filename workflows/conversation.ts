@@ -189,12 +189,7 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
     }
     const budget = await checkNextCall(state, run.offered);
     if (!budget.ok) {
-      // Mid chain, the tool results gathered stay in the transcript (valid as it is); the model is not called again.
-      const midChain =
-        turn.modelCalls > 0
-          ? ` The turn stopped after ${turn.modelCalls} model calls and ${turn.toolCalls} tool calls; the last tool results are kept in the transcript, not yet read by the model.`
-          : '';
-      state.finishTurnOverBudget(budget.message + midChain, budget.scope);
+      state.finishTurnOverBudget(budget.message, budget.scope);
       return 'done';
     }
     await compactIfDue(state, run.offered);

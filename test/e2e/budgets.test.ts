@@ -204,6 +204,7 @@ describe('a conversation budget', () => {
       tools: STOCK_TOOLS,
       prices: PRICES,
       budget: { perConversation: { usd: 0.01 } },
+      continueAsNewAfterModelCalls: 1, // spent and the last call's usage are carried to each new run
     });
     assert.equal(reply.status, 'budget_exhausted');
     near(reply.costUsd, 0.009);

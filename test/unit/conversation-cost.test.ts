@@ -55,6 +55,7 @@ describe('cost', () => {
     toolRound(state, 1);
     const next = new ConversationState({ options: state.options, carried: state.toCarriedState() }, 'run-2');
     next.prices = PRICES;
+    assert.deepEqual(next.lastCallUsage, usage, 'the next run estimates its first call from the last one');
     next.recordModelCall(usage);
     near(next.snapshot().costUsd, 2 * CALL_USD);
     near(next.finishTurn('Sunny.', 'end_turn', 'awaiting_user').costUsd, 2 * CALL_USD);
