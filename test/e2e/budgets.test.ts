@@ -4,7 +4,11 @@
 // answers with pinned usage, so every figure is known in advance.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { ConversationError } from '../../client/errors';
+import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
+import { FailureType } from '../../common/failure-types';
 import { DEFAULT_MODEL } from '../../common/options';
 import { costUsd, PUBLISHED_PRICES } from '../../common/pricing';
 import { ConversationCostUsd } from '../../common/search-attributes';
@@ -242,5 +246,33 @@ describe('the count_tokens estimate', () => {
         'countPromptTokens',
       ],
     );
+  });
+});
+
+describe('bad budgets and prices', () => {
+  test('the client refuses them before anything starts', async () => {
+    await assert.rejects(
+      h.conversations.startConversation({ budget: { perTurn: {} } }),
+      (err: unknown) =>
+        err instanceof ConversationError && /budget\.perTurn: set tokens, usd or both/.test(err.message),
+    );
+    await assert.rejects(
+      h.conversations.startConversation({ prices: { input: -1, output: 1, cacheWrite: 1, cacheRead: 1 } }),
+      (err: unknown) => err instanceof ConversationError && /prices\.input/.test(err.message),
+    );
+  });
+
+  test('the workflow refuses them from a raw client: InvalidConversationInput, not a failing task', async () => {
+    const handle = await h.client.workflow.start(CONVERSATION_WORKFLOW, {
+      taskQueue: h.taskQueue,
+      workflowId: `budget-raw-${Date.now()}`,
+      args: [{ options: { budget: { perConversation: { usd: 'lots' } } } }],
+    });
+    await assert.rejects(handle.result(), (err: unknown) => {
+      assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure);
+      assert.equal(err.cause.type, FailureType.InvalidConversationInput);
+      assert.match(err.cause.message, /budget\.perConversation\.usd/);
+      return true;
+    });
   });
 });
