@@ -84,6 +84,8 @@ export interface ConversationSummary {
   model: string | undefined;
   turns: number | undefined;
   toolCalls: number | undefined;
+  /** USD so far; undefined when the model has no price (or the conversation predates costs). */
+  costUsd: number | undefined;
   startTime: Date;
   closeTime: Date | undefined;
   execution: string;
@@ -342,6 +344,7 @@ export class ConversationClient {
         model: sa.get(attributes.ConversationModel),
         turns: sa.get(attributes.ConversationTurns),
         toolCalls: sa.get(attributes.ConversationToolCalls),
+        costUsd: sa.get(attributes.ConversationCostUsd),
         startTime: execution.startTime,
         closeTime: execution.closeTime,
         execution: execution.status.name,

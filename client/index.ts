@@ -29,3 +29,5 @@ export {
 export { type ConversationOptions, type ConversationOptionsInput, DEFAULT_MODEL } from '../common/options';
 export { FailureType, ModelFailureType } from '../common/failure-types';
 export type { StreamEvent, StreamItem } from '../common/stream-events';
+export { costUsd, formatUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../common/pricing';
+export type { BudgetOptions } from '../common/budget';

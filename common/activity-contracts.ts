@@ -15,8 +15,13 @@ export const DESCRIBE_TOOLS_ACTIVITY = 'describeTools';
 export const LIST_TOOLS_ACTIVITY = 'listTools';
 /** The orchestrator's own compaction: one model call that summarises the older part of the transcript. */
 export const SUMMARISE_ACTIVITY = 'summariseContext';
+/** Budgets: the next call's prompt counted by the API (count_tokens), and the model's prices (a local activity). */
+export const COUNT_TOKENS_ACTIVITY = 'countPromptTokens';
+export const MODEL_PRICES_ACTIVITY = 'modelPrices';
 export const RESERVED_ACTIVITY_NAMES: readonly string[] = [
   MODEL_ACTIVITY,
+  COUNT_TOKENS_ACTIVITY,
+  MODEL_PRICES_ACTIVITY,
   DESCRIBE_TOOLS_ACTIVITY,
   LIST_TOOLS_ACTIVITY,
   SUMMARISE_ACTIVITY,

@@ -22,6 +22,8 @@ export const FINAL_STATUSES = [
   'context_window_exceeded',
   'max_tokens_exhausted',
   'limit_reached',
+  /** A budget ran out (the `budget` option): per turn, the turn ends so; per conversation, the conversation too. */
+  'budget_exhausted',
   'cancelled',
   'failed',
 ] as const;
@@ -47,6 +49,8 @@ export interface TurnResult {
   usage: TokenUsage;
   /** The answer as data, when the turn asked for a typed answer: checked against its schema (`text` is its JSON). */
   output?: unknown;
+  /** What the turn's model calls cost in USD; null when the model has no price (common/pricing.ts). */
+  costUsd: number | null;
 }
 
 /**
@@ -101,6 +105,8 @@ export interface ConversationSnapshot {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** USD so far; null when the model has no price (common/pricing.ts). */
+  costUsd: number | null;
   transcriptLength: number;
   lastText: string;
   pendingApprovals: PendingApproval[];
@@ -118,6 +124,7 @@ export interface ConversationResult {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  costUsd: number | null;
   transcriptLength: number;
 }
 
@@ -127,6 +134,8 @@ export interface TurnInProgress {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** USD of the turn's calls (null: unknown); absent in a turn carried from before costs were kept. */
+  costUsd?: number | null;
   /** The `max_tokens` rung a cut-off reply forced this turn up to; later calls of the turn start there. */
   maxTokens?: number;
   /** Transcript length when the turn began: a failed turn's messages are taken back out. */
@@ -163,6 +172,10 @@ export interface CarriedState {
   /** The first run's id: with the workflow id, it makes tool idempotency keys unique to this conversation. */
   firstRunId: string;
   context?: ContextAccounting;
+  /** USD so far (null: unknown); absent in a state carried from before costs were kept. */
+  costUsd?: number | null;
+  /** The last model call's usage: a budget estimates the next run's first call from it. */
+  lastCallUsage?: TokenUsage;
 }
 
 export interface ConversationInput {

@@ -2,8 +2,10 @@
 // before anything reaches Temporal; the workflow checks its own input with it again (the Temporal CLI and the Web
 // UI can start a workflow with anything), so an option that passes here cannot make a workflow task fail later.
 import { z } from 'zod';
+import { budgetSchema } from './budget';
 import { checkContextManagement, contextManagementSchema } from './context-options';
 import { mcpServersOptionSchema } from './mcp';
+import { modelPricesSchema } from './pricing';
 import { outputConflict, outputSpecSchema } from './structured-output';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
@@ -123,6 +125,10 @@ export const conversationOptionsSchema = z
     contextManagement: contextManagementSchema,
     /** Every turn's final answer as data matching this JSON Schema (common/structured-output.ts). */
     output: outputSpecSchema.optional(),
+    /** The model's prices (USD per million tokens), instead of the worker's or the published ones (pricing.ts). */
+    prices: modelPricesSchema.optional(),
+    /** Limits in tokens and/or USD per turn and per conversation, checked before every model call (budget.ts). */
+    budget: budgetSchema,
   })
   .superRefine((options, ctx) => {
     const choice = options.toolChoice;

@@ -95,6 +95,7 @@ const carriedStateSchema = z.strictObject({
       toolCalls: z.number().int().min(0),
       usage: usageSchema,
       maxTokens: z.number().int().positive().optional(),
+      costUsd: z.number().min(0).nullable().optional(),
       transcriptStart: z.number().int().min(0),
       output: outputSpecSchema.optional(),
       answerAttempts: z.number().int().min(0).optional(),
@@ -110,6 +111,8 @@ const carriedStateSchema = z.strictObject({
   endRequested: z.boolean(),
   firstRunId: z.string().min(1),
   context: contextAccountingSchema.optional(),
+  costUsd: z.number().min(0).nullable().optional(),
+  lastCallUsage: usageSchema.optional(),
 });
 
 /** The event log a run hands to the next (WorkflowStreamState of @temporalio/workflow-streams). */

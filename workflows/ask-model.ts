@@ -100,7 +100,7 @@ export async function askModel(
     } finally {
       state.finishActivity('model');
     }
-    state.recordModelCall(reply.usage);
+    const costUsd = state.recordModelCall(reply.usage);
     if (reply.stop_reason !== 'max_tokens') {
       publishReply(stream, callNumber, reply);
       stream.publish({
@@ -108,6 +108,7 @@ export async function askModel(
         call: callNumber,
         stopReason: reply.stop_reason,
         usage: reply.usage,
+        costUsd,
       });
       return { kind: 'reply', reply };
     }

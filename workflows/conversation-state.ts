@@ -25,6 +25,8 @@ import { compactedHead } from '../common/orchestrator-summary';
 import { FailureType } from '../common/failure-types';
 import type { ConversationOptions } from '../common/options';
 import { addUsage, ZERO_USAGE } from '../common/usage';
+import { billedTokens, promptTokens, type BudgetScope, type Spent } from '../common/budget';
+import { addCost, costUsd, type ModelPrices } from '../common/pricing';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
 import { type OutputSpec, outputConflict } from '../common/structured-output';
 import {
@@ -55,6 +57,12 @@ export class ConversationState {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** USD so far; null once a call had no price (common/pricing.ts). */
+  costUsd: number | null;
+  /** The model's prices for this run (resolved when it starts); null: unknown, costs are then unknown too. */
+  prices: ModelPrices | null = null;
+  /** The last model call's usage (carried to the next run): the budget's estimate of the next call starts from it. */
+  lastCallUsage: TokenUsage | undefined;
   lastText: string;
   /** Model calls in this run: continue-as-new keeps each run's history bounded. */
   modelCallsThisRun = 0;
@@ -80,6 +88,8 @@ export class ConversationState {
   private readonly outcomes: TurnOutcome[];
   private readonly runningNow = new Map<string, ActivityInProgress>();
   private readonly approvals = new Map<string, { request: PendingApproval; decision?: ApprovalDecision }>();
+  /** The user message the current turn's message joined (see beginTurn), restored if the turn fails. */
+  private joinedMessage: MessageParam | undefined;
   /** Why the conversation failed as a whole, for every caller still waiting on a turn. */
   private fatal: TurnFailure | undefined;
 
@@ -95,6 +105,9 @@ export class ConversationState {
     this.modelCalls = carried?.modelCalls ?? 0;
     this.toolCalls = carried?.toolCalls ?? 0;
     this.usage = carried?.usage ?? ZERO_USAGE;
+    // A state carried from before costs were kept had calls nobody priced: unknown, not 0.
+    this.costUsd = carried ? (carried.costUsd ?? null) : 0;
+    this.lastCallUsage = carried?.lastCallUsage;
     this.runs = (carried?.runs ?? 0) + 1;
     this.lastText = carried?.lastText ?? '';
     this.endWanted = carried?.endRequested ?? false;
@@ -186,9 +199,12 @@ export class ConversationState {
     this.turnStartReply = { id: this.lastReplyId, sentUpTo: this.sentUpTo };
     let message: MessageParam = { role: 'user', content: next.text };
     const last = this.transcript.at(-1);
+    this.joinedMessage = undefined;
     if (last?.role === 'user') {
-      // The orchestrator's summary, left by a turn that failed after compacting, or the tool_result of a typed answer
-      // given with the answer tool (typed-answer.ts): the message joins it.
+      this.joinedMessage = last;
+      // The orchestrator's summary, left by a turn that failed after compacting, tool results a turn stopped by its
+      // budget gathered, or the tool_result of a typed answer given with the answer tool (typed-answer.ts): the
+      // message joins it.
       this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
       this.sentUpTo = Math.min(this.sentUpTo, this.transcript.length);
       this.turnStartReply = { id: undefined, sentUpTo: 0 };
@@ -203,6 +219,7 @@ export class ConversationState {
       modelCalls: 0,
       toolCalls: 0,
       usage: ZERO_USAGE,
+      costUsd: 0,
       transcriptStart,
       ...(output && { output, answerAttempts: 0 }),
     };
@@ -212,20 +229,45 @@ export class ConversationState {
 
   // ── model replies and tool results ───────────────────────────────────────────────────────────────
 
-  recordModelCall(usage: TokenUsage): void {
+  /** Counts a model call and its tokens; returns what it cost (null: unknown). */
+  recordModelCall(usage: TokenUsage): number | null {
     this.modelCalls++;
     this.modelCallsThisRun++;
+    this.lastCallUsage = usage;
     this.usage = addUsage(this.usage, usage);
     if (this.currentTurn) {
       this.currentTurn.modelCalls++;
       this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
     }
+    return this.addCostOf(usage);
   }
 
   /** A model call of the orchestrator's own (a summary): its tokens count, but it is not one of the turn's calls. */
   recordExtraUsage(usage: TokenUsage): void {
     this.usage = addUsage(this.usage, usage);
     if (this.currentTurn) this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
+    this.addCostOf(usage);
+  }
+
+  private addCostOf(usage: TokenUsage): number | null {
+    const cost = this.prices ? costUsd(usage, this.prices) : null;
+    this.costUsd = addCost(this.costUsd, cost);
+    if (this.currentTurn) this.currentTurn.costUsd = addCost(this.currentTurn.costUsd ?? null, cost);
+    return cost;
+  }
+
+  /** What the current turn and the conversation have spent, for the budget (common/budget.ts). */
+  spent(): { turn: Spent; conversation: Spent } {
+    const turn = this.currentTurn;
+    return {
+      turn: { tokens: turn ? billedTokens(turn.usage) : 0, usd: turn ? (turn.costUsd ?? null) : 0 },
+      conversation: { tokens: billedTokens(this.usage), usd: this.costUsd },
+    };
+  }
+
+  /** The last call's prompt in this run (input, cache writes and reads), if there was one. */
+  get lastPromptTokens(): number | undefined {
+    return this.lastCallUsage && promptTokens(this.lastCallUsage);
   }
 
   /**
@@ -340,10 +382,23 @@ export class ConversationState {
       toolCalls: turn.toolCalls,
       usage: turn.usage,
       ...(answer && { output: answer.output }),
+      costUsd: turn.costUsd ?? null,
     };
     this.keep({ kind: 'reply', result });
     this.lastText = text;
     this.statusValue = status;
+    return result;
+  }
+
+  /**
+   * A budget ran out before the next model call: the turn ends with `budget_exhausted`, keeping what it gathered (tool
+   * results the model has not read yet stay in the transcript, which remains valid: the next message joins them). A
+   * turn's budget leaves the conversation open; the conversation's budget ends it.
+   */
+  finishTurnOverBudget(message: string, scope: BudgetScope): TurnResult {
+    const result = this.finishTurn(message, null, 'budget_exhausted');
+    // A one-shot question has no next turn: it ends as its turn did.
+    if (scope === 'turn' && !this.options.closeAfterFirstReply) this.statusValue = 'awaiting_user';
     return result;
   }
 
@@ -355,7 +410,9 @@ export class ConversationState {
     const turn = this.takeCurrentTurn();
     this.keep({ kind: 'failed', turn: turn.turn, failure });
     // A turn that compacted the context keeps the compaction: it stands for the turns before it too.
-    const head = turn.transcriptStart === 0 ? compactedHead(this.transcript) : [];
+    // Tool results a budget-stopped turn left are put back: the model's tool calls before them need them.
+    const joined = this.joinedMessage ? [this.joinedMessage] : [];
+    const head = turn.transcriptStart === 0 ? compactedHead(this.transcript) : joined;
     while (this.transcript.length > turn.transcriptStart) this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
     for (const message of head) this.push(message);
     // The worker's cached copy may hold the failed turn's replies: point the next call at the last good reply.
@@ -480,6 +537,7 @@ export class ConversationState {
       modelCalls: this.modelCalls,
       toolCalls: this.toolCalls,
       usage: this.usage,
+      costUsd: this.costUsd,
       transcriptLength: this.transcript.length,
       lastText: this.lastText,
       pendingApprovals: [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request),
@@ -502,6 +560,7 @@ export class ConversationState {
       modelCalls: this.modelCalls,
       toolCalls: this.toolCalls,
       usage: this.usage,
+      costUsd: this.costUsd,
       transcriptLength: this.transcript.length,
     };
   }
@@ -522,6 +581,8 @@ export class ConversationState {
       endRequested: this.endWanted,
       firstRunId: this.firstRunId,
       context: this.context,
+      costUsd: this.costUsd,
+      ...(this.lastCallUsage && { lastCallUsage: this.lastCallUsage }),
     };
   }
 }

@@ -39,9 +39,11 @@ import {
   transcriptRangeSchema,
 } from '../common/workflow-messages';
 import { askModel, type OfferedTools } from './ask-model';
+import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
 import { ConversationState } from './conversation-state';
 import { listConversationMcpTools } from './mcp-tools';
+import { resolveModelPrices } from './model-prices';
 import { ConversationStream } from './conversation-stream';
 import { runToolCalls, type ToolRun } from './run-tool-calls';
 import { searchAttributesPublisher } from './search-attributes-publisher';
@@ -87,6 +89,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       );
     }
     const policies = new Map<string, ToolPolicy>(catalog.tools.map((policy) => [policy.name, policy]));
+    state.prices = await resolveModelPrices(state.options);
     const run: Conversation = {
       state,
       stream,
@@ -184,6 +187,11 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
         null,
         'limit_reached',
       );
+      return 'done';
+    }
+    const budget = await checkNextCall(state, run.offered);
+    if (!budget.ok) {
+      state.finishTurnOverBudget(budget.message, budget.scope);
       return 'done';
     }
     await compactIfDue(state, run.offered);
@@ -365,7 +373,7 @@ async function failConversation(
 /** A turn that ended tells its readers how; the log then drops what came before the previous turn. */
 function publishTurnEnd(stream: ConversationStream, outcome: TurnOutcome | undefined): void {
   if (outcome?.kind === 'reply') {
-    const { turn, status, text, stopReason, usage, output } = outcome.result;
+    const { turn, status, text, stopReason, usage, output, costUsd } = outcome.result;
     stream.publish({
       type: 'turn_finished',
       turn,
@@ -373,6 +381,7 @@ function publishTurnEnd(stream: ConversationStream, outcome: TurnOutcome | undef
       text,
       stopReason,
       usage,
+      costUsd,
       ...('output' in outcome.result && { output }),
     });
   } else if (outcome?.kind === 'failed') {

@@ -27,6 +27,18 @@ export function maxOutputTokens(model: string): number {
   return 64000;
 }
 
+/** Fields of a Messages request that `/v1/messages/count_tokens` does not take. */
+const GENERATION_ONLY_FIELDS = [
+  'max_tokens',
+  'stream',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'top_k',
+  'metadata',
+  'service_tier',
+] as const;
+
 class Invalid extends Error {}
 
 function fail(message: string): never {
@@ -61,6 +73,11 @@ function check(body: unknown, options: ValidateOptions): void {
   const model = body['model'];
   if (typeof model !== 'string') fail('model: Input should be a valid string');
   if (model.trim() === '') fail('model: String should have at least 1 character');
+
+  // count_tokens counts a prompt: what only generating takes is refused, as the API refuses it.
+  if (options.countTokens) {
+    for (const field of GENERATION_ONLY_FIELDS) if (field in body) fail(`${field}: Extra inputs are not permitted`);
+  }
 
   // max_tokens
   if (!options.countTokens) {
