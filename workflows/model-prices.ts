@@ -10,8 +10,8 @@ const { modelPrices } = proxyLocalActivities<{ modelPrices(model: string): Promi
 
 export async function resolveModelPrices(options: ConversationOptions): Promise<ModelPrices | null> {
   if (options.prices) return options.prices;
-  // No patched() guard: on replay a local activity's result can resolve in an earlier activation than the one
-  // that recorded a patch marker after it, so patched() would answer false there (a nondeterminism error seen in
-  // test/e2e/structured-output.test.ts). Nothing older than this call has been released.
+  // No patched() guard: a run whose first local activity and this patch marker landed in different workflow tasks
+  // failed to replay ("patch marker encountered … no corresponding change command", test/e2e/structured-output).
+  // Nothing older than this call has been released, so the replay fixture was recorded again instead.
   return modelPrices(options.model);
 }
