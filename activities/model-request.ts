@@ -8,9 +8,11 @@ import type {
   MessageParam,
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
+import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
 import type { ModelRequestOptions } from '../common/activity-contracts';
 import { protocolFor } from '../common/protocols';
 import type { ToolDescription } from '../common/protocols/types';
+import { answerToolDescription, type OutputSpec } from '../common/structured-output';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
@@ -20,7 +22,10 @@ export function buildModelRequest(
   tools: readonly ToolDescription[],
 ): MessageCreateParamsStreaming {
   const caching = options.promptCaching;
-  const { systemPrefix, ...toolFields } = protocolFor(options.protocol).renderTools(tools, {
+  const output = options.output;
+  // The answer tool goes last: the tools' cache breakpoint then covers it too, and it is the same every call.
+  const offered = output?.mode === 'tool' ? [...tools, answerToolDescription(output)] : tools;
+  const { systemPrefix, ...toolFields } = protocolFor(options.protocol).renderTools(offered, {
     promptCaching: caching,
     ...(options.toolChoice && { toolChoice: options.toolChoice }),
     ...(options.disableParallelToolUse !== undefined && { disableParallelToolUse: options.disableParallelToolUse }),
@@ -32,8 +37,17 @@ export function buildModelRequest(
     messages: caching ? withBreakpointOnLast(messages) : messages,
     ...toolFields,
     ...(system && { system: caching ? [{ type: 'text', text: system, cache_control: EPHEMERAL }] : system }),
+    ...(output?.mode === 'native' && { output_config: { format: outputFormat(output) } }),
     stream: true,
   };
+}
+
+/**
+ * `output_config.format` of a typed answer. The API takes a subset of JSON Schema (no bounds like `minimum`, every
+ * object closed): the SDK's own transform moves the rest into descriptions; the workflow checks the whole schema.
+ */
+export function outputFormat(output: OutputSpec): { type: 'json_schema'; schema: Record<string, unknown> } {
+  return { type: 'json_schema', schema: transformJSONSchema(output.schema) as Record<string, unknown> };
 }
 
 /** A copy of the messages whose last block carries a cache breakpoint; the transcript itself is not touched. */

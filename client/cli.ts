@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConversationSnapshot } from '../common/conversation-types';
+import { formatUsd } from '../common/pricing';
 import { ConversationClient, type StartOptions } from './conversation-client';
 import { ConversationError } from './errors';
 import { followConversation } from './progress';
@@ -157,6 +158,13 @@ async function streamTurn(
   endLine();
 }
 
+/** What the conversation cost so far, after its transcript (unknown: the model has no price). */
+async function costLine(client: ConversationClient, id: string): Promise<void> {
+  const { usage, costUsd } = await client.getState(id);
+  const tokens = usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens + usage.outputTokens;
+  console.log(`(cost ${formatUsd(costUsd)} · ${tokens} tokens)`);
+}
+
 async function chat(client: ConversationClient, id: string): Promise<void> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   const exists = await client.getState(id).then(
@@ -229,9 +237,10 @@ async function main(): Promise<void> {
     }
     case 'transcript': {
       const transcript = await client.getTranscript(need(rest[0], 'a conversation id'));
-      return out(transcript, () =>
-        transcript.forEach((m) => formatMessage(m).forEach((l) => console.log(renderLine(l)))),
-      );
+      return out(transcript, () => {
+        transcript.forEach((m) => formatMessage(m).forEach((l) => console.log(renderLine(l))));
+        return costLine(client, rest[0]!);
+      });
     }
     case 'state': {
       const state = await client.getState(need(rest[0], 'a conversation id'));
@@ -246,7 +255,7 @@ async function main(): Promise<void> {
       return out(found, () =>
         found.forEach((c) =>
           console.log(
-            `${c.id}\t${c.status ?? '-'}\t${c.model ?? '-'}\tturns ${c.turns ?? 0}\t${c.startTime.toISOString()}`,
+            `${c.id}\t${c.status ?? '-'}\t${c.model ?? '-'}\tturns ${c.turns ?? 0}\t${formatUsd(c.costUsd)}\t${c.startTime.toISOString()}`,
           ),
         ),
       );

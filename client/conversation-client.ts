@@ -15,6 +15,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { z } from 'zod';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { TOOL_CATALOG_WORKFLOW, type ToolCatalog } from '../common/activity-contracts';
 import {
@@ -41,6 +42,7 @@ import {
   approveToolCallUpdate,
   awaitTurnUpdate,
   endConversationSignal,
+  type MessageOptions,
   sendMessageUpdate,
   stateQuery,
   submitMessageUpdate,
@@ -50,6 +52,7 @@ import {
 } from '../common/workflow-messages';
 import type { conversation } from '../workflows/conversation';
 import type { StreamItem } from '../common/stream-events';
+import { type AnswerFormat, outputSpecOf, typedResult, type TypedTurnResult } from './answer-format';
 import { conversationEvents, type EventsOptions } from './conversation-events';
 import { ConversationError, toConversationError } from './errors';
 
@@ -67,9 +70,11 @@ export interface ConversationClientOptions {
   turnTimeoutMs?: number;
 }
 
-export interface StartOptions extends ConversationOptionsInput {
+export interface StartOptions extends Omit<ConversationOptionsInput, 'output'> {
   /** Caller-chosen id; generated if absent. An id names one conversation for ever: it is never reused. */
   id?: string;
+  /** Every turn's answer as data matching this schema (`TurnResult.output`); see `SendOptions.output`. */
+  output?: AnswerFormat;
 }
 
 export interface ConversationSummary {
@@ -79,6 +84,8 @@ export interface ConversationSummary {
   model: string | undefined;
   turns: number | undefined;
   toolCalls: number | undefined;
+  /** USD so far; undefined when the model has no price (or the conversation predates costs). */
+  costUsd: number | undefined;
   startTime: Date;
   closeTime: Date | undefined;
   execution: string;
@@ -100,6 +107,11 @@ export interface WaitOptions {
    * error (the server down a moment): the server takes the message once and answers every try with its outcome.
    */
   updateId?: string;
+}
+
+export interface SendOptions<S extends z.ZodType = z.ZodType> extends WaitOptions {
+  /** This turn's answer as data matching the schema: the result's `output`, parsed by it (typed). */
+  output?: AnswerFormat<S>;
 }
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
@@ -172,32 +184,47 @@ export class ConversationClient {
    * With `start`, the conversation is created if it does not exist yet (update-with-start); a closed conversation is
    * never started again.
    */
+  async sendMessage<S extends z.ZodType>(
+    id: string,
+    text: string,
+    start: Omit<StartOptions, 'id'> | undefined,
+    wait: SendOptions<S> & { output: AnswerFormat<S> },
+  ): Promise<TypedTurnResult<z.output<S>>>;
   async sendMessage(
     id: string,
     text: string,
     start?: Omit<StartOptions, 'id'>,
-    wait: WaitOptions = {},
+    wait?: SendOptions,
+  ): Promise<TurnResult>;
+  async sendMessage(
+    id: string,
+    text: string,
+    start?: Omit<StartOptions, 'id'>,
+    wait: SendOptions = {},
   ): Promise<TurnResult> {
     checkMessage(text);
+    const output = wait.output && outputSpecOf(wait.output);
+    const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
     const input: ConversationInput | undefined = start ? { options: await this.validate(start) } : undefined;
     const deadline = Date.now() + (wait.timeoutMs ?? this.turnTimeoutMs);
     // One update id for every try: the server runs the update once and answers repeats with the same outcome.
     const updateId = wait.updateId ?? randomUUID();
     try {
       const outcome = await untilAnswered(this.client, deadline, () => {
-        if (!input) return this.handle(id).executeUpdate(sendMessageUpdate, { args: [text], updateId });
+        if (!input) return this.handle(id).executeUpdate(sendMessageUpdate, { args, updateId });
         const startWorkflowOperation = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
           ...this.startOptions(id, input, text),
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         });
         return this.client.workflow.executeUpdateWithStart(sendMessageUpdate, {
-          args: [text],
+          args,
           updateId,
           startWorkflowOperation,
         });
       });
-      return await this.follow(id, outcome, deadline);
+      const result = await this.follow(id, outcome, deadline);
+      return wait.output ? typedResult(result, wait.output) : result;
     } catch (err) {
       throw toConversationError(err, id);
     }
@@ -317,6 +344,7 @@ export class ConversationClient {
         model: sa.get(attributes.ConversationModel),
         turns: sa.get(attributes.ConversationTurns),
         toolCalls: sa.get(attributes.ConversationToolCalls),
+        costUsd: sa.get(attributes.ConversationCostUsd),
         startTime: execution.startTime,
         closeTime: execution.closeTime,
         execution: execution.status.name,
@@ -390,8 +418,8 @@ export class ConversationClient {
   }
 
   /** The options with defaults, or `invalid_options` naming each problem (unknown tools among them). */
-  private async validate(options: ConversationOptionsInput): Promise<ConversationOptions> {
-    const parsed = conversationOptionsSchema.safeParse(options);
+  private async validate({ output, ...options }: Omit<StartOptions, 'id'>): Promise<ConversationOptions> {
+    const parsed = conversationOptionsSchema.safeParse({ ...options, ...(output && { output: outputSpecOf(output) }) });
     if (!parsed.success) {
       throw new ConversationError(
         'invalid_options',

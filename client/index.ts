@@ -5,9 +5,11 @@ export {
   type ConversationClientOptions,
   type ConversationSummary,
   type ListFilter,
+  type SendOptions,
   type StartOptions,
   type WaitOptions,
 } from './conversation-client';
+export { type AnswerFormat, type TypedTurnResult } from './answer-format';
 export { ConversationError, type ConversationErrorCode } from './errors';
 export { type EventsOptions } from './conversation-events';
 export { followConversation, type FollowOptions } from './progress';
@@ -21,8 +23,11 @@ export {
   OPEN_STATUSES,
   type PendingApproval,
   type TokenUsage,
+  INVALID_OUTPUT,
   type TurnResult,
 } from '../common/conversation-types';
 export { type ConversationOptions, type ConversationOptionsInput, DEFAULT_MODEL } from '../common/options';
 export { FailureType, ModelFailureType } from '../common/failure-types';
 export type { StreamEvent, StreamItem } from '../common/stream-events';
+export { costUsd, formatUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../common/pricing';
+export type { BudgetOptions } from '../common/budget';

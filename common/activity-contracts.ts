@@ -7,6 +7,7 @@ import type { CallContext } from './context-accounting';
 import type { TokenUsage } from './conversation-types';
 import { CALL_MCP_TOOL_ACTIVITY, LIST_MCP_SERVERS_ACTIVITY, LIST_MCP_TOOLS_ACTIVITY } from './mcp';
 import type { ProtocolName } from './protocols/types';
+import type { OutputSpec } from './structured-output';
 
 /** The activity names the orchestrator uses itself; tools may not take them. */
 export const MODEL_ACTIVITY = 'callModel';
@@ -14,8 +15,13 @@ export const DESCRIBE_TOOLS_ACTIVITY = 'describeTools';
 export const LIST_TOOLS_ACTIVITY = 'listTools';
 /** The orchestrator's own compaction: one model call that summarises the older part of the transcript. */
 export const SUMMARISE_ACTIVITY = 'summariseContext';
+/** Budgets: the next call's prompt counted by the API (count_tokens), and the model's prices (a local activity). */
+export const COUNT_TOKENS_ACTIVITY = 'countPromptTokens';
+export const MODEL_PRICES_ACTIVITY = 'modelPrices';
 export const RESERVED_ACTIVITY_NAMES: readonly string[] = [
   MODEL_ACTIVITY,
+  COUNT_TOKENS_ACTIVITY,
+  MODEL_PRICES_ACTIVITY,
   DESCRIBE_TOOLS_ACTIVITY,
   LIST_TOOLS_ACTIVITY,
   SUMMARISE_ACTIVITY,
@@ -83,6 +89,8 @@ export interface ModelRequestOptions {
   promptCaching: boolean;
   /** Compaction and context editing by the API (common/context-options.ts): the beta request's fields. */
   contextManagement?: { config: BetaContextManagementConfig; betas: string[] };
+  /** A typed answer: `output_config.format` (native) or the answer tool after the others (tool). */
+  output?: OutputSpec;
 }
 
 export interface CallModelResult {

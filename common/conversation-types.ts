@@ -5,6 +5,7 @@ import type { ContextAccounting } from './context-accounting';
 import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
 import type { ConversationOptions } from './options';
 import type { ProtocolName } from './protocols/types';
+import type { OutputSpec } from './structured-output';
 
 export const CONVERSATION_WORKFLOW = 'conversation';
 
@@ -21,6 +22,8 @@ export const FINAL_STATUSES = [
   'context_window_exceeded',
   'max_tokens_exhausted',
   'limit_reached',
+  /** A budget ran out (the `budget` option): per turn, the turn ends so; per conversation, the conversation too. */
+  'budget_exhausted',
   'cancelled',
   'failed',
 ] as const;
@@ -44,7 +47,17 @@ export interface TurnResult {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** The answer as data, when the turn asked for a typed answer: checked against its schema (`text` is its JSON). */
+  output?: unknown;
+  /** What the turn's model calls cost in USD; null when the model has no price (common/pricing.ts). */
+  costUsd: number | null;
 }
+
+/**
+ * How a turn that asked for a typed answer fails when the model's answer does not match the schema, even after it was
+ * told once what is wrong (a TurnFailure type). The conversation goes on, from before the turn.
+ */
+export const INVALID_OUTPUT = 'invalid_output';
 
 /** Why a turn has no reply: `type` is a FailureType, or a model failure's type (e.g. `ModelAuthentication`). */
 export interface TurnFailure {
@@ -92,6 +105,8 @@ export interface ConversationSnapshot {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** USD so far; null when the model has no price (common/pricing.ts). */
+  costUsd: number | null;
   transcriptLength: number;
   lastText: string;
   pendingApprovals: PendingApproval[];
@@ -109,6 +124,7 @@ export interface ConversationResult {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  costUsd: number | null;
   transcriptLength: number;
 }
 
@@ -118,10 +134,24 @@ export interface TurnInProgress {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** USD of the turn's calls (null: unknown); absent in a turn carried from before costs were kept. */
+  costUsd?: number | null;
   /** The `max_tokens` rung a cut-off reply forced this turn up to; later calls of the turn start there. */
   maxTokens?: number;
   /** Transcript length when the turn began: a failed turn's messages are taken back out. */
   transcriptStart: number;
+  /** The typed answer the turn asks for (its message's, else the conversation's), and the answers checked so far. */
+  output?: OutputSpec;
+  answerAttempts?: number;
+  /** The next model call must call the answer tool (mode `tool`: after a wrong or missing answer). */
+  forceAnswer?: boolean;
+}
+
+/** A user message waiting for its turn; `output` when this message asked for a typed answer of its own. */
+export interface PendingMessage {
+  turn: number;
+  text: string;
+  output?: OutputSpec;
 }
 
 /** What a run hands to the next one at continue-as-new. */
@@ -129,7 +159,7 @@ export interface CarriedState {
   transcript: MessageParam[];
   /** Turn outcomes the client may still ask for (`awaitTurn`). */
   outcomes: TurnOutcome[];
-  pendingMessages: { turn: number; text: string }[];
+  pendingMessages: PendingMessage[];
   currentTurn?: TurnInProgress;
   nextTurn: number;
   modelCalls: number;
@@ -142,6 +172,10 @@ export interface CarriedState {
   /** The first run's id: with the workflow id, it makes tool idempotency keys unique to this conversation. */
   firstRunId: string;
   context?: ContextAccounting;
+  /** USD so far (null: unknown); absent in a state carried from before costs were kept. */
+  costUsd?: number | null;
+  /** The last model call's usage: a budget estimates the next run's first call from it. */
+  lastCallUsage?: TokenUsage;
 }
 
 export interface ConversationInput {

@@ -2,8 +2,11 @@
 // before anything reaches Temporal; the workflow checks its own input with it again (the Temporal CLI and the Web
 // UI can start a workflow with anything), so an option that passes here cannot make a workflow task fail later.
 import { z } from 'zod';
+import { budgetSchema } from './budget';
 import { checkContextManagement, contextManagementSchema } from './context-options';
 import { mcpServersOptionSchema } from './mcp';
+import { modelPricesSchema } from './pricing';
+import { outputConflict, outputSpecSchema } from './structured-output';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -120,6 +123,12 @@ export const conversationOptionsSchema = z
     continueAsNewAfterModelCalls: z.number().int().positive().max(10_000).default(1000),
     /** Keeping the model's context inside its window: off, context editing, compaction or both (context-options.ts). */
     contextManagement: contextManagementSchema,
+    /** Every turn's final answer as data matching this JSON Schema (common/structured-output.ts). */
+    output: outputSpecSchema.optional(),
+    /** The model's prices (USD per million tokens), instead of the worker's or the published ones (pricing.ts). */
+    prices: modelPricesSchema.optional(),
+    /** Limits in tokens and/or USD per turn and per conversation, checked before every model call (budget.ts). */
+    budget: budgetSchema,
   })
   .superRefine((options, ctx) => {
     const choice = options.toolChoice;
@@ -147,6 +156,8 @@ export const conversationOptionsSchema = z
       ctx.addIssue({ code: 'custom', path: ['maxTokens'], message: 'maxTokens is above maxTokensCap' });
     }
     checkContextManagement(options, ctx);
+    const conflict = outputConflict(options.output, options);
+    if (conflict) ctx.addIssue({ code: 'custom', path: ['output'], message: conflict });
   });
 
 /** Options with every default filled in: what a conversation runs with. */

@@ -11,10 +11,8 @@ export const ConversationToolCalls = defineSearchAttributeKey('ConversationToolC
 // Token counts are DOUBLE, not INT: the dev server's SQLite visibility store allows only three INT attributes
 // per namespace. Filtering works the same (`ConversationInputTokens > 10000`).
 export const ConversationInputTokens = defineSearchAttributeKey('ConversationInputTokens', SearchAttributeType.DOUBLE);
-export const ConversationOutputTokens = defineSearchAttributeKey(
-  'ConversationOutputTokens',
-  SearchAttributeType.DOUBLE,
-);
+/** USD so far (common/pricing.ts); unset while the model has no price. It took the place of an output-token count. */
+export const ConversationCostUsd = defineSearchAttributeKey('ConversationCostUsd', SearchAttributeType.DOUBLE);
 /** The latest model call's input tokens after compaction or clearing (what the model's context holds now)… */
 export const ConversationContextTokens = defineSearchAttributeKey(
   'ConversationContextTokens',
@@ -37,7 +35,7 @@ export const conversationSearchAttributes = [
   ConversationTurns,
   ConversationToolCalls,
   ConversationInputTokens,
-  ConversationOutputTokens,
+  ConversationCostUsd,
   ConversationContextTokens,
   ConversationContextTokensBefore,
   ConversationAwaitingApproval,

@@ -38,7 +38,14 @@ export type StreamEvent =
       reason: 'retried' | 'failed' | 'max_tokens';
     }
   /** The model call's reply is final and entered the transcript. */
-  | { type: 'model_call_finished'; call: number; stopReason: StopReason | null; usage: TokenUsage }
+  | {
+      type: 'model_call_finished';
+      call: number;
+      stopReason: StopReason | null;
+      usage: TokenUsage;
+      /** What the call cost in USD; null when the model has no price (common/pricing.ts). */
+      costUsd?: number | null;
+    }
   | { type: 'approval_requested'; approval: PendingApproval }
   | { type: 'approval_settled'; callId: string; outcome: 'approved' | 'rejected' | 'timed_out' }
   /** A tool call ran (or was refused): what the model reads next. `content` is cut at MAX_STREAMED_RESULT_CHARS. */
@@ -50,6 +57,10 @@ export type StreamEvent =
       text: string;
       stopReason: StopReason | null;
       usage: TokenUsage;
+      /** The typed answer, when the turn asked for one (TurnResult.output). */
+      output?: unknown;
+      /** The turn's cost in USD; null when the model has no price. */
+      costUsd?: number | null;
     }
   | { type: 'turn_failed'; turn: number; failure: TurnFailure }
   /** The conversation ended; nothing follows. */

@@ -15,8 +15,13 @@ import {
 } from './conversation-types';
 import { contextAccountingSchema } from './context-accounting';
 import { conversationOptionsSchema } from './options';
+import { outputSpecSchema } from './structured-output';
 
-export const sendMessageUpdate = defineUpdate<TurnOutcome, [text: string]>('sendMessage');
+/** What one message may ask besides its text: a typed answer of its own (common/structured-output.ts). */
+export const messageOptionsSchema = z.strictObject({ output: outputSpecSchema.optional() }).optional();
+export type MessageOptions = z.input<typeof messageOptionsSchema>;
+
+export const sendMessageUpdate = defineUpdate<TurnOutcome, [text: string, options?: MessageOptions]>('sendMessage');
 export const awaitTurnUpdate = defineUpdate<TurnOutcome, [turn: number]>('awaitTurn');
 export const approveToolCallUpdate = defineUpdate<void, [decision: ApprovalDecision]>('approveToolCall');
 export const endConversationSignal = defineSignal('endConversation');
@@ -24,7 +29,9 @@ export const endConversationSignal = defineSignal('endConversation');
  * Queues a user message and answers at once with its turn number and the stream offset its events start after (read
  * them with the conversation's event stream); `sendMessage` answers when the turn is done.
  */
-export const submitMessageUpdate = defineUpdate<SubmittedMessage, [text: string]>('submitMessage');
+export const submitMessageUpdate = defineUpdate<SubmittedMessage, [text: string, options?: MessageOptions]>(
+  'submitMessage',
+);
 export const stateQuery = defineQuery<ConversationSnapshot>('getState');
 export const transcriptQuery = defineQuery<MessageParam[], [range?: TranscriptRange]>('getTranscript');
 /** The event log from an offset, read without an update (nothing in the history): readers use it while a turn runs. */
@@ -78,7 +85,9 @@ const carriedStateSchema = z.strictObject({
     }),
   ),
   outcomes: z.array(z.looseObject({ kind: z.enum(['reply', 'failed', 'continued']) })),
-  pendingMessages: z.array(z.strictObject({ turn: z.number().int().min(1), text: z.string() })),
+  pendingMessages: z.array(
+    z.strictObject({ turn: z.number().int().min(1), text: z.string(), output: outputSpecSchema.optional() }),
+  ),
   currentTurn: z
     .strictObject({
       turn: z.number().int().min(1),
@@ -86,7 +95,11 @@ const carriedStateSchema = z.strictObject({
       toolCalls: z.number().int().min(0),
       usage: usageSchema,
       maxTokens: z.number().int().positive().optional(),
+      costUsd: z.number().min(0).nullable().optional(),
       transcriptStart: z.number().int().min(0),
+      output: outputSpecSchema.optional(),
+      answerAttempts: z.number().int().min(0).optional(),
+      forceAnswer: z.boolean().optional(),
     })
     .optional(),
   nextTurn: z.number().int().min(1),
@@ -98,6 +111,8 @@ const carriedStateSchema = z.strictObject({
   endRequested: z.boolean(),
   firstRunId: z.string().min(1),
   context: contextAccountingSchema.optional(),
+  costUsd: z.number().min(0).nullable().optional(),
+  lastCallUsage: usageSchema.optional(),
 });
 
 /** The event log a run hands to the next (WorkflowStreamState of @temporalio/workflow-streams). */

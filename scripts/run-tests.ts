@@ -14,7 +14,7 @@
 //   TEMPORAL_UI_URL, TEMPORAL_DB_FILE      its Web UI and SQLite file ('' when reusing a server we did not start)
 //   TEMPORAL_CLI_PATH                      the Temporal CLI, to start more servers (crash tests)
 //   WORKFLOW_BUNDLE_PATH                   pre-bundled workflows/index.ts: Worker.create({ workflowBundle: { codePath } })
-// TEST_CONCURRENCY sets --test-concurrency (default 1). The server's own log goes to test-artifacts/temporal-dev-server.log.
+// TEST_CONCURRENCY sets --test-concurrency (default 1; test/unit alone: one file per core). The server's own log goes to test-artifacts/temporal-dev-server.log.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -109,7 +109,9 @@ async function main(): Promise<number> {
     log('No test files found (test/**/*.test.ts).');
     return 1;
   }
-  const concurrency = Number(process.env.TEST_CONCURRENCY ?? '1');
+  const needsServer = files.some((file) => !file.startsWith(PURE_DIR));
+  // Pure files share nothing, so they run side by side; files on the shared dev server run one at a time.
+  const concurrency = Number(process.env.TEST_CONCURRENCY ?? (needsServer ? 1 : os.availableParallelism()));
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('TEST_CONCURRENCY must be a positive integer');
 
   let server: DevServer | undefined;
@@ -142,7 +144,7 @@ async function main(): Promise<number> {
   try {
     const started = Date.now();
     const env: NodeJS.ProcessEnv = { ...process.env };
-    if (files.some((file) => !file.startsWith(PURE_DIR))) await startTemporal(env);
+    if (needsServer) await startTemporal(env);
     if (interrupted) return signalExitCode(interrupted);
 
     // TAP, so the run ends with node's `# pass N` / `# fail N` summary whether or not stdout is a terminal.

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { plaintextPolicySchema } from '../codec/data-converter';
 import { keyRingSchema } from '../codec/keys';
 import { durationMs } from '../common/options';
+import { modelPriceTableSchema } from '../common/pricing';
 
 /** Running activities get this long to finish when the worker is asked to stop. */
 export const DEFAULT_SHUTDOWN_GRACE_TIME = '30 seconds';
@@ -45,6 +46,21 @@ export const configSchema = z.object({
   MCP_SERVERS: optionalText,
   /** …or a JSON file of them (Claude Desktop's `{ "mcpServers": { … } }` works as it is). */
   MCP_SERVERS_FILE: optionalText,
+  /** Model prices over the published ones, as JSON: `{"model-id": {"input":3,"output":15,"cacheWrite":3.75,"cacheRead":0.3}}` (USD per million tokens). */
+  MODEL_PRICES: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(modelPriceTableSchema)
+    .optional(),
+  /** …or a JSON file of them (read at start-up, checked the same way). */
+  MODEL_PRICES_FILE: optionalText,
   /** With keys: `refuse` (default) a payload that is not encrypted, or `accept` it with a warning (a migration). */
   PAYLOAD_ENCRYPTION_PLAINTEXT: plaintextPolicySchema,
   /** Temporal Cloud / a TLS server: an API key (implies TLS), or mTLS client cert and key files (PEM). */

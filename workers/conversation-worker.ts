@@ -7,6 +7,9 @@ import { createToolActivities, type ToolActivityOptions } from '../activities/to
 import { describeTool, type ToolDefinition } from '../activities/tool-definition';
 import { ModelContextCache } from '../activities/model-context-cache';
 import { createSummariseActivity } from '../activities/summarise-activity';
+import { createCountTokensActivity } from '../activities/count-tokens-activity';
+import { createModelPricesActivity } from '../activities/model-prices-activity';
+import type { ModelPriceTable } from '../common/pricing';
 import { createMcpActivities, type McpActivityOptions } from '../activities/mcp/mcp-activities';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
 import { McpToolSets } from '../activities/mcp/mcp-tool-sets';
@@ -50,6 +53,8 @@ export interface ConversationWorkerOptions {
   interceptors?: WorkerOptions['interceptors'];
   /** What the worker's copy of the conversations' transcripts may hold, in bytes. Default 256 MiB. */
   modelContextCacheBytes?: number;
+  /** Model prices (USD per million tokens) over the published ones (common/pricing.ts); MODEL_PRICES in runWorker. */
+  modelPrices?: ModelPriceTable;
   /** How long running activities may finish after shutdown begins (SIGTERM). Default 30 seconds. */
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
   /**
@@ -90,6 +95,13 @@ export async function createConversationWorker(options: ConversationWorkerOption
       ...createMcpActivities(options.mcp ?? new McpClientPool([]), mcpToolSets, options.toolOptions),
       ...createModelActivities({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),
       ...createSummariseActivity({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),
+      ...createCountTokensActivity({
+        anthropic: options.anthropic,
+        tools: tools.map(describeTool),
+        cache,
+        mcpToolSets,
+      }),
+      ...createModelPricesActivity(options.modelPrices),
     },
     // Pollers scale with the backlog: a burst of new conversations is picked up without starving running ones.
     workflowTaskPollerBehavior: { type: 'autoscaling' },

@@ -18,6 +18,8 @@ import { ConfigError, loadConfig, type WorkerConfig } from './config';
 import { connectionOptions } from './connection-options';
 import { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
 import { prebuiltWorkflowBundle } from './workflow-bundles';
+import { describeIssues } from '../common/options';
+import { type ModelPriceTable, modelPriceTableSchema } from '../common/pricing';
 import { type TracingSettings, tracingSettings } from '../tracing/tracing-settings';
 import type * as TracingSdk from '../tracing/tracing-sdk';
 
@@ -36,6 +38,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const env = options.env ?? process.env;
   const config = loadConfig(env);
   const mcpServers = loadMcpServers(config, options.mcpServers, env);
+  const modelPrices = loadModelPrices(config);
   const dataConverter =
     config.PAYLOAD_ENCRYPTION_KEYS &&
     encryptingDataConverter(config.PAYLOAD_ENCRYPTION_KEYS, config.PAYLOAD_ENCRYPTION_PLAINTEXT);
@@ -74,6 +77,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       ...(bundlePath && { workflowBundlePath: bundlePath }),
       shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME,
       modelContextCacheBytes: config.WORKER_MODEL_CONTEXT_CACHE_MB * 2 ** 20,
+      ...(modelPrices && { modelPrices }),
       tuning: {
         maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
         maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
@@ -90,6 +94,22 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     await connection.close();
     await tracing?.shutdown(); // exports the spans still pending
   }
+}
+
+/** The prices of MODEL_PRICES_FILE and MODEL_PRICES (the variable wins for a model both name). */
+export function loadModelPrices(config: WorkerConfig): ModelPriceTable | undefined {
+  const file = config.MODEL_PRICES_FILE;
+  if (!file) return config.MODEL_PRICES;
+  let parsed: ReturnType<typeof modelPriceTableSchema.safeParse>;
+  try {
+    parsed = modelPriceTableSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  MODEL_PRICES_FILE: ${(err as Error).message}`);
+  }
+  if (!parsed.success) {
+    throw new ConfigError(`Invalid configuration:\n  MODEL_PRICES_FILE: ${describeIssues(parsed.error, 'prices')}`);
+  }
+  return { ...parsed.data, ...config.MODEL_PRICES };
 }
 
 /** The servers of MCP_SERVERS, MCP_SERVERS_FILE and `mcpServers`; a name given twice is a configuration error. */

@@ -8,6 +8,7 @@ import { compactionNote } from '../common/context-accounting';
 import { apiContextManagement } from '../common/context-options';
 import type { TurnFailure } from '../common/conversation-types';
 import { FailureType } from '../common/failure-types';
+import { typedCallOptions } from '../common/structured-output';
 import { modelCallSummary } from '../common/summaries';
 import type { ConversationState } from './conversation-state';
 import type { ConversationStream } from './conversation-stream';
@@ -50,7 +51,9 @@ export async function askModel(
   // A forced tool_choice (`any`, `tool`) applies to the first call of a user turn only: forcing every call
   // would never let the model answer.
   const forced = options.toolChoice?.type === 'any' || options.toolChoice?.type === 'tool';
-  const toolChoice = forced && (state.currentTurn?.modelCalls ?? 0) > 0 ? undefined : options.toolChoice;
+  const firstChoice = forced && (state.currentTurn?.modelCalls ?? 0) > 0 ? undefined : options.toolChoice;
+  // A typed answer adds its spec, and in mode `tool` decides the tool choice (common/structured-output.ts).
+  const { toolChoice, output } = typedCallOptions(state.currentTurn, firstChoice);
   const { workflowId, runId } = workflowInfo();
   const contextManagement = apiContextManagement(options.contextManagement);
   const { streaming } = options;
@@ -84,6 +87,7 @@ export async function askModel(
               disableParallelToolUse: options.disableParallelToolUse,
             }),
             ...(contextManagement && { contextManagement }),
+            ...(output && { output }),
           },
         },
       ]);
@@ -96,7 +100,7 @@ export async function askModel(
     } finally {
       state.finishActivity('model');
     }
-    state.recordModelCall(reply.usage);
+    const costUsd = state.recordModelCall(reply.usage);
     if (reply.stop_reason !== 'max_tokens') {
       publishReply(stream, callNumber, reply);
       stream.publish({
@@ -104,6 +108,7 @@ export async function askModel(
         call: callNumber,
         stopReason: reply.stop_reason,
         usage: reply.usage,
+        costUsd,
       });
       return { kind: 'reply', reply };
     }

@@ -12,6 +12,7 @@ import type {
   ConversationSnapshot,
   ConversationStatus,
   PendingApproval,
+  PendingMessage,
   TokenUsage,
   TurnFailure,
   TurnInProgress,
@@ -24,8 +25,16 @@ import { compactedHead } from '../common/orchestrator-summary';
 import { FailureType } from '../common/failure-types';
 import type { ConversationOptions } from '../common/options';
 import { addUsage, ZERO_USAGE } from '../common/usage';
+import { billedTokens, promptTokens, type BudgetScope, type Spent } from '../common/budget';
+import { addCost, costUsd, type ModelPrices } from '../common/pricing';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
-import { approvalDecisionSchema, turnNumberSchema, userMessageSchema } from '../common/workflow-messages';
+import { type OutputSpec, outputConflict } from '../common/structured-output';
+import {
+  approvalDecisionSchema,
+  messageOptionsSchema,
+  turnNumberSchema,
+  userMessageSchema,
+} from '../common/workflow-messages';
 
 /** Turn outcomes kept for callers that come back for them (`awaitTurn`), also across continue-as-new. */
 export const KEPT_OUTCOMES = 20;
@@ -48,6 +57,12 @@ export class ConversationState {
   modelCalls: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** USD so far; null once a call had no price (common/pricing.ts). */
+  costUsd: number | null;
+  /** The model's prices for this run (resolved when it starts); null: unknown, costs are then unknown too. */
+  prices: ModelPrices | null = null;
+  /** The last model call's usage (carried to the next run): the budget's estimate of the next call starts from it. */
+  lastCallUsage: TokenUsage | undefined;
   lastText: string;
   /** Model calls in this run: continue-as-new keeps each run's history bounded. */
   modelCallsThisRun = 0;
@@ -69,10 +84,12 @@ export class ConversationState {
   private readonly optionsBytes: number;
   /** The reply id and cache position when the current turn began: a failed turn goes back to them. */
   private turnStartReply: { id: string | undefined; sentUpTo: number } = { id: undefined, sentUpTo: 0 };
-  private readonly pending: { turn: number; text: string }[];
+  private readonly pending: PendingMessage[];
   private readonly outcomes: TurnOutcome[];
   private readonly runningNow = new Map<string, ActivityInProgress>();
   private readonly approvals = new Map<string, { request: PendingApproval; decision?: ApprovalDecision }>();
+  /** The user message the current turn's message joined (see beginTurn), restored if the turn fails. */
+  private joinedMessage: MessageParam | undefined;
   /** Why the conversation failed as a whole, for every caller still waiting on a turn. */
   private fatal: TurnFailure | undefined;
 
@@ -88,6 +105,9 @@ export class ConversationState {
     this.modelCalls = carried?.modelCalls ?? 0;
     this.toolCalls = carried?.toolCalls ?? 0;
     this.usage = carried?.usage ?? ZERO_USAGE;
+    // A state carried from before costs were kept had calls nobody priced: unknown, not 0.
+    this.costUsd = carried ? (carried.costUsd ?? null) : 0;
+    this.lastCallUsage = carried?.lastCallUsage;
     this.runs = (carried?.runs ?? 0) + 1;
     this.lastText = carried?.lastText ?? '';
     this.endWanted = carried?.endRequested ?? false;
@@ -121,14 +141,15 @@ export class ConversationState {
   // ── user messages ────────────────────────────────────────────────────────────────────────────────
 
   /** Throws a rejection (the update is refused before it is accepted) when the message cannot be taken. */
-  validateMessage(text: unknown): void {
+  validateMessage(text: unknown, options?: unknown): void {
     const parsed = userMessageSchema.safeParse(text);
     if (!parsed.success) throw rejection(parsed.error.issues[0]!.message);
+    const output = this.messageOutput(options);
     if (!this.isOpen || this.endWanted) throw rejection(`The conversation has ended (${this.statusValue}).`);
     if (this.pending.length >= MAX_PENDING_MESSAGES) {
       throw rejection(`${MAX_PENDING_MESSAGES} messages are already waiting for an answer; send this one later.`);
     }
-    const after = this.carriedBytes() + utf8Length(parsed.data) + 64;
+    const after = this.carriedBytes() + utf8Length(parsed.data) + (output ? jsonBytes(output) : 0) + 64;
     if (after > this.options.limits.maxCarriedBytes) {
       throw rejection(
         `The conversation would grow to ${after} bytes, over its limit of ${this.options.limits.maxCarriedBytes}; start a new conversation.`,
@@ -136,9 +157,25 @@ export class ConversationState {
     }
   }
 
-  enqueue(text: string): number {
+  /**
+   * The typed answer a message asks for of its own (undefined: the conversation's `output`, if any). Throws a
+   * rejection when the message's options are not valid, or do not go with the conversation's (e.g. legacy XML).
+   */
+  messageOutput(options: unknown): OutputSpec | undefined {
+    const parsed = messageOptionsSchema.safeParse(options);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`);
+      throw rejection(`Invalid message options: ${problems.join('; ')}`);
+    }
+    const output = parsed.data?.output;
+    const conflict = outputConflict(output, this.options);
+    if (conflict) throw rejection(`Invalid message options: output: ${conflict}`);
+    return output;
+  }
+
+  enqueue(text: string, output?: OutputSpec): number {
     const turn = this.nextTurn++;
-    this.pending.push({ turn, text });
+    this.pending.push({ turn, text, ...(output && { output }) });
     return turn;
   }
 
@@ -162,8 +199,12 @@ export class ConversationState {
     this.turnStartReply = { id: this.lastReplyId, sentUpTo: this.sentUpTo };
     let message: MessageParam = { role: 'user', content: next.text };
     const last = this.transcript.at(-1);
+    this.joinedMessage = undefined;
     if (last?.role === 'user') {
-      // Only the orchestrator's summary, left by a turn that failed after compacting: the message joins it.
+      this.joinedMessage = last;
+      // The orchestrator's summary, left by a turn that failed after compacting, tool results a turn stopped by its
+      // budget gathered, or the tool_result of a typed answer given with the answer tool (typed-answer.ts): the
+      // message joins it.
       this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
       this.sentUpTo = Math.min(this.sentUpTo, this.transcript.length);
       this.turnStartReply = { id: undefined, sentUpTo: 0 };
@@ -172,27 +213,61 @@ export class ConversationState {
     }
     const transcriptStart = this.transcript.length;
     this.push(message);
-    this.currentTurn = { turn: next.turn, modelCalls: 0, toolCalls: 0, usage: ZERO_USAGE, transcriptStart };
+    const output = next.output ?? this.options.output;
+    this.currentTurn = {
+      turn: next.turn,
+      modelCalls: 0,
+      toolCalls: 0,
+      usage: ZERO_USAGE,
+      costUsd: 0,
+      transcriptStart,
+      ...(output && { output, answerAttempts: 0 }),
+    };
     this.statusValue = 'running';
     return this.currentTurn;
   }
 
   // ── model replies and tool results ───────────────────────────────────────────────────────────────
 
-  recordModelCall(usage: TokenUsage): void {
+  /** Counts a model call and its tokens; returns what it cost (null: unknown). */
+  recordModelCall(usage: TokenUsage): number | null {
     this.modelCalls++;
     this.modelCallsThisRun++;
+    this.lastCallUsage = usage;
     this.usage = addUsage(this.usage, usage);
     if (this.currentTurn) {
       this.currentTurn.modelCalls++;
       this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
     }
+    return this.addCostOf(usage);
   }
 
   /** A model call of the orchestrator's own (a summary): its tokens count, but it is not one of the turn's calls. */
   recordExtraUsage(usage: TokenUsage): void {
     this.usage = addUsage(this.usage, usage);
     if (this.currentTurn) this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
+    this.addCostOf(usage);
+  }
+
+  private addCostOf(usage: TokenUsage): number | null {
+    const cost = this.prices ? costUsd(usage, this.prices) : null;
+    this.costUsd = addCost(this.costUsd, cost);
+    if (this.currentTurn) this.currentTurn.costUsd = addCost(this.currentTurn.costUsd ?? null, cost);
+    return cost;
+  }
+
+  /** What the current turn and the conversation have spent, for the budget (common/budget.ts). */
+  spent(): { turn: Spent; conversation: Spent } {
+    const turn = this.currentTurn;
+    return {
+      turn: { tokens: turn ? billedTokens(turn.usage) : 0, usd: turn ? (turn.costUsd ?? null) : 0 },
+      conversation: { tokens: billedTokens(this.usage), usd: this.costUsd },
+    };
+  }
+
+  /** The last call's prompt in this run (input, cache writes and reads), if there was one. */
+  get lastPromptTokens(): number | undefined {
+    return this.lastCallUsage && promptTokens(this.lastCallUsage);
   }
 
   /**
@@ -213,6 +288,16 @@ export class ConversationState {
       this.currentTurn.transcriptStart += shift;
       this.turnStartReply = { ...this.turnStartReply, sentUpTo: Math.max(0, this.turnStartReply.sentUpTo + shift) };
     }
+  }
+
+  /** A typed answer was checked (right or wrong); `forceAnswer`: the next call must call the answer tool. */
+  recordAnswerAttempt(forceAnswer: boolean): number {
+    const turn = this.currentTurn;
+    if (!turn) throw new Error('no turn is in progress');
+    turn.answerAttempts = (turn.answerAttempts ?? 0) + 1;
+    if (forceAnswer) turn.forceAnswer = true;
+    else delete turn.forceAnswer;
+    return turn.answerAttempts;
   }
 
   /** A cut-off reply forced the turn up the `max_tokens` ladder: later calls of the turn start there. */
@@ -277,8 +362,16 @@ export class ConversationState {
 
   // ── ending a turn ────────────────────────────────────────────────────────────────────────────────
 
-  /** Ends the current turn with the model's last words; a final `status` ends the conversation too. */
-  finishTurn(text: string, stopReason: TurnResult['stopReason'], status: ConversationStatus): TurnResult {
+  /**
+   * Ends the current turn with the model's last words (and its typed answer, when the turn asked for one); a final
+   * `status` ends the conversation too.
+   */
+  finishTurn(
+    text: string,
+    stopReason: TurnResult['stopReason'],
+    status: ConversationStatus,
+    answer?: { output: unknown },
+  ): TurnResult {
     const turn = this.takeCurrentTurn();
     const result: TurnResult = {
       turn: turn.turn,
@@ -288,10 +381,24 @@ export class ConversationState {
       modelCalls: turn.modelCalls,
       toolCalls: turn.toolCalls,
       usage: turn.usage,
+      ...(answer && { output: answer.output }),
+      costUsd: turn.costUsd ?? null,
     };
     this.keep({ kind: 'reply', result });
     this.lastText = text;
     this.statusValue = status;
+    return result;
+  }
+
+  /**
+   * A budget ran out before the next model call: the turn ends with `budget_exhausted`, keeping what it gathered (tool
+   * results the model has not read yet stay in the transcript, which remains valid: the next message joins them). A
+   * turn's budget leaves the conversation open; the conversation's budget ends it.
+   */
+  finishTurnOverBudget(message: string, scope: BudgetScope): TurnResult {
+    const result = this.finishTurn(message, null, 'budget_exhausted');
+    // A one-shot question has no next turn: it ends as its turn did.
+    if (scope === 'turn' && !this.options.closeAfterFirstReply) this.statusValue = 'awaiting_user';
     return result;
   }
 
@@ -303,7 +410,9 @@ export class ConversationState {
     const turn = this.takeCurrentTurn();
     this.keep({ kind: 'failed', turn: turn.turn, failure });
     // A turn that compacted the context keeps the compaction: it stands for the turns before it too.
-    const head = turn.transcriptStart === 0 ? compactedHead(this.transcript) : [];
+    // Tool results a budget-stopped turn left are put back: the model's tool calls before them need them.
+    const joined = this.joinedMessage ? [this.joinedMessage] : [];
+    const head = turn.transcriptStart === 0 ? compactedHead(this.transcript) : joined;
     while (this.transcript.length > turn.transcriptStart) this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
     for (const message of head) this.push(message);
     // The worker's cached copy may hold the failed turn's replies: point the next call at the last good reply.
@@ -428,6 +537,7 @@ export class ConversationState {
       modelCalls: this.modelCalls,
       toolCalls: this.toolCalls,
       usage: this.usage,
+      costUsd: this.costUsd,
       transcriptLength: this.transcript.length,
       lastText: this.lastText,
       pendingApprovals: [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request),
@@ -450,6 +560,7 @@ export class ConversationState {
       modelCalls: this.modelCalls,
       toolCalls: this.toolCalls,
       usage: this.usage,
+      costUsd: this.costUsd,
       transcriptLength: this.transcript.length,
     };
   }
@@ -470,6 +581,8 @@ export class ConversationState {
       endRequested: this.endWanted,
       firstRunId: this.firstRunId,
       context: this.context,
+      costUsd: this.costUsd,
+      ...(this.lastCallUsage && { lastCallUsage: this.lastCallUsage }),
     };
   }
 }

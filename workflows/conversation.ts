@@ -27,6 +27,7 @@ import {
   awaitTurnUpdate,
   conversationInputSchema,
   endConversationSignal,
+  type MessageOptions,
   modelContextQuery,
   modelContextRangeSchema,
   sendMessageUpdate,
@@ -38,12 +39,15 @@ import {
   transcriptRangeSchema,
 } from '../common/workflow-messages';
 import { askModel, type OfferedTools } from './ask-model';
+import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
 import { ConversationState } from './conversation-state';
 import { listConversationMcpTools } from './mcp-tools';
+import { resolveModelPrices } from './model-prices';
 import { ConversationStream } from './conversation-stream';
 import { runToolCalls, type ToolRun } from './run-tool-calls';
 import { searchAttributesPublisher } from './search-attributes-publisher';
+import { handleTypedReply } from './typed-answer';
 
 const { describeTools } = proxyLocalActivities<{ describeTools(names: string[]): Promise<DescribeToolsResult> }>({
   startToCloseTimeout: '10 seconds',
@@ -85,6 +89,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       );
     }
     const policies = new Map<string, ToolPolicy>(catalog.tools.map((policy) => [policy.name, policy]));
+    state.prices = await resolveModelPrices(state.options);
     const run: Conversation = {
       state,
       stream,
@@ -184,6 +189,11 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       );
       return 'done';
     }
+    const budget = await checkNextCall(state, run.offered);
+    if (!budget.ok) {
+      state.finishTurnOverBudget(budget.message, budget.scope);
+      return 'done';
+    }
     await compactIfDue(state, run.offered);
     const step = await askModel(state, run.offered, run.stream);
     if (step.kind === 'failed') {
@@ -223,6 +233,9 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       return 'done';
     }
     if (reply.stop_reason === 'pause_turn') continue; // the server paused a long turn: send it back as it is
+    const typed = await handleTypedReply(run, reply.stop_reason, reading);
+    if (typed === 'done') return 'done';
+    if (typed === 'next') continue;
     if (reading.toolCalls.length === 0) {
       state.finishTurn(
         reading.text,
@@ -281,12 +294,21 @@ function registerHandlers(
     await condition(() => state.outcomeOf(turn) !== undefined);
     return state.outcomeOf(turn)!;
   };
-  setHandler(sendMessageUpdate, (text) => outcome(state.enqueue(text)), {
-    validator: (text) => state.validateMessage(text),
-  });
-  setHandler(submitMessageUpdate, (text) => ({ turn: state.enqueue(text), offset: stream.offset() }), {
-    validator: (text) => state.validateMessage(text),
-  });
+  // A message's options (a typed answer of its own) are checked by the validator; the handler reads them again.
+  const validator = (text: string, options?: MessageOptions) => state.validateMessage(text, options);
+  setHandler(
+    sendMessageUpdate,
+    (text: string, options?: MessageOptions) => outcome(state.enqueue(text, state.messageOutput(options))),
+    { validator },
+  );
+  setHandler(
+    submitMessageUpdate,
+    (text: string, options?: MessageOptions) => ({
+      turn: state.enqueue(text, state.messageOutput(options)),
+      offset: stream.offset(),
+    }),
+    { validator },
+  );
   setHandler(awaitTurnUpdate, outcome, { validator: (turn) => state.validateAwaitTurn(turn) });
   setHandler(approveToolCallUpdate, (decision) => state.decide(decision), {
     validator: (decision) => state.validateDecision(decision),
@@ -351,8 +373,17 @@ async function failConversation(
 /** A turn that ended tells its readers how; the log then drops what came before the previous turn. */
 function publishTurnEnd(stream: ConversationStream, outcome: TurnOutcome | undefined): void {
   if (outcome?.kind === 'reply') {
-    const { turn, status, text, stopReason, usage } = outcome.result;
-    stream.publish({ type: 'turn_finished', turn, status, text, stopReason, usage });
+    const { turn, status, text, stopReason, usage, output, costUsd } = outcome.result;
+    stream.publish({
+      type: 'turn_finished',
+      turn,
+      status,
+      text,
+      stopReason,
+      usage,
+      costUsd,
+      ...('output' in outcome.result && { output }),
+    });
   } else if (outcome?.kind === 'failed') {
     stream.publish({ type: 'turn_failed', turn: outcome.turn, failure: outcome.failure });
   }

@@ -19,7 +19,8 @@ export function searchAttributesPublisher(state: ConversationState): () => void 
         key: attributes.ConversationInputTokens,
         value: usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens,
       },
-      { key: attributes.ConversationOutputTokens, value: usage.outputTokens },
+      // Unknown (no price): unset, so `ConversationCostUsd > 1` never lists an unpriced conversation as cheap.
+      { key: attributes.ConversationCostUsd, value: snapshot.costUsd },
       { key: attributes.ConversationContextTokens, value: snapshot.context.inputTokens },
       { key: attributes.ConversationContextTokensBefore, value: snapshot.context.inputTokensBefore },
       { key: attributes.ConversationAwaitingApproval, value: snapshot.pendingApprovals.length > 0 },

@@ -1,7 +1,9 @@
 // Item 5: input tokens billed per model call on a long chain with a realistic (~2,000-token) system prompt, prompt
 // caching on (the default: breakpoints after the tools, the system prompt and the newest message) and off. Usage is
 // read back from the conversation's history (each callModel result carries the API's usage), i.e. what the
-// orchestrator was billed, as the local server accounts it the way the API documents.
+// orchestrator was billed, as the local server accounts it the way the API documents. In dollars: each call priced
+// with the published table (common/pricing.ts) for the conversation's model, and the chain's cost as the
+// conversation itself reports it (TurnResult.costUsd): the two must agree.
 import { randomUUID } from 'node:crypto';
 import type { CallModelResult } from '../../common/activity-contracts';
 import { scriptChain, CHAIN_TOOLS } from './chain-script';
@@ -9,6 +11,8 @@ import { type BenchContext, startConversationWorker, terminateAll } from './cont
 import { payloadBytesByType, runsOf } from './history-runs';
 import { estimateTokens } from '../../testing/messages-api/tokens';
 import { REALISTIC_SYSTEM_PROMPT } from './system-prompt';
+import { DEFAULT_MODEL } from '../../common/options';
+import { costUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../../common/pricing';
 
 export interface CallUsage {
   call: number;
@@ -19,6 +23,9 @@ export interface CallUsage {
   cachedFraction: number;
   /** Input priced in base-input-token equivalents: input + 1.25 × cache writes (5 min) + 0.1 × cache reads. */
   billedEquivalent: number;
+  outputTokens: number;
+  /** USD of the call at the published prices (input, output, cache writes and reads each at its own). */
+  usd: number;
 }
 
 export interface CostRun {
@@ -33,6 +40,10 @@ export interface CostRun {
   historySize: number;
   historyBytesPerStep: number;
   payloadBytes: Record<string, number>;
+  /** USD of the whole chain at the published prices… */
+  usd: number;
+  /** …and as the conversation reported it (null: unknown). */
+  reportedUsd: number | null;
 }
 
 export interface CostResult {
@@ -41,7 +52,13 @@ export interface CostResult {
   runs: CostRun[];
   /** Billed-equivalent input with caching on ÷ off. */
   savings: number;
+  model: string;
+  prices: ModelPrices;
+  /** USD of the chain with caching on ÷ off (output included). */
+  usdRatio: number;
 }
+
+const PRICES = pricesFor(DEFAULT_MODEL, PUBLISHED_PRICES)!;
 
 async function usageOf(
   ctx: BenchContext,
@@ -60,7 +77,7 @@ async function usageOf(
       const payload = completed.result?.payloads?.[0];
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a history payload, decoded as the client would
       const result = converter.fromPayload(payload as any) as CallModelResult;
-      const { inputTokens, cacheReadInputTokens, cacheCreationInputTokens } = result.usage;
+      const { inputTokens, cacheReadInputTokens, cacheCreationInputTokens, outputTokens } = result.usage;
       const all = inputTokens + cacheReadInputTokens + cacheCreationInputTokens;
       usage.push({
         call: usage.length + 1,
@@ -69,6 +86,8 @@ async function usageOf(
         cacheCreationInputTokens,
         cachedFraction: all > 0 ? cacheReadInputTokens / all : 0,
         billedEquivalent: inputTokens + 1.25 * cacheCreationInputTokens + 0.1 * cacheReadInputTokens,
+        outputTokens,
+        usd: costUsd(result.usage, PRICES),
       });
     }
   }
@@ -94,7 +113,7 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
       const prompt = scriptChain(mock, args.costSteps, `cost-${promptCaching ? 'on' : 'off'}`);
       const id = `bench-cost-${promptCaching ? 'on' : 'off'}-${randomUUID().slice(0, 8)}`;
       ids.push(id);
-      await conversations.sendMessage(id, prompt, {
+      const reply = await conversations.sendMessage(id, prompt, {
         tools: CHAIN_TOOLS,
         system: REALISTIC_SYSTEM_PROMPT,
         promptCaching,
@@ -115,6 +134,8 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
         historySize,
         historyBytesPerStep: historySize / args.costSteps,
         payloadBytes,
+        usd: sum((c) => c.usd),
+        reportedUsd: reply.costUsd,
       });
     }
   } finally {
@@ -128,5 +149,8 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
     systemPromptTokens: estimateTokens(REALISTIC_SYSTEM_PROMPT),
     runs,
     savings: on && off ? on.totalBilledEquivalent / off.totalBilledEquivalent : Number.NaN,
+    model: DEFAULT_MODEL,
+    prices: PRICES,
+    usdRatio: on && off ? on.usd / off.usd : Number.NaN,
   };
 }

@@ -1,5 +1,6 @@
 // results/bench-*.html: one self-contained page (inline SVG, no script, no network) with a chart per item, the
 // targets, and the text tables.
+import { formatUsd } from '../../common/pricing';
 import type { BenchResults } from './results';
 import { escapeXml, groupedBars, lineChart, PALETTE, stackedBars } from './svg';
 import { PHASES } from './step-breakdown';
@@ -205,7 +206,8 @@ function costCharts(results: BenchResults): string[] {
   if (!c) return [];
   return c.runs.map((run) =>
     stackedBars({
-      title: `Input tokens per model call, prompt caching ${run.promptCaching ? 'on' : 'off'} (${c.steps}-step chain)`,
+      // Older results have no USD figure.
+      title: `Input tokens per model call, prompt caching ${run.promptCaching ? 'on' : 'off'} (${c.steps}-step chain${run.usd === undefined ? '' : `, ${formatUsd(run.usd)} on ${c.model}`})`,
       yLabel: 'tokens',
       categories: run.calls.map((call) => String(call.call)),
       series: [

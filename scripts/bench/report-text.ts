@@ -4,6 +4,7 @@ import { fmtBytes, fmtMs, fmtNum, fmtRatio, pct } from './format';
 import { PHASES } from './step-breakdown';
 import { verdict } from './targets';
 import { textTable } from './text-table';
+import { formatUsd } from '../../common/pricing';
 
 const PHASE_HEADERS = PHASES.map((phase) => phase.replace('model.', 'm.').replace('tool.', 't.'));
 
@@ -308,6 +309,16 @@ export function textReport(results: BenchResults): string {
       );
     }
     out.push(`  caching on costs ${pct(cost.savings)} of caching off, for input.`);
+    const { input, output, cacheWrite, cacheRead } = cost.prices;
+    out.push(
+      `  cost per ${cost.steps}-step chain on ${cost.model} ($${input} in, $${output} out, $${cacheWrite} cache write, $${cacheRead} cache read per MTok):`,
+    );
+    for (const run of cost.runs) {
+      out.push(
+        `    caching ${run.promptCaching ? 'on ' : 'off'}: ${formatUsd(run.usd)} (${formatUsd(run.usd / cost.steps)} per step; the conversation reported ${formatUsd(run.reportedUsd)})`,
+      );
+    }
+    out.push(`    with caching the chain costs ${pct(cost.usdRatio)} of what it costs without.`);
   }
 
   if (streaming) {

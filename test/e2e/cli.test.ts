@@ -58,3 +58,19 @@ test('an error exits non-zero with a JSON error carrying its code', async () => 
   const unknown = await cli('start', '--tools', 'get_horoscope');
   assert.equal(unknown.json.error.code, 'invalid_options');
 });
+
+test('transcript ends with what the conversation cost; state has costUsd', async () => {
+  const id = `cli-cost-${Date.now()}`;
+  await cli('start', '--id', id, '--tools', 'get_ticker_symbol,get_current_stock_price', 'Price of General Motors?');
+  const state = (await cli('state', id)).json;
+  assert.ok(state.costUsd > 0, 'the default model has a published price');
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, '..', '..', 'client', 'cli.ts'), 'transcript', id],
+    { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue } },
+  );
+  assert.match(
+    stdout.trimEnd().split('\n').at(-1)!,
+    new RegExp(`^\\(cost \\$${state.costUsd.toFixed(4)} · \\d+ tokens\\)$`),
+  );
+});

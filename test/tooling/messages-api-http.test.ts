@@ -115,6 +115,18 @@ describe('local Messages API http: routes', () => {
       assert.equal(server.requests[0]?.path, '/v1/messages/count_tokens');
     });
   });
+
+  test('count_tokens refuses a request with max_tokens with a 400, as the API', async () => {
+    await withMessagesApi(async (server, client) => {
+      const body = { model: DEMO_MODEL, max_tokens: 10, messages: [{ role: 'user' as const, content: 'Hi' }] };
+      await assert.rejects(client.messages.countTokens(body as never), (err: { status?: number; message: string }) => {
+        assert.equal(err.status, 400);
+        assert.match(err.message, /max_tokens: Extra inputs are not permitted/);
+        return true;
+      });
+      assert.equal(server.requests[0]?.status, 400);
+    });
+  });
 });
 
 describe('local Messages API http: JSON replies', () => {

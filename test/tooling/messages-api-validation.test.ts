@@ -300,6 +300,15 @@ describe('local Messages API validation: valid requests pass', () => {
     assert.deepEqual(validateRequest({ model: DEMO_MODEL, messages: [user('Hi')] }, { countTokens: true }), {
       ok: true,
     });
+    assert.deepEqual(
+      validateRequest({ model: DEMO_MODEL, max_tokens: 5, messages: [user('Hi')] }, { countTokens: true }),
+      { ok: false, message: 'max_tokens: Extra inputs are not permitted' },
+      'count_tokens takes no generation fields, as the API',
+    );
+    assert.equal(
+      validateRequest({ model: DEMO_MODEL, stream: true, messages: [user('Hi')] }, { countTokens: true }).ok,
+      false,
+    );
     const verdict = validateRequest({ model: DEMO_MODEL, max_tokens: 5, messages: [user('Hi'), user('again')] });
     assert.equal(verdict.ok, false);
     assert.ok(!verdict.ok && /roles must alternate/.test(verdict.message));

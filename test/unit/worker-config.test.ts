@@ -1,7 +1,11 @@
 // The worker's configuration: defaults, and a clear message naming the variable when a value is wrong.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '../../workers/config';
+import { loadModelPrices } from '../../workers/run-worker';
 
 test('defaults fill what is not set', () => {
   const config = loadConfig({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:4010' });
@@ -28,4 +32,28 @@ test('a bad value stops start-up with a message that names the variable', () => 
 
 test('neither an API key nor a local server: say how to get one', () => {
   assert.throws(() => loadConfig({}), /ANTHROPIC_API_KEY: set it to talk to Claude, or set ANTHROPIC_BASE_URL/);
+});
+
+test('MODEL_PRICES is JSON prices per model, checked at start-up', () => {
+  const base = { ANTHROPIC_BASE_URL: 'http://localhost:4000' };
+  const prices = { 'my-model': { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 } };
+  assert.deepEqual(loadConfig({ ...base, MODEL_PRICES: JSON.stringify(prices) }).MODEL_PRICES, prices);
+  assert.throws(() => loadConfig({ ...base, MODEL_PRICES: '{not json' }), /MODEL_PRICES: must be JSON/);
+  assert.throws(() => loadConfig({ ...base, MODEL_PRICES: '{"m":{"input":1}}' }), /MODEL_PRICES/);
+});
+
+test('MODEL_PRICES_FILE adds prices from a file; MODEL_PRICES wins for a model both name', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'prices-'));
+  const file = join(dir, 'prices.json');
+  const a = { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 };
+  const b = { input: 2, output: 10, cacheWrite: 2.5, cacheRead: 0.2 };
+  writeFileSync(file, JSON.stringify({ 'model-a': a, 'model-b': a }));
+  const config = loadConfig({
+    ANTHROPIC_BASE_URL: 'http://localhost:4000',
+    MODEL_PRICES_FILE: file,
+    MODEL_PRICES: JSON.stringify({ 'model-b': b }),
+  });
+  assert.deepEqual(loadModelPrices(config), { 'model-a': a, 'model-b': b });
+  writeFileSync(file, JSON.stringify({ 'model-a': { input: 'free' } }));
+  assert.throws(() => loadModelPrices(config), /MODEL_PRICES_FILE: prices\.model-a\.input|MODEL_PRICES_FILE: model-a/);
 });

@@ -30,7 +30,7 @@ import { PromptCache } from './prompt-cache';
 import { messageJson, streamReply, wait, type Reply, type ReplyBlock, type ReplyUsage } from './respond';
 import { outputTokens } from './tokens';
 import type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep, ScriptUsage } from './types';
-import { validateRequest } from './validate-request';
+import { outputSchemaOf, validateRequest } from './validate-request';
 
 export type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep } from './types';
 
@@ -336,8 +336,12 @@ class MessagesApiServer implements MessagesApi {
       const content: ReplyBlock[] = step.reply.content.map((block) =>
         block.type === 'text'
           ? { type: 'text', text: block.text }
-          : { type: 'tool_use', id: block.id ?? toolUseId(), name: block.name, input: block.input },
+          : block.type === 'json'
+            ? { type: 'text', text: JSON.stringify(block.value) }
+            : { type: 'tool_use', id: block.id ?? toolUseId(), name: block.name, input: block.input },
       );
+      const notJson = notJsonAnswer(body, content);
+      if (notJson) return this.sendError(ex, 400, 'invalid_request_error', notJson);
       const reply = this.reply(
         turn,
         content,
@@ -498,6 +502,21 @@ class MessagesApiServer implements MessagesApi {
 }
 
 /** Starts the server (default 127.0.0.1, any free port). */
+/**
+ * Why a scripted final reply cannot be what the API answers a request with `output_config.format`: its text is not
+ * JSON (constrained decoding makes it JSON). A test that scripts this has a bug; the 400 says so.
+ */
+function notJsonAnswer(body: Json, content: ReplyBlock[]): string | undefined {
+  if (!outputSchemaOf(body) || content.some((block) => block.type === 'tool_use')) return undefined;
+  const text = content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch {
+    return `scripted reply: the request asks for output_config.format, but the reply text is not JSON: ${text.slice(0, 200)}`;
+  }
+}
+
 export async function startMessagesApi(options: MessagesApiOptions = {}): Promise<MessagesApi> {
   const server = new MessagesApiServer(options);
   await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);

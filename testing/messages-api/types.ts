@@ -18,7 +18,18 @@ export interface ScriptToolUseBlock {
   input: Record<string, unknown>;
 }
 
-export type ScriptBlock = ScriptTextBlock | ScriptToolUseBlock;
+/**
+ * The answer of a request with `output_config.format` (structured outputs), as data: it goes out as a text block
+ * holding its JSON. The server checks that a scripted final reply to such a request is JSON (the real API's
+ * constrained decoding guarantees that much), not that it matches the schema: bounds the API leaves to descriptions
+ * (`minimum`, …) are the caller's to check, so a test can script an answer that breaks them.
+ */
+export interface ScriptJsonBlock {
+  type: 'json';
+  value: unknown;
+}
+
+export type ScriptBlock = ScriptTextBlock | ScriptToolUseBlock | ScriptJsonBlock;
 
 /** Usage counters a scripted step may pin; the rest is computed (token estimate, prompt cache). */
 export interface ScriptUsage {

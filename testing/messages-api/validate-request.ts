@@ -27,6 +27,18 @@ export function maxOutputTokens(model: string): number {
   return 64000;
 }
 
+/** Fields of a Messages request that `/v1/messages/count_tokens` does not take. */
+const GENERATION_ONLY_FIELDS = [
+  'max_tokens',
+  'stream',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'top_k',
+  'metadata',
+  'service_tier',
+] as const;
+
 class Invalid extends Error {}
 
 function fail(message: string): never {
@@ -62,6 +74,11 @@ function check(body: unknown, options: ValidateOptions): void {
   if (typeof model !== 'string') fail('model: Input should be a valid string');
   if (model.trim() === '') fail('model: String should have at least 1 character');
 
+  // count_tokens counts a prompt: what only generating takes is refused, as the API refuses it.
+  if (options.countTokens) {
+    for (const field of GENERATION_ONLY_FIELDS) if (field in body) fail(`${field}: Extra inputs are not permitted`);
+  }
+
   // max_tokens
   if (!options.countTokens) {
     if (!('max_tokens' in body)) fail('max_tokens: Field required');
@@ -85,6 +102,7 @@ function check(body: unknown, options: ValidateOptions): void {
   checkSystem(body['system']);
   const toolNames = checkTools(body['tools']);
   checkToolChoice(body['tool_choice'], toolNames);
+  checkOutputConfig(body);
   if (!options.countTokens) {
     checkStopSequences(body['stop_sequences']);
     checkTemperature(body['temperature']);
@@ -219,6 +237,132 @@ function checkToolChoice(choice: unknown, toolNames: Set<string>): void {
     const available = toolNames.size > 0 ? [...toolNames].join(', ') : 'none';
     fail(`tool_choice.tool.name: Tool '${name}' not found in tools (available: ${available})`);
   }
+}
+
+/** The keywords a structured-output schema may use (the API's subset; the SDK moves the rest into descriptions). */
+const OUTPUT_SCHEMA_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  'allOf',
+  '$ref',
+  '$defs',
+  'definitions',
+  'description',
+  'title',
+  'format',
+  'minItems',
+  'default',
+  '$schema',
+]);
+const OUTPUT_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
+
+/**
+ * `output_config` (structured outputs, `effort`): a `format` is `{type: 'json_schema', schema}` whose schema keeps to
+ * the supported subset — every object closed with `additionalProperties: false`, no numeric or string bounds,
+ * `minItems` 0 or 1. The deprecated top-level `output_format` is refused here: the project sends the current field.
+ */
+function checkOutputConfig(body: Json): void {
+  if ('output_format' in body) {
+    fail('output_format: this parameter has moved to output_config.format');
+  }
+  const config = body['output_config'];
+  if (config === undefined || config === null) return;
+  if (!isObject(config)) fail('output_config: Input should be a valid dictionary');
+  const effort = config['effort'];
+  if (effort !== undefined && effort !== null && !OUTPUT_EFFORTS.includes(effort as string)) {
+    fail(`output_config.effort: Input should be ${OUTPUT_EFFORTS.map((e) => `'${e}'`).join(', ')}`);
+  }
+  const format = config['format'];
+  if (format === undefined || format === null) return;
+  if (!isObject(format)) fail('output_config.format: Input should be a valid dictionary');
+  if (format['type'] !== 'json_schema') fail("output_config.format.type: Input should be 'json_schema'");
+  if (!('schema' in format)) fail('output_config.format.schema: Field required');
+  const schema = format['schema'];
+  if (!isObject(schema)) fail('output_config.format.schema: Input should be a valid dictionary');
+  checkOutputSchema(schema, 'output_config.format.schema');
+  if (isRecursive(schema)) fail('output_config.format.schema: Recursive schemas are not supported');
+}
+
+/** Whether a `$ref` leads back to where it came from (`#` itself, or a cycle through `$defs`). */
+function isRecursive(root: Json): boolean {
+  const defs = {
+    ...(isObject(root['$defs']) ? root['$defs'] : {}),
+    ...(isObject(root['definitions']) ? root['definitions'] : {}),
+  };
+  const refsOf = (node: unknown, out: string[] = []): string[] => {
+    if (Array.isArray(node)) node.forEach((item) => refsOf(item, out));
+    else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string') out.push(value);
+        else if (key !== '$defs' && key !== 'definitions') refsOf(value, out);
+      }
+    }
+    return out;
+  };
+  const target = (ref: string) => /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref)?.[1];
+  if (refsOf(root).includes('#')) return true;
+  const visiting = new Set<string>();
+  const done = new Set<string>();
+  const cycles = (name: string): boolean => {
+    if (visiting.has(name)) return true;
+    if (done.has(name)) return false;
+    visiting.add(name);
+    for (const ref of refsOf(defs[name])) {
+      if (ref === '#') return true;
+      const next = target(ref);
+      if (next !== undefined && next in defs && cycles(next)) return true;
+    }
+    visiting.delete(name);
+    done.add(name);
+    return false;
+  };
+  return Object.keys(defs).some(cycles);
+}
+
+function checkOutputSchema(schema: unknown, path: string): void {
+  if (typeof schema === 'boolean') return;
+  if (!isObject(schema)) fail(`${path}: Input should be a valid dictionary`);
+  for (const key of Object.keys(schema)) {
+    if (!OUTPUT_SCHEMA_KEYWORDS.has(key)) {
+      fail(`${path}: The schema keyword '${key}' is not supported in structured outputs`);
+    }
+  }
+  const types = Array.isArray(schema['type']) ? schema['type'] : [schema['type']];
+  if (types.includes('object') && schema['additionalProperties'] !== false) {
+    fail(`${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`);
+  }
+  const minItems = schema['minItems'];
+  if (minItems !== undefined && minItems !== 0 && minItems !== 1) {
+    fail(`${path}: For 'array' type, only minItems values 0 and 1 are supported`);
+  }
+  if (isObject(schema['properties'])) {
+    for (const [name, property] of Object.entries(schema['properties'])) {
+      checkOutputSchema(property, `${path}.properties.${name}`);
+    }
+  }
+  if (schema['items'] !== undefined) checkOutputSchema(schema['items'], `${path}.items`);
+  for (const key of ['anyOf', 'allOf'] as const) {
+    const list = schema[key];
+    if (Array.isArray(list)) list.forEach((entry, i) => checkOutputSchema(entry, `${path}.${key}.${i}`));
+  }
+  for (const key of ['$defs', 'definitions'] as const) {
+    const defs = schema[key];
+    if (isObject(defs))
+      for (const [name, def] of Object.entries(defs)) checkOutputSchema(def, `${path}.${key}.${name}`);
+  }
+}
+
+/** The JSON Schema a request asks the final text to match (`output_config.format.schema`), if any. */
+export function outputSchemaOf(body: Json): Json | undefined {
+  const config = body['output_config'];
+  const format = isObject(config) ? config['format'] : undefined;
+  return isObject(format) && isObject(format['schema']) ? format['schema'] : undefined;
 }
 
 function checkStopSequences(stops: unknown): void {

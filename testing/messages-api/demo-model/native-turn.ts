@@ -1,6 +1,6 @@
 // The native protocol's turn: tool_use / tool_result blocks, only offered tools, `tool_choice` honoured.
 import { intentOf, symbolFrom } from './intent';
-import { type Context, inferInput, nativeTools } from './offered-tools';
+import { type Context, inferInput, nativeTools, schemaInfo } from './offered-tools';
 import { type Outcome, type Plan, planAfterResults, planQuestion } from './plan';
 import { blocksOf, firstUserText, isObject, lastIndexOfRole, messagesOf, textOf } from './read-request';
 import type { DemoBlock, Json, Message } from './types';
@@ -52,6 +52,12 @@ export function nativeTurn(body: Json): DemoBlock[] {
     context.company = company;
     const ticker = outcomes.find((o) => o.name === 'get_ticker_symbol' && !o.isError);
     if (ticker) context.symbol = symbolFrom(ticker.text);
+    const priced = outcomes.find((o) => o.name === 'get_current_stock_price' && !o.isError);
+    if (priced) {
+      const price = Number.parseFloat(priced.text);
+      if (Number.isFinite(price)) context.price = price;
+      context.symbol ??= Object.values(priced.input).find((v): v is string => typeof v === 'string');
+    }
   } else {
     plan = planQuestion(question, tools);
     const intent = intentOf(question);
@@ -68,14 +74,18 @@ export function nativeTurn(body: Json): DemoBlock[] {
     case 'tool': {
       const forced = tools.get(String(choice['name']));
       if (forced && !(plan.kind === 'call' && plan.name === forced.name)) {
-        plan = { kind: 'call', name: forced.name, input: inferInput(forced, context) };
+        const answer = plan.kind === 'answer' ? { answer: plan.text } : {};
+        plan = { kind: 'call', name: forced.name, input: inferInput(forced, { ...context, ...answer }) };
       }
       if (plan.kind === 'call') delete plan.preface; // a forced call comes without text, as the API prefills it
       break;
     }
     case 'any': {
-      const first = tools.values().next().value;
-      if (plan.kind === 'answer' && first) plan = { kind: 'call', name: first.name, input: inferInput(first, context) };
+      // Made to call a tool when it would answer: an answer tool if one is offered (typed answers), else the first.
+      const tool = [...tools.values()].find((t) => /answer/i.test(t.name)) ?? tools.values().next().value;
+      if (plan.kind === 'answer' && tool) {
+        plan = { kind: 'call', name: tool.name, input: inferInput(tool, { ...context, answer: plan.text }) };
+      }
       if (plan.kind === 'call') delete plan.preface;
       break;
     }
@@ -83,7 +93,18 @@ export function nativeTurn(body: Json): DemoBlock[] {
       break;
   }
 
-  if (plan.kind === 'answer') return [{ type: 'text', text: plan.text }];
+  if (plan.kind === 'answer') {
+    // Structured outputs: the answer as JSON matching the format's schema, filled from the conversation.
+    const format = isObject(body['output_config']) ? body['output_config']['format'] : undefined;
+    const schema = isObject(format) && isObject(format['schema']) ? format['schema'] : undefined;
+    if (!schema) return [{ type: 'text', text: plan.text }];
+    return [
+      {
+        type: 'text',
+        text: JSON.stringify(inferInput(schemaInfo('answer', schema), { ...context, answer: plan.text })),
+      },
+    ];
+  }
   const blocks: DemoBlock[] = [];
   if (plan.preface) blocks.push({ type: 'text', text: plan.preface });
   blocks.push({ type: 'tool_use', name: plan.name, input: plan.input });

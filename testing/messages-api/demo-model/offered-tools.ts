@@ -21,19 +21,23 @@ export function nativeTools(body: Json): Map<string, ToolInfo> {
   if (!Array.isArray(body['tools'])) return tools;
   for (const tool of body['tools']) {
     if (!isObject(tool) || typeof tool['name'] !== 'string') continue;
-    const schema = isObject(tool['input_schema']) ? tool['input_schema'] : {};
-    const properties = isObject(schema['properties']) ? schema['properties'] : {};
-    const required = Array.isArray(schema['required']) ? schema['required'].map(String) : [];
-    const params = [...new Set([...required, ...Object.keys(properties)])];
-    const types: Record<string, string> = {};
-    const enums: Record<string, unknown[]> = {};
-    for (const [name, prop] of Object.entries(properties)) {
-      if (isObject(prop) && typeof prop['type'] === 'string') types[name] = prop['type'];
-      if (isObject(prop) && Array.isArray(prop['enum'])) enums[name] = prop['enum'];
-    }
-    tools.set(tool['name'], { name: tool['name'], params, required, types, enums });
+    tools.set(tool['name'], schemaInfo(tool['name'], isObject(tool['input_schema']) ? tool['input_schema'] : {}));
   }
   return tools;
+}
+
+/** What the demo model reads of an object JSON Schema (a tool's input, or a structured output's format). */
+export function schemaInfo(name: string, schema: Json): ToolInfo {
+  const properties = isObject(schema['properties']) ? schema['properties'] : {};
+  const required = Array.isArray(schema['required']) ? schema['required'].map(String) : [];
+  const params = [...new Set([...required, ...Object.keys(properties)])];
+  const types: Record<string, string> = {};
+  const enums: Record<string, unknown[]> = {};
+  for (const [param, prop] of Object.entries(properties)) {
+    if (isObject(prop) && typeof prop['type'] === 'string') types[param] = prop['type'];
+    if (isObject(prop) && Array.isArray(prop['enum'])) enums[param] = prop['enum'];
+  }
+  return { name, params, required, types, enums };
 }
 
 export function legacyTools(system: string): Map<string, ToolInfo> {
@@ -63,6 +67,10 @@ export interface Context {
   company?: string;
   symbol?: string;
   location?: string;
+  /** The stock price a tool returned in this conversation. */
+  price?: number;
+  /** The answer the model would write (filling a typed answer's text fields). */
+  answer?: string;
 }
 
 /**
@@ -79,11 +87,13 @@ export function inferInput(tool: ToolInfo, context: Context): Json {
     else if (/symbol|ticker/i.test(param))
       input[param] = context.symbol ?? (context.company && tickerFor(context.company)) ?? context.text;
     else if (/location|city|place|where/i.test(param)) input[param] = context.location ?? context.text;
+    else if (/price|amount|value|cost/i.test(param) && (type === 'number' || type === 'integer'))
+      input[param] = context.price ?? 0;
     else if (type === 'number' || type === 'integer') input[param] = 0;
     else if (type === 'boolean') input[param] = false;
     else if (type === 'array') input[param] = [];
     else if (type === 'object') input[param] = {};
-    else input[param] = context.text;
+    else input[param] = context.answer ?? context.text;
   }
   return input;
 }

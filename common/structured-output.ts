@@ -1,0 +1,182 @@
+// Typed answers: a turn may ask for its final answer as data matching a JSON Schema (the client makes it from a zod
+// schema). Two mechanisms:
+//   native  the Messages API's own structured outputs (`output_config.format`, constrained decoding): the final reply
+//           is JSON text. The tools stay offered; the model calls them as usual before it answers.
+//   tool    an answer tool whose `input_schema` is the schema, offered next to the real tools. Works with every model
+//           and proxy that has tool use.
+// Either way the workflow checks the answer against the whole schema (the API enforces only part of a JSON Schema:
+// bounds like `minimum` become descriptions), tells the model once what is wrong, and fails the turn with
+// `invalid_output` if the second answer is wrong too. Pure and deterministic: zod's JSON Schema reader is plain code.
+import { z } from 'zod';
+
+/** The Messages API's rule for tool names (options.ts has the same; this module must not import it: a cycle). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export const DEFAULT_ANSWER_TOOL = 'final_answer';
+/** Answers checked per turn: the first, and one more after the model was told what is wrong. */
+export const MAX_ANSWER_ATTEMPTS = 2;
+/** A schema is part of every model call's input: keep it small. */
+export const MAX_SCHEMA_BYTES = 64_000;
+
+export type OutputMode = 'native' | 'tool';
+
+/** `output`: an object JSON Schema (what `z.toJSONSchema` makes of a `z.object`). */
+const jsonSchemaObject = z
+  .record(z.string(), z.unknown())
+  .refine((schema) => schema['type'] === 'object', {
+    message: 'the answer schema must describe an object (type "object", e.g. from z.object(...))',
+  })
+  .superRefine((schema, ctx) => {
+    const bytes = JSON.stringify(schema).length;
+    if (bytes > MAX_SCHEMA_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `the answer schema has ${bytes} bytes; the limit is ${MAX_SCHEMA_BYTES}`,
+      });
+      return;
+    }
+    const problem = unreadableSchema(schema);
+    if (problem) ctx.addIssue({ code: 'custom', message: `the answer schema cannot be read: ${problem}` });
+  });
+
+export const outputSpecSchema = z.strictObject({
+  /** The JSON Schema the answer must match. */
+  schema: jsonSchemaObject,
+  /**
+   * `native` (default): the API's structured outputs. `tool`: an answer tool, for models or gateways without them.
+   * The legacy XML protocol has neither `output_config` nor `tool_choice`: typed answers need protocol `native`.
+   */
+  mode: z.enum(['native', 'tool']).default('native'),
+  /** The answer tool's name (mode `tool`); it must not be one of the conversation's tools. */
+  toolName: z.string().regex(TOOL_NAME, 'tool names match ^[a-zA-Z0-9_-]{1,64}$').default(DEFAULT_ANSWER_TOOL),
+});
+
+export type OutputSpec = z.output<typeof outputSpecSchema>;
+export type OutputSpecInput = z.input<typeof outputSpecSchema>;
+
+/** Why a problem with the combination of typed answers and other options, or undefined when there is none. */
+export function outputConflict(
+  spec: OutputSpec | undefined,
+  options: { protocol: string; tools: readonly string[] },
+): string | undefined {
+  if (!spec) return undefined;
+  if (options.protocol !== 'native') {
+    return 'typed answers need protocol "native": the legacy XML protocol has neither output_config nor tool_choice';
+  }
+  if (spec.mode === 'tool' && options.tools.includes(spec.toolName)) {
+    return `the answer tool "${spec.toolName}" has the name of one of the conversation's tools; choose another toolName`;
+  }
+  return undefined;
+}
+
+// ── checking an answer ────────────────────────────────────────────────────────────────────────────────
+
+export type AnswerCheck = { ok: true; value: unknown } | { ok: false; error: string };
+
+function unreadableSchema(schema: Record<string, unknown>): string | undefined {
+  try {
+    z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** Checks `value` against the JSON Schema; the error names each problem with its path. */
+export function checkAnswer(schema: Record<string, unknown>, value: unknown): AnswerCheck {
+  const validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  const parsed = validator.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(the answer)'}: ${issue.message}`);
+  return { ok: false, error: problems.join('; ') };
+}
+
+/** The native mechanism's answer: the reply's text, which must be JSON matching the schema. */
+export function checkTextAnswer(schema: Record<string, unknown>, text: string): AnswerCheck {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, error: 'the answer is not JSON' };
+  }
+  return checkAnswer(schema, value);
+}
+
+// ── what happens after an answer ──────────────────────────────────────────────────────────────────────
+
+/**
+ * After a checked answer: accept it, send it back once with the error, or fail the turn. `attempts` counts the
+ * answers checked in this turn, this one included.
+ */
+export function afterAnswer(check: AnswerCheck, attempts: number): 'accept' | 'retry' | 'fail' {
+  if (check.ok) return 'accept';
+  return attempts < MAX_ANSWER_ATTEMPTS ? 'retry' : 'fail';
+}
+
+/** What the model reads when its answer did not match (a user message in `native`, a tool_result in `tool`). */
+export function correctionText(spec: OutputSpec, error: string): string {
+  const how =
+    spec.mode === 'native'
+      ? 'Answer again with JSON only, matching the schema.'
+      : `Call ${spec.toolName} again with input matching its schema.`;
+  return `Your answer does not match the required schema: ${error}. ${how}`;
+}
+
+/** What the model reads when it ended the turn without calling the answer tool. */
+export function missingAnswerText(spec: OutputSpec): string {
+  return `Give your final answer by calling ${spec.toolName}.`;
+}
+
+/** The tool_result of an accepted answer (the transcript needs one before the next user message). */
+export const ANSWER_RECEIVED = 'Answer received.';
+
+/** The tool_result of an answer given in the same reply as other tool calls: it is not checked. */
+export function answerTooEarlyText(spec: OutputSpec): string {
+  return `${spec.toolName} was called together with other tools; call it on its own once you have their results.`;
+}
+
+/** The answer tool as the model is told about it (the worker renders it after the conversation's tools). */
+export function answerToolDescription(spec: Pick<OutputSpec, 'schema' | 'toolName'>) {
+  const { $schema: _dialect, ...inputSchema } = spec.schema;
+  return {
+    name: spec.toolName,
+    description:
+      'Give your final answer to the user with this tool, once you have everything you need (call the other tools ' +
+      'first). Its input is the answer.',
+    input_schema: inputSchema as { type: 'object'; [key: string]: unknown },
+  };
+}
+
+// ── tool_choice of a typed turn (mode `tool`) ─────────────────────────────────────────────────────────
+
+export type TypedToolChoice = { type: 'any' } | { type: 'tool'; name: string };
+
+/**
+ * The tool choice of a model call in a turn that wants its answer from the answer tool:
+ *  - after a wrong or missing answer: the answer tool, forced (the one retry is an answer, not more tool calls);
+ *  - otherwise `any`: the model must call a tool, the real ones or the answer tool. It can still run a whole tool
+ *    chain (ticker → price) first, and it cannot end the turn with prose instead of the answer. Should a reply come
+ *    back without any tool call anyway (a gateway that ignores tool_choice), the turn counts it as a missing answer
+ *    and forces the answer tool on the next call.
+ * A conversation's own forced `toolChoice` (`any`/`tool` on the first call of a turn) still comes first.
+ */
+export function typedToolChoice(spec: OutputSpec, forceAnswer: boolean): TypedToolChoice {
+  return forceAnswer ? { type: 'tool', name: spec.toolName } : { type: 'any' };
+}
+
+/**
+ * What a model call of a typed turn adds to its request: the spec (the worker renders `output_config.format` or the
+ * answer tool from it) and, in mode `tool`, the tool choice. `toolChoice` is the call's choice without a typed answer.
+ */
+export function typedCallOptions<Choice extends { type: string }>(
+  turn: { output?: OutputSpec; forceAnswer?: boolean } | undefined,
+  toolChoice: Choice | undefined,
+): { output?: OutputSpec; toolChoice?: Choice | TypedToolChoice } {
+  const spec = turn?.output;
+  if (!spec) return toolChoice ? { toolChoice } : {};
+  if (spec.mode === 'native') return { output: spec, ...(toolChoice && { toolChoice }) };
+  const conversationForces = toolChoice?.type === 'any' || toolChoice?.type === 'tool';
+  const choice =
+    conversationForces && !turn.forceAnswer ? toolChoice : typedToolChoice(spec, turn.forceAnswer === true);
+  return { output: spec, toolChoice: choice };
+}

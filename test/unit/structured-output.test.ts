@@ -1,0 +1,269 @@
+// Typed answers, the pure parts: the request each mechanism sends (and that the local API, like the real one, takes
+// it), how an answer is checked, when it goes back to the model and when the turn fails, which options go together,
+// and what the client makes of a zod schema.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { z } from 'zod';
+import { ApplicationFailure } from '@temporalio/common';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { buildModelRequest } from '../../activities/model-request';
+import { describeTool } from '../../activities/tool-definition';
+import { outputSpecOf, typedResult } from '../../client/answer-format';
+import { ConversationError } from '../../client/errors';
+import type { ModelRequestOptions } from '../../common/activity-contracts';
+import { conversationOptionsSchema, withDefaults } from '../../common/options';
+import {
+  afterAnswer,
+  answerToolDescription,
+  checkAnswer,
+  checkTextAnswer,
+  MAX_ANSWER_ATTEMPTS,
+  type OutputSpec,
+  outputSpecSchema,
+  typedCallOptions,
+} from '../../common/structured-output';
+import { getCurrentStockPrice } from '../../testing/demo-tools/get-current-stock-price';
+import { getTickerSymbol } from '../../testing/demo-tools/get-ticker-symbol';
+import { validateRequest } from '../../testing/messages-api/validate-request';
+import { ConversationState } from '../../workflows/conversation-state';
+
+const Quote = z.object({
+  symbol: z.string(),
+  price: z.number().positive(),
+  currency: z.enum(['USD', 'EUR']),
+});
+const spec = (mode: 'native' | 'tool'): OutputSpec => outputSpecOf({ schema: Quote, mode });
+
+const tools = [getTickerSymbol, getCurrentStockPrice].map(describeTool);
+const base: ModelRequestOptions = {
+  model: 'claude-sonnet-5-5',
+  maxTokens: 1024,
+  protocol: 'native',
+  tools: [],
+  promptCaching: true,
+};
+const messages: MessageParam[] = [{ role: 'user', content: 'What is the current stock price of General Motors?' }];
+
+describe('the request of a typed turn', () => {
+  test('native: output_config.format carries the schema in the API subset; the tools stay', () => {
+    const request = buildModelRequest({ ...base, output: spec('native') }, messages, tools);
+    const format = request.output_config?.format;
+    assert.equal(format?.type, 'json_schema');
+    const schema = format!.schema as { additionalProperties: unknown; properties: Record<string, object> };
+    assert.equal(schema.additionalProperties, false, 'every object closed');
+    assert.ok(!('exclusiveMinimum' in schema.properties['price']!), 'bounds move out of the schema…');
+    assert.match(JSON.stringify(schema.properties['price']), /exclusiveMinimum/, '…into its description');
+    assert.deepEqual(
+      request.tools!.map((tool) => (tool as { name: string }).name),
+      ['get_ticker_symbol', 'get_current_stock_price'],
+    );
+    assert.deepEqual(validateRequest(request), { ok: true }, 'the local API (like the real one) takes it');
+  });
+
+  test('the local API refuses a schema outside the subset, as the real API does', () => {
+    // z.toJSONSchema's own output, closed: its `exclusiveMinimum` is outside the subset.
+    const raw = { type: 'json_schema', schema: { ...spec('native').schema, additionalProperties: false } };
+    const verdict = validateRequest({ ...buildModelRequest(base, messages, tools), output_config: { format: raw } });
+    assert.equal(verdict.ok, false);
+    assert.match((verdict as { message: string }).message, /'exclusiveMinimum' is not supported in structured outputs/);
+    const open = { type: 'json_schema', schema: { type: 'object', properties: {} } };
+    assert.match(
+      (
+        validateRequest({ ...buildModelRequest(base, messages, []), output_config: { format: open } }) as never as {
+          message: string;
+        }
+      ).message,
+      /additionalProperties' must be explicitly set to false/,
+    );
+    const wrongType = { format: { type: 'json', schema: {} } };
+    assert.match(
+      (
+        validateRequest({ ...buildModelRequest(base, messages, []), output_config: wrongType }) as never as {
+          message: string;
+        }
+      ).message,
+      /output_config.format.type: Input should be 'json_schema'/,
+    );
+    assert.match(
+      (
+        validateRequest({ ...buildModelRequest(base, messages, []), output_format: {} }) as never as {
+          message: string;
+        }
+      ).message,
+      /moved to output_config.format/,
+    );
+  });
+
+  test('tool: the answer tool comes last (with the tools’ cache breakpoint), its input_schema is the schema', () => {
+    const output = spec('tool');
+    const request = buildModelRequest({ ...base, output, toolChoice: { type: 'any' } }, messages, tools);
+    const names = request.tools!.map((tool) => (tool as { name: string }).name);
+    assert.deepEqual(names, ['get_ticker_symbol', 'get_current_stock_price', 'final_answer']);
+    const answer = request.tools!.at(-1) as { input_schema: Record<string, unknown>; cache_control?: unknown };
+    assert.deepEqual(answer.cache_control, { type: 'ephemeral' });
+    assert.equal(answer.input_schema['$schema'], undefined);
+    assert.deepEqual(answer.input_schema['required'], ['symbol', 'price', 'currency']);
+    assert.equal(request.output_config, undefined);
+    assert.deepEqual(validateRequest(request), { ok: true });
+  });
+});
+
+describe('the tool choice of a typed turn', () => {
+  test('native leaves the tool choice alone', () => {
+    assert.deepEqual(typedCallOptions({ output: spec('native') }, undefined), { output: spec('native') });
+    assert.deepEqual(typedCallOptions({ output: spec('native') }, { type: 'auto' }).toolChoice, { type: 'auto' });
+  });
+
+  test('tool: `any` (real tools or the answer, never prose); after a wrong or missing answer the answer tool', () => {
+    assert.deepEqual(typedCallOptions({ output: spec('tool') }, undefined).toolChoice, { type: 'any' });
+    assert.deepEqual(typedCallOptions({ output: spec('tool') }, { type: 'auto' }).toolChoice, { type: 'any' });
+    assert.deepEqual(typedCallOptions({ output: spec('tool'), forceAnswer: true }, undefined).toolChoice, {
+      type: 'tool',
+      name: 'final_answer',
+    });
+  });
+
+  test("tool: a conversation's own forced tool on the first call still comes first", () => {
+    const forced = { type: 'tool' as const, name: 'get_ticker_symbol' };
+    assert.deepEqual(typedCallOptions({ output: spec('tool') }, forced).toolChoice, forced);
+    assert.deepEqual(typedCallOptions({ output: spec('tool'), forceAnswer: true }, forced).toolChoice, {
+      type: 'tool',
+      name: 'final_answer',
+    });
+  });
+
+  test('a turn without a typed answer sends neither', () => {
+    assert.deepEqual(typedCallOptions(undefined, undefined), {});
+    assert.deepEqual(typedCallOptions({}, { type: 'any' }), { toolChoice: { type: 'any' } });
+  });
+});
+
+describe('checking an answer', () => {
+  const { schema } = spec('native');
+
+  test('an answer that matches is taken as it is', () => {
+    assert.deepEqual(checkAnswer(schema, { symbol: 'GM', price: 39.5, currency: 'USD' }), {
+      ok: true,
+      value: { symbol: 'GM', price: 39.5, currency: 'USD' },
+    });
+  });
+
+  test('the error names each problem with its path, bounds the API does not enforce included', () => {
+    const check = checkAnswer(schema, { symbol: 'GM', price: -1, currency: 'GBP' });
+    assert.equal(check.ok, false);
+    assert.match((check as { error: string }).error, /price: Too small/);
+    assert.match((check as { error: string }).error, /currency: /);
+  });
+
+  test('native: text that is not JSON is a wrong answer', () => {
+    assert.deepEqual(checkTextAnswer(schema, 'GM trades at 39.5'), { ok: false, error: 'the answer is not JSON' });
+    assert.equal(checkTextAnswer(schema, '{"symbol":"GM","price":39.5,"currency":"USD"}').ok, true);
+  });
+
+  test(`a wrong answer goes back once; the ${MAX_ANSWER_ATTEMPTS}nd wrong one fails the turn`, () => {
+    const wrong = { ok: false, error: 'x' } as const;
+    assert.equal(afterAnswer(wrong, 1), 'retry');
+    assert.equal(afterAnswer(wrong, 2), 'fail');
+    assert.equal(afterAnswer({ ok: true, value: {} }, 2), 'accept');
+  });
+
+  test('checking is deterministic: the same answer, the same verdict', () => {
+    const answer = { symbol: 'GM', price: -1, currency: 'USD' };
+    assert.deepEqual(checkAnswer(schema, answer), checkAnswer(schema, answer));
+  });
+});
+
+describe('options', () => {
+  const output = { schema: spec('native').schema };
+
+  test('typed answers need the native protocol (legacy XML has neither output_config nor tool_choice)', () => {
+    const parsed = conversationOptionsSchema.safeParse({ protocol: 'legacy-xml', output });
+    assert.equal(parsed.success, false);
+    assert.match(parsed.error!.issues[0]!.message, /need protocol "native"/);
+    const tool = conversationOptionsSchema.safeParse({ protocol: 'legacy-xml', output: { ...output, mode: 'tool' } });
+    assert.equal(tool.success, false);
+  });
+
+  test('the answer tool may not take the name of a real tool', () => {
+    const parsed = conversationOptionsSchema.safeParse({
+      tools: ['get_ticker_symbol'],
+      output: { ...output, mode: 'tool', toolName: 'get_ticker_symbol' },
+    });
+    assert.match(parsed.error!.issues[0]!.message, /has the name of one of the conversation's tools/);
+  });
+
+  test('the default mechanism is native, the default answer tool final_answer', () => {
+    assert.deepEqual(outputSpecSchema.parse(output), { ...output, mode: 'native', toolName: 'final_answer' });
+  });
+
+  test('a schema that is not an object is refused', () => {
+    const parsed = outputSpecSchema.safeParse({ schema: { type: 'string' } });
+    assert.match(parsed.error!.issues[0]!.message, /must describe an object/);
+  });
+});
+
+describe('the client', () => {
+  const invalid = (fn: () => unknown, pattern: RegExp) =>
+    assert.throws(
+      fn,
+      (err: unknown) => err instanceof ConversationError && err.code === 'invalid_options' && pattern.test(err.message),
+    );
+
+  test('a zod schema without a JSON Schema form is invalid_options, before anything is sent', () => {
+    invalid(() => outputSpecOf({ schema: z.object({ at: z.date() }) }), /no JSON Schema form.*Date/);
+    invalid(() => outputSpecOf({ schema: z.string() }), /must describe an object/);
+    invalid(() => outputSpecOf({ schema: Quote, mode: 'fast' as never }), /mode/);
+  });
+
+  test('the answer comes back parsed by the caller’s schema (transforms apply)', () => {
+    const schema = z.object({ price: z.string().transform(Number) });
+    const result = { turn: 1, status: 'awaiting_user', text: '', stopReason: 'end_turn', modelCalls: 1, toolCalls: 0 };
+    const usage = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
+    const typed = typedResult({ ...result, usage, output: { price: '39.5' } } as never, { schema });
+    assert.equal(typed.output.price, 39.5);
+    assert.equal(outputSpecOf({ schema }).schema['properties'] !== undefined, true);
+  });
+});
+
+describe('the state of a typed turn', () => {
+  const options = withDefaults({ output: { schema: spec('native').schema } });
+
+  test("a message's own typed answer wins over the conversation's, and survives the queue", () => {
+    const state = new ConversationState({ options }, 'run-1');
+    state.enqueue('first');
+    state.enqueue('second', spec('tool'));
+    assert.equal(state.beginTurn().output?.mode, 'native');
+    state.finishTurn('{}', 'end_turn', 'awaiting_user', { output: {} });
+    assert.equal(state.beginTurn().output?.mode, 'tool');
+    assert.equal(state.toCarriedState().currentTurn?.output?.mode, 'tool');
+  });
+
+  test('answers are counted per turn; a wrong tool answer forces the answer tool next', () => {
+    const state = new ConversationState({ options }, 'run-1');
+    state.enqueue('q', spec('tool'));
+    state.beginTurn();
+    assert.equal(state.recordAnswerAttempt(true), 1);
+    assert.equal(state.currentTurn?.forceAnswer, true);
+    assert.equal(state.recordAnswerAttempt(false), 2);
+    assert.equal(state.currentTurn?.forceAnswer, undefined);
+  });
+
+  test('a message asking for a typed answer in a legacy XML conversation is rejected', () => {
+    const state = new ConversationState({ options: withDefaults({ protocol: 'legacy-xml' }) }, 'run-1');
+    assert.throws(
+      () => state.validateMessage('q', { output: { schema: spec('native').schema } }),
+      (err: unknown) =>
+        err instanceof ApplicationFailure && err.type === 'Rejected' && /protocol "native"/.test(err.message),
+    );
+    assert.throws(
+      () => state.validateMessage('q', { output: { schema: 'no' } }),
+      /Invalid message options: output.schema/,
+    );
+  });
+
+  test('the answer tool is described with the schema as its input', () => {
+    const tool = answerToolDescription(spec('tool'));
+    assert.equal(tool.name, 'final_answer');
+    assert.equal(tool.input_schema.type, 'object');
+  });
+});

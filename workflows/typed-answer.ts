@@ -1,0 +1,136 @@
+// The end of a turn that asked for a typed answer (common/structured-output.ts). The loop hands each reply here
+// before its usual reading: a reply that is (or should have been) the answer is checked; a wrong one goes back to the
+// model once with what is wrong; a second wrong one fails the turn with `invalid_output`, which takes the turn's
+// messages back out of the transcript like every failed turn, so no unanswered tool_use is left behind.
+import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
+import { setCurrentDetails } from '@temporalio/workflow';
+import { INVALID_OUTPUT } from '../common/conversation-types';
+import type { Protocol, ReplyReading, ToolCall, ToolOutcome } from '../common/protocols/types';
+import {
+  afterAnswer,
+  ANSWER_RECEIVED,
+  type AnswerCheck,
+  answerTooEarlyText,
+  checkAnswer,
+  checkTextAnswer,
+  correctionText,
+  missingAnswerText,
+  type OutputSpec,
+} from '../common/structured-output';
+import { runToolCalls, type ToolRun } from './run-tool-calls';
+
+/** `done`: the turn ended; `next`: ask the model again; `tools`: not an answer, the loop runs the tool calls. */
+export type TypedReplyStep = 'done' | 'next' | 'tools';
+
+export async function handleTypedReply(
+  run: ToolRun & { protocol: Protocol },
+  stopReason: StopReason | null,
+  reading: ReplyReading,
+): Promise<TypedReplyStep> {
+  const spec = run.state.currentTurn?.output;
+  if (!spec) return 'tools';
+  return spec.mode === 'native'
+    ? nativeAnswer(run, spec, stopReason, reading)
+    : toolAnswer(run, spec, stopReason, reading);
+}
+
+/** Native: a reply without tool calls is the answer, JSON text. */
+function nativeAnswer(
+  run: ToolRun,
+  spec: OutputSpec,
+  stopReason: StopReason | null,
+  reading: ReplyReading,
+): TypedReplyStep {
+  if (reading.toolCalls.length > 0) return 'tools';
+  const check = checkTextAnswer(spec.schema, reading.text);
+  return settle(run, spec, stopReason, check, reading.text, (error) => {
+    run.state.appendResults({ role: 'user', content: correctionText(spec, error) });
+  });
+}
+
+/** Tool: the answer is the answer tool's input; the other tools run as usual until the model calls it. */
+async function toolAnswer(
+  run: ToolRun & { protocol: Protocol },
+  spec: OutputSpec,
+  stopReason: StopReason | null,
+  reading: ReplyReading,
+): Promise<TypedReplyStep> {
+  const { state, protocol } = run;
+  const answers = reading.toolCalls.filter((call) => call.name === spec.toolName);
+  if (reading.toolCalls.length === 0) {
+    // Ended with prose (tool_choice `any` should prevent it): a missing answer, told once, then forced.
+    const check: AnswerCheck = { ok: false, error: `no ${spec.toolName} call` };
+    return settle(run, spec, stopReason, check, reading.text, () => {
+      state.appendResults({ role: 'user', content: missingAnswerText(spec) });
+    });
+  }
+  if (answers.length === 0) return 'tools';
+  const others = reading.toolCalls.filter((call) => call.name !== spec.toolName);
+  if (others.length > 0) {
+    // The answer came with other calls: those run, the answer is not checked (its data may need their results).
+    const results = await runToolCalls(run, others);
+    const outcomes = reading.toolCalls.map((call): ToolOutcome =>
+      call.name === spec.toolName
+        ? { callId: call.id, name: call.name, isError: true, content: answerTooEarlyText(spec) }
+        : results[others.indexOf(call)]!,
+    );
+    state.appendResults(protocol.renderResults(outcomes));
+    return 'next';
+  }
+  const call: ToolCall = answers[0]!;
+  const check: AnswerCheck =
+    answers.length > 1
+      ? { ok: false, error: `${spec.toolName} was called ${answers.length} times; call it once` }
+      : call.malformed
+        ? { ok: false, error: call.malformed }
+        : checkAnswer(spec.schema, call.input);
+  // Every answer call gets its tool_result, so the transcript stays valid whatever follows.
+  const answered = (content: string, isError: boolean) =>
+    state.appendResults(
+      protocol.renderResults(answers.map((answer) => ({ callId: answer.id, name: answer.name, isError, content }))),
+    );
+  const text = check.ok ? JSON.stringify(check.value) : '';
+  return settle(
+    run,
+    spec,
+    stopReason,
+    check,
+    text,
+    (error) => answered(correctionText(spec, error), true),
+    () => answered(ANSWER_RECEIVED, false),
+  );
+}
+
+/**
+ * Records the checked answer and acts on it: the turn ends with the value, or the model is told what is wrong
+ * (`correct`), or the turn fails with `invalid_output`. `accepted` runs before the turn ends (the tool_result).
+ */
+function settle(
+  run: ToolRun,
+  spec: OutputSpec,
+  stopReason: StopReason | null,
+  check: AnswerCheck,
+  text: string,
+  correct: (error: string) => void,
+  accepted?: () => void,
+): TypedReplyStep {
+  const { state } = run;
+  const attempts = state.recordAnswerAttempt(!check.ok && spec.mode === 'tool');
+  const decision = afterAnswer(check, attempts);
+  if (decision === 'accept' && check.ok) {
+    accepted?.();
+    const status = state.options.closeAfterFirstReply ? 'completed' : 'awaiting_user';
+    state.finishTurn(text, stopReason, status, { output: check.value });
+    return 'done';
+  }
+  const error = check.ok ? '' : check.error;
+  if (decision === 'retry') {
+    setCurrentDetails(`The answer does not match its schema; asking once more: ${error}`);
+    correct(error);
+    return 'next';
+  }
+  const message = `The model's answer did not match the schema after ${attempts} attempts: ${error}`;
+  state.failTurn({ type: INVALID_OUTPUT, message });
+  setCurrentDetails(`Turn failed (${INVALID_OUTPUT}): ${message}`);
+  return 'done';
+}
