@@ -12,21 +12,14 @@ import type {
 import {
   type CallModelInput,
   type CallModelResult,
-  DESCRIBE_TOOLS_ACTIVITY,
-  LIST_TOOLS_ACTIVITY,
   MODEL_ACTIVITY,
+  RESERVED_ACTIVITY_NAMES,
   SUMMARISE_ACTIVITY,
   type SummariseContextResult,
   type ToolActivityInput,
   type ToolActivityResult,
 } from '../common/activity-contracts';
-import {
-  CALL_MCP_TOOL_ACTIVITY,
-  LIST_MCP_SERVERS_ACTIVITY,
-  LIST_MCP_TOOLS_ACTIVITY,
-  type McpToolCallInput,
-  type McpToolCallResult,
-} from '../common/mcp';
+import { CALL_MCP_TOOL_ACTIVITY, type McpToolCallInput, type McpToolCallResult } from '../common/mcp';
 import {
   ATTEMPT,
   ERROR_TYPE,
@@ -40,13 +33,11 @@ import {
   toolResultAttributes,
 } from './genai-attributes';
 
-/** Bookkeeping activities: traced by Temporal's interceptor only. */
-const NOT_GENAI = new Set([
-  DESCRIBE_TOOLS_ACTIVITY,
-  LIST_TOOLS_ACTIVITY,
-  LIST_MCP_SERVERS_ACTIVITY,
-  LIST_MCP_TOOLS_ACTIVITY,
-]);
+/**
+ * The orchestrator's own activities that are a model or tool call; its others (tool lists, token counts, prices) are
+ * traced by Temporal's interceptor only, and every other activity is a tool.
+ */
+const GENAI_RESERVED = new Set([MODEL_ACTIVITY, SUMMARISE_ACTIVITY, CALL_MCP_TOOL_ACTIVITY]);
 
 export function genAiActivityInterceptor(tracer: otel.Tracer, captureContent: boolean): ActivityInterceptorsFactory {
   return (ctx) => ({ inbound: new GenAiActivityInbound(ctx, tracer, captureContent) });
@@ -62,45 +53,52 @@ class GenAiActivityInbound implements ActivityInboundCallsInterceptor {
   execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const type = this.ctx.info.activityType;
     const content = this.captureContent;
+    const run = () => next(input);
+    // Tracing never fails a call: a span that cannot be described is left out, and the activity runs as it is.
+    let span: SpanPlan | undefined;
+    try {
+      span = this.plan(type, input.args[0], content);
+    } catch {
+      span = undefined;
+    }
+    return span ? this.span(span, run) : run();
+  }
+
+  private plan(type: string, arg: unknown, content: boolean): SpanPlan | undefined {
     if (type === MODEL_ACTIVITY || type === SUMMARISE_ACTIVITY) {
-      const call = input.args[0] as CallModelInput;
-      return this.span(
-        modelCallSpanName(call),
-        otel.SpanKind.CLIENT,
-        modelRequestAttributes(call, content),
-        () => next(input),
-        (result) =>
+      const call = arg as CallModelInput;
+      return {
+        name: modelCallSpanName(call),
+        kind: otel.SpanKind.CLIENT,
+        attributes: modelRequestAttributes(call, content),
+        resultAttributes: (result) =>
           type === MODEL_ACTIVITY
             ? modelResponseAttributes(result as CallModelResult, content)
             : summaryResponseAttributes(result as SummariseContextResult),
-      );
+      };
     }
-    if (NOT_GENAI.has(type)) return next(input);
-    const name = type === CALL_MCP_TOOL_ACTIVITY ? (input.args[0] as McpToolCallInput).tool : type;
-    const call = input.args[0] as ToolActivityInput | McpToolCallInput;
-    return this.span(
-      toolCallSpanName(name),
-      otel.SpanKind.INTERNAL,
-      toolRequestAttributes(name, call, content),
-      () => next(input),
-      (result) => toolResultAttributes(result as ToolActivityResult | McpToolCallResult, content),
-    );
+    if (RESERVED_ACTIVITY_NAMES.includes(type) && !GENAI_RESERVED.has(type)) return undefined;
+    const name = type === CALL_MCP_TOOL_ACTIVITY ? (arg as McpToolCallInput).tool : type;
+    return {
+      name: toolCallSpanName(name),
+      kind: otel.SpanKind.INTERNAL,
+      attributes: toolRequestAttributes(name, arg as ToolActivityInput | McpToolCallInput, content),
+      resultAttributes: (result) => toolResultAttributes(result as ToolActivityResult | McpToolCallResult, content),
+    };
   }
 
-  private span(
-    name: string,
-    kind: otel.SpanKind,
-    attributes: SpanAttributes,
-    run: () => Promise<unknown>,
-    resultAttributes: (result: unknown) => SpanAttributes,
-  ): Promise<unknown> {
-    const attempt = { [ATTEMPT]: this.ctx.info.attempt };
-    return this.tracer.startActiveSpan(name, { kind, attributes: { ...attributes, ...attempt } }, async (span) => {
+  private span(plan: SpanPlan, run: () => Promise<unknown>): Promise<unknown> {
+    const attributes = { ...plan.attributes, [ATTEMPT]: this.ctx.info.attempt };
+    return this.tracer.startActiveSpan(plan.name, { kind: plan.kind, attributes }, async (span) => {
       try {
         const result = await run();
-        const more = resultAttributes(result);
-        span.setAttributes(more);
-        if (more[ERROR_TYPE] !== undefined) span.setStatus({ code: otel.SpanStatusCode.ERROR });
+        try {
+          const more = plan.resultAttributes(result);
+          span.setAttributes(more);
+          if (more[ERROR_TYPE] !== undefined) span.setStatus({ code: otel.SpanStatusCode.ERROR });
+        } catch {
+          // an unexpected result shape: the span keeps what it has
+        }
         return result;
       } catch (err) {
         // The failure's type only: its message may quote the model's input or a tool's output.
@@ -112,6 +110,13 @@ class GenAiActivityInbound implements ActivityInboundCallsInterceptor {
       }
     });
   }
+}
+
+interface SpanPlan {
+  name: string;
+  kind: otel.SpanKind;
+  attributes: SpanAttributes;
+  resultAttributes: (result: unknown) => SpanAttributes;
 }
 
 function failureType(err: unknown): string {

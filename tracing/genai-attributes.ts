@@ -143,7 +143,8 @@ export function toolResultAttributes(
 }
 
 /** The model's tool_use id: the last part of `<workflowId>/<first run id>/<call id>`. */
-export function callIdOf(idempotencyKey: string): string {
+export function callIdOf(idempotencyKey: string | undefined): string {
+  if (typeof idempotencyKey !== 'string') return '';
   return idempotencyKey.slice(idempotencyKey.lastIndexOf('/') + 1);
 }
 
