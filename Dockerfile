@@ -22,6 +22,7 @@ COPY workers ./workers
 COPY client ./client
 COPY codec ./codec
 COPY testing ./testing
+COPY tracing ./tracing
 COPY scripts/build-package.ts scripts/script-main.ts ./scripts/
 RUN npm run build
 

@@ -8,5 +8,8 @@ export function createAnthropic(config: Pick<WorkerConfig, 'ANTHROPIC_API_KEY' |
     ...(config.ANTHROPIC_BASE_URL && { baseURL: config.ANTHROPIC_BASE_URL }),
     maxRetries: 0, // Temporal retries, with our classifier's verdict
     timeout: 15 * 60_000, // the activity's own timeouts are the ones that matter
+    // The model call's span is the worker's own `chat {model}` (tracing/): the SDK's spans would count the same tokens
+    // twice and bring a content switch of their own (ANTHROPIC_OPEN_TELEMETRY_*) that payload encryption cannot veto.
+    openTelemetry: { traces: false },
   });
 }

@@ -17,6 +17,7 @@ import { mcpToolsQuery } from '../common/mcp';
 import { modelContextQuery } from '../common/workflow-messages';
 import { DEFAULT_SHUTDOWN_GRACE_TIME } from './config';
 import { prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundles';
+import type { Tracing } from '../tracing/tracing-sdk';
 
 export interface ConversationWorkerOptions {
   connection: NativeConnection;
@@ -56,6 +57,11 @@ export interface ConversationWorkerOptions {
   modelPrices?: ModelPriceTable;
   /** How long running activities may finish after shutdown begins (SIGTERM). Default 30 seconds. */
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
+  /**
+   * OpenTelemetry tracing (tracing/startTracing): spans for the workflow, its activities and each model and tool call.
+   * A pre-built `workflowBundlePath` must then include the OpenTelemetry workflow interceptors (the `-traced` bundles do).
+   */
+  tracing?: Pick<Tracing, 'workerOptions'>;
 }
 
 /** The shortest gap between two heartbeats the SDK lets through: the live reply's refresh interval at best. */
@@ -63,7 +69,13 @@ export const LIVE_HEARTBEAT_THROTTLE = '50 milliseconds';
 
 export async function createConversationWorker(options: ConversationWorkerOptions): Promise<Worker> {
   const { tools } = options;
-  const bundle = options.workflowBundlePath ?? prebuiltWorkflowBundle(options.dataConverter);
+  const bundle =
+    options.workflowBundlePath ?? prebuiltWorkflowBundle(options.dataConverter, undefined, !!options.tracing);
+  // Encrypted payloads (a codec) keep content off spans, whatever was asked.
+  const traced = options.tracing?.workerOptions(
+    options.interceptors,
+    (options.dataConverter?.payloadCodecs?.length ?? 0) > 0,
+  );
   // The cache reads a transcript it lacks through the worker's own client (only ever called once the worker runs).
   const cache = new ModelContextCache(
     async ({ workflowId, runId }, length) =>
@@ -101,6 +113,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
     maxHeartbeatThrottleInterval: LIVE_HEARTBEAT_THROTTLE,
     ...options.tuning,
     ...(options.interceptors && { interceptors: options.interceptors }),
+    ...(traced && traced),
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
   });
   return worker;

@@ -20,6 +20,8 @@ import { type ConversationWorkerOptions, createConversationWorker } from './conv
 import { prebuiltWorkflowBundle } from './workflow-bundles';
 import { describeIssues } from '../common/options';
 import { type ModelPriceTable, modelPriceTableSchema } from '../common/pricing';
+import { type TracingSettings, tracingSettings } from '../tracing/tracing-settings';
+import type * as TracingSdk from '../tracing/tracing-sdk';
 
 export interface RunWorkerOptions {
   tools: readonly ToolDefinition[];
@@ -40,13 +42,27 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const dataConverter =
     config.PAYLOAD_ENCRYPTION_KEYS &&
     encryptingDataConverter(config.PAYLOAD_ENCRYPTION_KEYS, config.PAYLOAD_ENCRYPTION_PLAINTEXT);
-  const bundlePath = config.WORKFLOW_BUNDLE_PATH ?? prebuiltWorkflowBundle(dataConverter || undefined);
+  // OTEL_* variables; content on spans never with encrypted payloads.
+  const tracingWanted = tracingSettings(env);
+  const traceSettings = { ...tracingWanted, captureContent: tracingWanted.captureContent && !dataConverter };
+  const bundlePath =
+    config.WORKFLOW_BUNDLE_PATH ?? prebuiltWorkflowBundle(dataConverter || undefined, undefined, traceSettings.enabled);
+  const described = () => describe(config, options.tools, mcpServers, bundlePath, traceSettings);
   if (options.checkOnly) {
     connectionOptions(config);
     if (bundlePath) readFileSync(bundlePath);
-    console.log(`Worker configuration OK: ${describe(config, options.tools, mcpServers, bundlePath)}`);
+    console.log(`Worker configuration OK: ${described()}`);
     return;
   }
+  const tracing = traceSettings.enabled
+    ? // Loaded only when tracing is on: a worker without it loads no OpenTelemetry code.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      (require('../tracing/tracing-sdk') as typeof TracingSdk).startTracing({
+        serviceName: 'claude-temporal-orchestrator-worker',
+        captureContent: traceSettings.captureContent,
+        env,
+      })
+    : undefined;
   if (config.WORKER_METRICS_ADDRESS) installMetrics(config.WORKER_METRICS_ADDRESS);
   const connection = await NativeConnection.connect(connectionOptions(config));
   const mcp = new McpClientPool(mcpServers, { log: (level, message) => Runtime.instance().logger[level](message) });
@@ -69,12 +85,14 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       },
       ...(options.interceptors && { interceptors: options.interceptors }),
       ...(dataConverter && { dataConverter }),
+      ...(tracing && { tracing }),
     });
-    console.log(`Worker ready: ${describe(config, options.tools, mcpServers, bundlePath)}`);
+    console.log(`Worker ready: ${described()}`);
     await worker.run();
   } finally {
     await mcp.close();
     await connection.close();
+    await tracing?.shutdown(); // exports the spans still pending
   }
 }
 
@@ -125,6 +143,7 @@ function describe(
   tools: readonly ToolDefinition[],
   mcp: readonly McpServerConfig[],
   bundlePath: string | undefined,
+  tracing: TracingSettings,
 ): string {
   const model = config.ANTHROPIC_API_KEY
     ? `Claude via ${config.ANTHROPIC_BASE_URL ?? 'api.anthropic.com'}`
@@ -139,6 +158,7 @@ function describe(
     `workflow bundle: ${bundlePath ?? 'built at start'}`,
     `payload encryption: ${keys ? `on (current key ${keys.current.id}), plain payloads ${config.PAYLOAD_ENCRYPTION_PLAINTEXT === 'accept' ? 'accepted with a warning' : 'refused'}` : 'off'}`,
     ...(config.WORKER_METRICS_ADDRESS ? [`metrics: http://${config.WORKER_METRICS_ADDRESS}/metrics`] : []),
+    `tracing: ${tracing.enabled ? `on (OTEL_* variables), content on spans ${tracing.captureContent ? 'on' : 'off'}` : 'off'}`,
   ].join('; ');
 }
 

@@ -1,0 +1,150 @@
+// `npm run bench:tracing`: what tracing costs per chain step. One worker in this process runs a conversation of N
+// model → tool steps (the built-in `echo` tool, the local Messages API with no latency), first without tracing (the
+// plain workflow bundle, no interceptors), then with it (the traced bundle, Temporal's interceptors, the GenAI spans,
+// a batching processor into an in-memory exporter: all the SDK's work but the network). Rounds alternate off/on so a
+// drift of the machine hits both. A step is one activity (a model call or a tool call); ms/step is the conversation's
+// wall time over its activities. Prints medians over the rounds; `--json FILE` writes every sample.
+//
+//   npm run bench:tracing                       3 rounds of 50 tool calls (101 activities) each way
+//   npm run bench:tracing -- --calls 100 --rounds 5
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { z } from 'zod';
+import { defineTool } from '../../activities/tool-definition';
+import { ConversationClient } from '../../client/conversation-client';
+import { connectOrStartDevServer } from '../../testing/dev-server';
+import { startMessagesApi } from '../../testing/messages-api/server';
+import type { ScriptStep } from '../../testing/messages-api/types';
+import { startTracing } from '../../tracing/tracing-sdk';
+import { createAnthropic } from '../../workers/anthropic-client';
+import { createConversationWorker } from '../../workers/conversation-worker';
+import { OTEL_WORKFLOW_INTERCEPTORS, WORKFLOWS_PATH } from '../../workers/workflow-bundles';
+import { runMain, UsageError } from '../script-main';
+import { summarize } from './stats';
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Echoes back the input',
+  input: z.object({ message: z.string() }),
+  run: ({ message }) => `Echo: ${message}`,
+});
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      calls: { type: 'string', default: '50' },
+      rounds: { type: 'string', default: '3' },
+      json: { type: 'string' },
+    },
+  });
+  const calls = Number(values.calls);
+  const rounds = Number(values.rounds);
+  if (!Number.isInteger(calls) || calls < 1 || calls > 1000) throw new UsageError('--calls: a whole number, 1 to 1000');
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) throw new UsageError('--rounds: 1 to 20');
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const log = (line: string) => void process.stderr.write(`[bench:tracing] ${line}\n`);
+
+  const server = await connectOrStartDevServer({ log: (line) => log(`[temporal] ${line}`) });
+  const mock = await startMessagesApi();
+  const connection = await Connection.connect({ address: server.address });
+  log('bundling the workflows, plain and traced…');
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-tracing-'));
+  const bundle = async (traced: boolean) => {
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      ...(traced && { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] }),
+      logger: new DefaultLogger('WARN'),
+    });
+    const file = path.join(dir, traced ? 'default-traced.js' : 'default.js');
+    await fsp.writeFile(file, code);
+    return file;
+  };
+  const bundles = { off: await bundle(false), on: await bundle(true) };
+  const samples: Record<'off' | 'on', number[]> = { off: [], on: [] };
+  let spans = 0;
+
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const mode of ['off', 'on'] as const) {
+        const exporter = new InMemorySpanExporter();
+        const tracing =
+          mode === 'on'
+            ? startTracing({ serviceName: 'bench', spanProcessor: new BatchSpanProcessor(exporter) })
+            : undefined;
+        const taskQueue = `bench-tracing-${randomUUID()}`;
+        const workerConnection = await NativeConnection.connect({ address: server.address });
+        const worker = await createConversationWorker({
+          connection: workerConnection,
+          namespace: server.namespace,
+          taskQueue,
+          anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url }),
+          tools: [echo],
+          workflowBundlePath: bundles[mode],
+          ...(tracing && { tracing }),
+        });
+        const running = worker.run();
+        const client = new Client({
+          connection,
+          namespace: server.namespace,
+          ...(tracing && { interceptors: tracing.clientInterceptors() }),
+        });
+        const conversations = new ConversationClient({ client, taskQueue, tools: ['echo'] });
+        const prompt = `bench tracing ${randomUUID()}`;
+        const steps: ScriptStep[] = Array.from({ length: calls }, (_, i) => ({
+          reply: {
+            content: [{ type: 'tool_use', name: 'echo', input: { message: `m${i}` } }],
+            stop_reason: 'tool_use',
+          },
+        }));
+        steps.push({ reply: { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } });
+        mock.script(prompt, steps);
+        const started = performance.now();
+        await conversations.sendMessage(`bench-tracing-${mode}-${randomUUID().slice(0, 8)}`, prompt, {
+          tools: ['echo'],
+          closeAfterFirstReply: true,
+          limits: { maxModelCallsPerTurn: calls + 10, maxToolCallsPerTurn: calls + 10 },
+        });
+        const perStep = (performance.now() - started) / (2 * calls + 1);
+        samples[mode].push(perStep);
+        worker.shutdown();
+        await running;
+        await workerConnection.close();
+        if (tracing) {
+          await tracing.flush();
+          spans = exporter.getFinishedSpans().length; // before shutdown, which empties the exporter
+          await tracing.shutdown();
+        }
+        log(`round ${round + 1}, tracing ${mode}: ${perStep.toFixed(2)} ms/step`);
+      }
+    }
+  } finally {
+    await connection.close();
+    await mock.close();
+    await server.stop();
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+
+  const off = summarize(samples.off).p50;
+  const on = summarize(samples.on).p50;
+  console.log(
+    `\nTracing overhead, ${calls} model → tool steps (${2 * calls + 1} activities) per conversation, ${rounds} rounds` +
+      ` — ${process.platform} ${process.arch}, node ${process.version}`,
+  );
+  console.log(`tracing off: ${off.toFixed(2)} ms/step (median; rounds ${fmt(samples.off)})`);
+  console.log(
+    `tracing on:  ${on.toFixed(2)} ms/step (median; rounds ${fmt(samples.on)}), ${spans} spans per conversation`,
+  );
+  console.log(`overhead:    ${(on - off).toFixed(2)} ms/step (${(((on - off) / off) * 100).toFixed(1)} %)`);
+  if (values.json) await fsp.writeFile(values.json, JSON.stringify({ calls, rounds, samples, spans }, null, 2));
+  return 0;
+}
+
+const fmt = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ');
+
+runMain(main);
