@@ -19,20 +19,17 @@ import { ConversationClient } from '../client/conversation-client';
 import { followConversation } from '../client/progress';
 import { renderLine } from '../client/transcript-format';
 import { DEFAULT_MODEL } from '../common/options';
-import { connectOrStartDevServer, defaultPersistentDbFile } from '../testing/dev-server';
 import { startMessagesApi } from '../testing/messages-api/server';
 import { createAnthropic } from '../workers/anthropic-client';
 import { ConfigError, loadConfig } from '../workers/config';
 import { createConversationWorker } from '../workers/conversation-worker';
+import { demoArgs, demoDevServer, modelLine, printOutcome, stopDevServerWhenDone } from './demo-parts';
 
 const QUESTION = 'What is in my notes folder, and what is left on my todo list?';
 const TOOLS = ['list_directory', 'read_text_file'];
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const exitWhenDone = args.includes('--exit') || !process.stdout.isTTY;
-  const protocol =
-    args.includes('--protocol') && args[args.indexOf('--protocol') + 1] === 'legacy-xml' ? 'legacy-xml' : 'native';
+  const { exitWhenDone, protocol } = demoArgs();
   Runtime.install({ logger: new DefaultLogger('ERROR') });
 
   const notes = mkdtempSync(join(tmpdir(), 'demo-notes-'));
@@ -74,21 +71,9 @@ async function main(): Promise<void> {
   }
   const model = process.env.ANTHROPIC_MODEL || DEFAULT_MODEL;
   const config = loadConfig({ ...process.env, ...(mock && { ANTHROPIC_BASE_URL: mock.url }) });
-  console.log(
-    mock
-      ? `Model: the local Messages API server at ${mock.url}, with scripted replies (no ANTHROPIC_API_KEY set)`
-      : `Model: ${model} (Claude, via ${config.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com'})`,
-  );
+  console.log(modelLine(mock?.url, 'scripted replies', model, config.ANTHROPIC_BASE_URL));
 
-  process.env.TEMPORAL_ADDRESS ??= 'localhost:7233';
-  const server = await connectOrStartDevServer({
-    port: 7233,
-    uiPort: 8233,
-    dbFile: defaultPersistentDbFile(),
-    log: (line) => console.log(`[temporal] ${line}`),
-  });
-  const uiUrl = process.env.TEMPORAL_UI_URL || server.uiUrl || undefined;
-  console.log(`Temporal: ${server.address} (namespace ${server.namespace}), Web UI ${uiUrl ?? 'unknown'}`);
+  const { server, uiUrl } = await demoDevServer();
 
   // The worker's own configuration names the server; the conversation only picks it (and two of its tools).
   const mcp = new McpClientPool(
@@ -131,11 +116,7 @@ async function main(): Promise<void> {
   await followConversation(conversations, id, reply, { onLine: (line) => console.log(renderLine(line)) });
   const result = await reply;
 
-  console.log(`\nAnswer: ${result.text}`);
-  console.log(
-    `(${result.modelCalls} model calls, ${result.toolCalls} MCP tool calls, ${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens)`,
-  );
-  console.log(uiUrl ? `Web UI: ${uiUrl}/namespaces/${server.namespace}/workflows/${id}` : '');
+  printOutcome(result, 'MCP tool', server, id, uiUrl);
 
   worker.shutdown();
   await running;
@@ -144,16 +125,7 @@ async function main(): Promise<void> {
   await connection.close();
   await mock?.close();
   rmSync(notes, { recursive: true, force: true });
-  if (exitWhenDone) {
-    await server.stop();
-    return;
-  }
-  console.log('\nThe dev server keeps running so the link works; Ctrl-C stops it.');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await server.stop();
+  await stopDevServerWhenDone(server, exitWhenDone);
 }
 
 const legacyStop = { stop_reason: 'stop_sequence' as const, stop_sequence: '</function_calls>' };

@@ -23,25 +23,18 @@ import { createAnthropic } from '../workers/anthropic-client';
 import { createConversationWorker } from '../workers/conversation-worker';
 import { demoTools } from '../testing/demo-tools';
 import { DEFAULT_MODEL } from '../common/options';
-import { connectOrStartDevServer, defaultPersistentDbFile } from '../testing/dev-server';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../testing/messages-api/fixtures';
 import { startMessagesApi } from '../testing/messages-api/server';
+import { demoArgs, demoDevServer, modelLine, printOutcome, stopDevServerWhenDone } from './demo-parts';
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const exitWhenDone = args.includes('--exit') || !process.stdout.isTTY;
-  const protocol =
-    args.includes('--protocol') && args[args.indexOf('--protocol') + 1] === 'legacy-xml' ? 'legacy-xml' : 'native';
+  const { exitWhenDone, protocol } = demoArgs();
   Runtime.install({ logger: new DefaultLogger('ERROR') });
 
   const mock = process.env.ANTHROPIC_API_KEY ? undefined : await startMessagesApi();
   const model = process.env.ANTHROPIC_MODEL || DEFAULT_MODEL;
   const config = loadConfig({ ...process.env, ...(mock && { ANTHROPIC_BASE_URL: mock.url }) });
-  console.log(
-    mock
-      ? `Model: the local Messages API server's deterministic demo model at ${mock.url} (no ANTHROPIC_API_KEY set)`
-      : `Model: ${model} (Claude, via ${config.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com'})`,
-  );
+  console.log(modelLine(mock?.url, 'deterministic demo model', model, config.ANTHROPIC_BASE_URL));
 
   // With PAYLOAD_ENCRYPTION_KEYS: every payload is encrypted, and the dev server's Web UI decodes through a codec server.
   const keys = config.PAYLOAD_ENCRYPTION_KEYS;
@@ -62,19 +55,7 @@ async function main(): Promise<void> {
     );
   }
 
-  process.env.TEMPORAL_ADDRESS ??= 'localhost:7233';
-  const server = await connectOrStartDevServer({
-    port: 7233,
-    uiPort: 8233,
-    dbFile: defaultPersistentDbFile(),
-    log: (line) => console.log(`[temporal] ${line}`),
-    ...(codecServer && { codecEndpoint: codecServer.url }),
-  });
-  // A server we started knows its UI; one we found running does not say where its UI is: TEMPORAL_UI_URL does.
-  const uiUrl = process.env.TEMPORAL_UI_URL || server.uiUrl || undefined;
-  console.log(
-    `Temporal: ${server.address} (namespace ${server.namespace}), Web UI ${uiUrl ?? 'unknown (set TEMPORAL_UI_URL)'}`,
-  );
+  const { server, uiUrl } = await demoDevServer(codecServer?.url);
 
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
   const workerConnection = await NativeConnection.connect({ address: server.address });
@@ -103,32 +84,14 @@ async function main(): Promise<void> {
   await followConversation(conversations, id, reply, { onLine: (line) => console.log(renderLine(line)) });
   const result = await reply;
 
-  console.log(`\nAnswer: ${result.text}`);
-  console.log(
-    `(${result.modelCalls} model calls, ${result.toolCalls} tool calls, ${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens)`,
-  );
-  console.log(
-    uiUrl
-      ? `Web UI: ${uiUrl}/namespaces/${server.namespace}/workflows/${id}`
-      : 'Web UI: unknown for a server this command did not start; set TEMPORAL_UI_URL to print the link.',
-  );
+  printOutcome(result, 'tool', server, id, uiUrl);
 
   worker.shutdown();
   await running;
   await workerConnection.close();
   await connection.close();
   await mock?.close();
-  if (exitWhenDone) {
-    await server.stop();
-    await codecServer?.close();
-    return;
-  }
-  console.log('\nThe dev server keeps running so the link works; Ctrl-C stops it.');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await server.stop();
+  await stopDevServerWhenDone(server, exitWhenDone);
   await codecServer?.close();
 }
 

@@ -1,0 +1,76 @@
+// What `npm start` and `npm run demo:mcp` share: their flags, the model line, the dev server they reuse or start,
+// the closing lines, and staying up (so the Web UI link works) until Ctrl-C.
+import type { TurnResult } from '../common/conversation-types';
+import { connectOrStartDevServer, type DevServer, defaultPersistentDbFile } from '../testing/dev-server';
+
+export interface DemoArgs {
+  /** --exit, or stdout is not a terminal: stop everything after the answer. */
+  exitWhenDone: boolean;
+  protocol: 'native' | 'legacy-xml';
+}
+
+export function demoArgs(args = process.argv.slice(2)): DemoArgs {
+  const protocolArg = args.includes('--protocol') ? args[args.indexOf('--protocol') + 1] : undefined;
+  return {
+    exitWhenDone: args.includes('--exit') || !process.stdout.isTTY,
+    protocol: protocolArg === 'legacy-xml' ? 'legacy-xml' : 'native',
+  };
+}
+
+/** The line that says who answers: the local Messages API server (`localModel` says how) or Claude. */
+export function modelLine(localUrl: string | undefined, localModel: string, model: string, baseUrl?: string): string {
+  return localUrl
+    ? `Model: the local Messages API server's ${localModel} at ${localUrl} (no ANTHROPIC_API_KEY set)`
+    : `Model: ${model} (Claude, via ${baseUrl ?? 'https://api.anthropic.com'})`;
+}
+
+/** The dev server at TEMPORAL_ADDRESS (default localhost:7233) if one answers, else one started on the cache's SQLite file. */
+export async function demoDevServer(codecEndpoint?: string): Promise<{ server: DevServer; uiUrl?: string }> {
+  process.env.TEMPORAL_ADDRESS ??= 'localhost:7233';
+  const server = await connectOrStartDevServer({
+    port: 7233,
+    uiPort: 8233,
+    dbFile: defaultPersistentDbFile(),
+    log: (line) => console.log(`[temporal] ${line}`),
+    ...(codecEndpoint && { codecEndpoint }),
+  });
+  // A server we started knows its UI; one we found running does not say where its UI is: TEMPORAL_UI_URL does.
+  const uiUrl = process.env.TEMPORAL_UI_URL || server.uiUrl || undefined;
+  console.log(
+    `Temporal: ${server.address} (namespace ${server.namespace}), Web UI ${uiUrl ?? 'unknown (set TEMPORAL_UI_URL)'}`,
+  );
+  return { server, ...(uiUrl && { uiUrl }) };
+}
+
+/** The answer, what it took, and where to look at it in the Web UI. */
+export function printOutcome(
+  result: TurnResult,
+  toolKind: string,
+  server: DevServer,
+  id: string,
+  uiUrl?: string,
+): void {
+  console.log(`\nAnswer: ${result.text}`);
+  const cost = result.costUsd === null ? 'cost unknown' : `$${result.costUsd.toFixed(4)}`;
+  console.log(
+    `(${result.modelCalls} model calls, ${result.toolCalls} ${toolKind} calls, ${result.usage.inputTokens} input / ` +
+      `${result.usage.outputTokens} output tokens, ${cost})`,
+  );
+  console.log(
+    uiUrl
+      ? `Web UI: ${uiUrl}/namespaces/${server.namespace}/workflows/${id}`
+      : 'Web UI: unknown for a server this command did not start; set TEMPORAL_UI_URL to print the link.',
+  );
+}
+
+/** Unless told to exit, keeps the dev server up until Ctrl-C so the link works; then stops it. */
+export async function stopDevServerWhenDone(server: DevServer, exitWhenDone: boolean): Promise<void> {
+  if (!exitWhenDone) {
+    console.log('\nThe dev server keeps running so the link works; Ctrl-C stops it.');
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+  }
+  await server.stop();
+}
