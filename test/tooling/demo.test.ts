@@ -1,34 +1,16 @@
 // `npm start`, the README's first command, as a person runs it (against the test run's dev server, without an API
 // key): the reference conversation printed step by step, the answer with what it took, and its Web UI link.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { test } from 'node:test';
-
-const ROOT = path.resolve(__dirname, '..', '..');
-
-async function runDemo(...args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--exit', ...args], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-      TEMPORAL_UI_URL: process.env.TEMPORAL_UI_URL,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  assert.equal(code, 0, output);
-  return output;
-}
+import { runScript } from '../support/run-script';
 
 for (const protocol of ['native', 'legacy-xml'] as const) {
   test(`npm start${protocol === 'native' ? '' : ' -- --protocol legacy-xml'} runs the ticker → price chain and links to the Web UI`, async () => {
-    const output = await runDemo(...(protocol === 'native' ? [] : ['--protocol', protocol]));
+    const output = await runScript(
+      'scripts/demo.ts',
+      '--exit',
+      ...(protocol === 'native' ? [] : ['--protocol', protocol]),
+    );
     const lines = output.split('\n');
     const at = (prefix: string) => lines.findIndex((line) => line.startsWith(prefix));
     assert.ok(at('Model: the local Messages API server') >= 0, output);
