@@ -232,21 +232,29 @@ export class ConversationClient {
 
   /**
    * Queues a user message and answers as soon as the conversation took it: its turn number and the offset from which
-   * `events()` shows the turn. With `start`, the conversation is created if it does not exist yet.
+   * `events()` shows the turn. With `start`, the conversation is created if it does not exist yet. With `output`, the
+   * turn's `turn_finished` event carries its answer as data checked against that schema.
    */
-  async submitMessage(id: string, text: string, start?: Omit<StartOptions, 'id'>): Promise<SubmittedMessage> {
+  async submitMessage(
+    id: string,
+    text: string,
+    start?: Omit<StartOptions, 'id'>,
+    message: Pick<SendOptions, 'output'> = {},
+  ): Promise<SubmittedMessage> {
     checkMessage(text);
+    const output = message.output && outputSpecOf(message.output);
+    const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
     const input: ConversationInput | undefined = start ? { options: await this.validate(start) } : undefined;
     const updateId = randomUUID();
     try {
-      if (!input) return await this.handle(id).executeUpdate(submitMessageUpdate, { args: [text], updateId });
+      if (!input) return await this.handle(id).executeUpdate(submitMessageUpdate, { args, updateId });
       const startWorkflowOperation = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
         ...this.startOptions(id, input, text),
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
       return await this.client.workflow.executeUpdateWithStart(submitMessageUpdate, {
-        args: [text],
+        args,
         updateId,
         startWorkflowOperation,
       });
@@ -272,11 +280,12 @@ export class ConversationClient {
     id: string,
     text: string,
     start?: Omit<StartOptions, 'id'>,
-    options: Pick<EventsOptions, 'signal'> = {},
+    options: Pick<EventsOptions, 'signal'> & Pick<SendOptions, 'output'> = {},
   ): AsyncGenerator<StreamItem, void, undefined> {
-    const { turn, offset } = await this.submitMessage(id, text, start);
+    const { output, ...eventsOptions } = options;
+    const { turn, offset } = await this.submitMessage(id, text, start, output ? { output } : {});
     let ours = false;
-    for await (const item of this.events(id, { ...options, fromOffset: offset })) {
+    for await (const item of this.events(id, { ...eventsOptions, fromOffset: offset })) {
       const { event } = item;
       // A message sent while another turn runs: that turn's last events come first.
       ours ||= event.type === 'turn_started' && event.turn === turn;

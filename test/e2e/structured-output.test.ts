@@ -264,6 +264,28 @@ describe('the demo model, unscripted', () => {
   }
 });
 
+describe('streamed', () => {
+  test('streamMessage with a schema: the turn_finished event carries the checked answer', async () => {
+    const prompt = uniquePrompt(STOCK);
+    h.mock.script(prompt, [{ demo: true }, { demo: true }, json(GOOD)]);
+    const types: string[] = [];
+    let finished: unknown;
+    for await (const { event } of h.conversations.streamMessage(
+      `typed-stream-${Date.now()}`,
+      prompt,
+      { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+      { output: { schema: Quote } },
+    )) {
+      types.push(event.type);
+      if (event.type === 'turn_finished') finished = event.output;
+    }
+    assert.deepEqual(Quote.parse(finished), GOOD);
+    assert.equal(types.filter((type) => type === 'tool_result').length, 2, types.join(', '));
+    const [first] = h.mock.requestsFor(prompt);
+    assert.equal(first!.body.output_config.format.type, 'json_schema', 'the message asked for structured output');
+  });
+});
+
 describe('a typed answer for the whole conversation', () => {
   test('every turn answers with data; the value is checked JSON the caller can parse with its schema', async () => {
     const prompt = uniquePrompt('Quote GM for the whole conversation.');
