@@ -97,10 +97,9 @@ export interface ActivityInProgress {
   startedAt: string;
 }
 
-export interface ConversationSnapshot {
+/** What a conversation has done so far: in its state (query) and in its result. */
+export interface ConversationTotals {
   status: ConversationStatus;
-  model: string;
-  protocol: ProtocolName;
   turns: number;
   modelCalls: number;
   toolCalls: number;
@@ -108,6 +107,11 @@ export interface ConversationSnapshot {
   /** USD so far; null when the model has no price (common/pricing.ts). */
   costUsd: number | null;
   transcriptLength: number;
+}
+
+export interface ConversationSnapshot extends ConversationTotals {
+  model: string;
+  protocol: ProtocolName;
   lastText: string;
   pendingApprovals: PendingApproval[];
   running: ActivityInProgress[];
@@ -117,15 +121,8 @@ export interface ConversationSnapshot {
   context: ContextAccounting;
 }
 
-export interface ConversationResult {
-  status: ConversationStatus;
+export interface ConversationResult extends ConversationTotals {
   text: string;
-  turns: number;
-  modelCalls: number;
-  toolCalls: number;
-  usage: TokenUsage;
-  costUsd: number | null;
-  transcriptLength: number;
 }
 
 /** The turn being worked on; its counters restart with every user message. */
