@@ -16,14 +16,12 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
 import { parseMcpServers } from '../activities/mcp/mcp-server-config';
 import { ConversationClient } from '../client/conversation-client';
-import { followConversation } from '../client/progress';
-import { renderLine } from '../client/transcript-format';
 import { DEFAULT_MODEL } from '../common/options';
 import { startMessagesApi } from '../testing/messages-api/server';
 import { createAnthropic } from '../workers/anthropic-client';
 import { ConfigError, loadConfig } from '../workers/config';
 import { createConversationWorker } from '../workers/conversation-worker';
-import { demoArgs, demoDevServer, modelLine, printOutcome, stopDevServerWhenDone } from './demo-parts';
+import { demoArgs, demoDevServer, modelLine, converse, stopDevServerWhenDone } from './demo-parts';
 
 const QUESTION = 'What is in my notes folder, and what is left on my todo list?';
 const TOOLS = ['list_directory', 'read_text_file'];
@@ -105,18 +103,15 @@ async function main(): Promise<void> {
   const conversations = new ConversationClient({ client, taskQueue });
   const id = `demo-mcp-${randomUUID().slice(0, 8)}`;
   console.log(`MCP server: filesystem on ${notes} (stdio); the conversation may use ${TOOLS.join(', ')}`);
-  console.log(`\nConversation ${id} (${protocol} tool use)\n`);
-
-  const reply = conversations.sendMessage(id, QUESTION, {
-    model,
-    protocol,
-    mcpServers: [{ server: 'filesystem', tools: TOOLS }],
-    closeAfterFirstReply: true,
+  await converse({
+    conversations,
+    id,
+    question: QUESTION,
+    start: { model, protocol, mcpServers: [{ server: 'filesystem', tools: TOOLS }], closeAfterFirstReply: true },
+    toolKind: 'MCP tool',
+    server,
+    ...(uiUrl && { uiUrl }),
   });
-  await followConversation(conversations, id, reply, { onLine: (line) => console.log(renderLine(line)) });
-  const result = await reply;
-
-  printOutcome(result, 'MCP tool', server, id, uiUrl);
 
   worker.shutdown();
   await running;

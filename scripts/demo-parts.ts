@@ -1,5 +1,8 @@
 // What `npm start` and `npm run demo:mcp` share: their flags, the model line, the dev server they reuse or start,
 // the closing lines, and staying up (so the Web UI link works) until Ctrl-C.
+import type { ConversationClient, StartOptions } from '../client/conversation-client';
+import { followConversation } from '../client/progress';
+import { renderLine } from '../client/transcript-format';
 import type { TurnResult } from '../common/conversation-types';
 import { connectOrStartDevServer, type DevServer, defaultPersistentDbFile } from '../testing/dev-server';
 
@@ -42,18 +45,28 @@ export async function demoDevServer(codecEndpoint?: string): Promise<{ server: D
   return { server, ...(uiUrl && { uiUrl }) };
 }
 
-/** The answer, what it took, and where to look at it in the Web UI. */
-export function printOutcome(
-  result: TurnResult,
-  toolKind: string,
-  server: DevServer,
-  id: string,
-  uiUrl?: string,
-): void {
+export interface DemoConversation {
+  conversations: ConversationClient;
+  id: string;
+  question: string;
+  start: Omit<StartOptions, 'id'> & { protocol: DemoArgs['protocol'] };
+  /** What its tools are called in the closing line: "tool", "MCP tool". */
+  toolKind: string;
+  server: DevServer;
+  uiUrl?: string;
+}
+
+/** Asks the question, prints each step as it happens, then the answer, what it took and its Web UI link. */
+export async function converse(demo: DemoConversation): Promise<TurnResult> {
+  const { conversations, id, server, uiUrl } = demo;
+  console.log(`\nConversation ${id} (${demo.start.protocol} tool use)\n`);
+  const reply = conversations.sendMessage(id, demo.question, demo.start);
+  await followConversation(conversations, id, reply, { onLine: (line) => console.log(renderLine(line)) });
+  const result = await reply;
   console.log(`\nAnswer: ${result.text}`);
   const cost = result.costUsd === null ? 'cost unknown' : `$${result.costUsd.toFixed(4)}`;
   console.log(
-    `(${result.modelCalls} model calls, ${result.toolCalls} ${toolKind} calls, ${result.usage.inputTokens} input / ` +
+    `(${result.modelCalls} model calls, ${result.toolCalls} ${demo.toolKind} calls, ${result.usage.inputTokens} input / ` +
       `${result.usage.outputTokens} output tokens, ${cost})`,
   );
   console.log(
@@ -61,6 +74,7 @@ export function printOutcome(
       ? `Web UI: ${uiUrl}/namespaces/${server.namespace}/workflows/${id}`
       : 'Web UI: unknown for a server this command did not start; set TEMPORAL_UI_URL to print the link.',
   );
+  return result;
 }
 
 /** Unless told to exit, keeps the dev server up until Ctrl-C so the link works; then stops it. */

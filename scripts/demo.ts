@@ -12,8 +12,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { ConversationClient } from '../client/conversation-client';
-import { followConversation } from '../client/progress';
-import { renderLine } from '../client/transcript-format';
 import { AesGcmCodec } from '../codec/aes-gcm-codec';
 import { type CodecServer, startCodecServer } from '../codec/codec-server';
 import { encryptingDataConverter } from '../codec/data-converter';
@@ -25,7 +23,7 @@ import { demoTools } from '../testing/demo-tools';
 import { DEFAULT_MODEL } from '../common/options';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../testing/messages-api/fixtures';
 import { startMessagesApi } from '../testing/messages-api/server';
-import { demoArgs, demoDevServer, modelLine, printOutcome, stopDevServerWhenDone } from './demo-parts';
+import { demoArgs, demoDevServer, modelLine, converse, stopDevServerWhenDone } from './demo-parts';
 
 async function main(): Promise<void> {
   const { exitWhenDone, protocol } = demoArgs();
@@ -73,18 +71,15 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: server.namespace, ...(dataConverter && { dataConverter }) });
   const conversations = new ConversationClient({ client, taskQueue, tools: demoTools.map((tool) => tool.name) });
   const id = `demo-stock-price-${randomUUID().slice(0, 8)}`;
-  console.log(`\nConversation ${id} (${protocol} tool use)\n`);
-
-  const reply = conversations.sendMessage(id, STOCK_QUESTION, {
-    model,
-    protocol,
-    tools: STOCK_TOOLS,
-    closeAfterFirstReply: true,
+  await converse({
+    conversations,
+    id,
+    question: STOCK_QUESTION,
+    start: { model, protocol, tools: STOCK_TOOLS, closeAfterFirstReply: true },
+    toolKind: 'tool',
+    server,
+    ...(uiUrl && { uiUrl }),
   });
-  await followConversation(conversations, id, reply, { onLine: (line) => console.log(renderLine(line)) });
-  const result = await reply;
-
-  printOutcome(result, 'tool', server, id, uiUrl);
 
   worker.shutdown();
   await running;
