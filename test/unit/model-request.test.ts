@@ -3,19 +3,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { buildModelRequest } from '../../activities/model-request';
-import { describeTool } from '../../activities/tool-definition';
-import { getCurrentStockPrice } from '../../testing/demo-tools/get-current-stock-price';
-import { getTickerSymbol } from '../../testing/demo-tools/get-ticker-symbol';
-import type { ModelRequestOptions } from '../../common/activity-contracts';
+import { NATIVE_REQUEST_OPTIONS, STOCK_TOOL_DESCRIPTIONS } from '../support/model-request-fixtures';
 
-const tools = [getTickerSymbol, getCurrentStockPrice].map(describeTool);
-const base: ModelRequestOptions = {
-  model: 'claude-sonnet-5-5',
-  maxTokens: 1024,
-  protocol: 'native',
-  tools: [],
-  promptCaching: true,
-};
+const tools = STOCK_TOOL_DESCRIPTIONS;
+const base = NATIVE_REQUEST_OPTIONS;
 const messages: MessageParam[] = [
   { role: 'user', content: 'What is the current stock price of General Motors?' },
   {

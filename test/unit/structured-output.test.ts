@@ -7,10 +7,9 @@ import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { buildModelRequest } from '../../activities/model-request';
-import { describeTool } from '../../activities/tool-definition';
+import { NATIVE_REQUEST_OPTIONS, STOCK_TOOL_DESCRIPTIONS } from '../support/model-request-fixtures';
 import { outputSpecOf, typedResult } from '../../client/answer-format';
 import { ConversationError } from '../../client/errors';
-import type { ModelRequestOptions } from '../../common/activity-contracts';
 import { conversationOptionsSchema, withDefaults } from '../../common/options';
 import {
   afterAnswer,
@@ -22,8 +21,6 @@ import {
   outputSpecSchema,
   typedCallOptions,
 } from '../../common/structured-output';
-import { getCurrentStockPrice } from '../../testing/demo-tools/get-current-stock-price';
-import { getTickerSymbol } from '../../testing/demo-tools/get-ticker-symbol';
 import { validateRequest } from '../../testing/messages-api/validate-request';
 import { ConversationState } from '../../workflows/conversation-state';
 
@@ -34,14 +31,8 @@ const Quote = z.object({
 });
 const spec = (mode: 'native' | 'tool'): OutputSpec => outputSpecOf({ schema: Quote, mode });
 
-const tools = [getTickerSymbol, getCurrentStockPrice].map(describeTool);
-const base: ModelRequestOptions = {
-  model: 'claude-sonnet-5-5',
-  maxTokens: 1024,
-  protocol: 'native',
-  tools: [],
-  promptCaching: true,
-};
+const tools = STOCK_TOOL_DESCRIPTIONS;
+const base = NATIVE_REQUEST_OPTIONS;
 const messages: MessageParam[] = [{ role: 'user', content: 'What is the current stock price of General Motors?' }];
 
 describe('the request of a typed turn', () => {
