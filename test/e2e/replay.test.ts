@@ -3,12 +3,13 @@
 // Re-record the fixture (after an intended, versioned change) with RECORD_FIXTURES=1.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { after, before, describe, test } from 'node:test';
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { type ReplayWorkerOptions, Worker } from '@temporalio/worker';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { REPLAY_SCENARIOS } from '../support/replay-scenarios';
 
 const FIXTURE = join(__dirname, '..', 'fixtures', 'ticker-chain-history.json');
 const replayOptions = (): ReplayWorkerOptions =>
@@ -77,4 +78,32 @@ test('a fresh multi-turn history with parallel calls and an approval replays wit
   await h.conversations.end(id);
   await h.conversations.waitForResult(id);
   await Worker.runReplayHistory(replayOptions(), await h.client.workflow.getHandle(id).fetchHistory());
+});
+
+// Histories of the scenarios in test/support/replay-scenarios.ts, recorded by released versions (one file per run).
+const SCENARIO_FIXTURES = join(__dirname, '..', 'fixtures', 'replay');
+
+describe('histories recorded by earlier versions replay against the current workflow code', () => {
+  if (process.env.RECORD_FIXTURES === '1') {
+    for (const scenario of REPLAY_SCENARIOS) {
+      test(`record ${scenario.name}`, async () => {
+        const id = await scenario.run(h);
+        const runs = [];
+        for await (const run of h.client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(run);
+        runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
+        mkdirSync(SCENARIO_FIXTURES, { recursive: true });
+        for (const [i, run] of runs.entries()) {
+          const history = await h.client.workflow.getHandle(id, run.runId).fetchHistory();
+          writeFileSync(join(SCENARIO_FIXTURES, `${scenario.name}.run${i + 1}.json`), historyToJSON(history));
+        }
+      });
+    }
+  }
+  const files = existsSync(SCENARIO_FIXTURES) ? readdirSync(SCENARIO_FIXTURES).filter((f) => f.endsWith('.json')) : [];
+  for (const file of files.sort()) {
+    test(file, async () => {
+      const history = historyFromJSON(JSON.parse(readFileSync(join(SCENARIO_FIXTURES, file), 'utf8')));
+      await Worker.runReplayHistory(replayOptions(), history);
+    });
+  }
 });

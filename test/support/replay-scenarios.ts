@@ -1,0 +1,157 @@
+// Conversations whose histories are kept as replay fixtures (test/fixtures/replay/): each one exercises a part of the
+// workflow that a later change could make replay differently — an event reader's long poll, continue-as-new with a
+// carried event log, typed answers in both modes, approvals, the max_tokens ladder, a budget, a tool error. Recorded
+// once per released version (RECORD_FIXTURES=1 in test/e2e/replay.test.ts); every later version must replay them.
+import type { Harness } from './harness';
+import { uniquePrompt } from './harness';
+
+export interface ReplayScenario {
+  name: string;
+  /** Runs the conversation to its end; resolves with its workflow id. */
+  run(h: Harness): Promise<string>;
+}
+
+const QUOTE_SCHEMA = {
+  type: 'object',
+  properties: { symbol: { type: 'string' }, price: { type: 'number', minimum: 0 } },
+  required: ['symbol', 'price'],
+  additionalProperties: false,
+};
+const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
+
+async function waitFor<T>(read: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const value = await read().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export const REPLAY_SCENARIOS: ReplayScenario[] = [
+  {
+    // A reader parks on the log's long poll while the conversation waits, across two turns and continue-as-new.
+    name: 'stream-reader-and-continue-as-new',
+    async run(h) {
+      const id = `replay-stream-${Date.now()}`;
+      const prompt = uniquePrompt('What is the current stock price of General Motors?');
+      const { turn } = await h.conversations.submitMessage(id, prompt, {
+        tools: STOCK_TOOLS,
+        continueAsNewAfterModelCalls: 2,
+      });
+      const reader = (async () => {
+        const seen: string[] = [];
+        for await (const item of h.conversations.events(id)) seen.push(item.event.type);
+        return seen;
+      })();
+      await h.conversations.awaitTurn(id, turn);
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // the reader parks on the long poll
+      await h.conversations.sendMessage(id, 'And Ford?');
+      await h.conversations.end(id);
+      await h.conversations.waitForResult(id);
+      await reader;
+      return id;
+    },
+  },
+  {
+    name: 'typed-answer-native-corrected',
+    async run(h) {
+      const id = `replay-typed-native-${Date.now()}`;
+      const prompt = uniquePrompt('Quote General Motors as JSON.');
+      h.mock.script(prompt, [
+        { reply: { content: [{ type: 'json', value: { symbol: 'GM', price: -1 } }], stop_reason: 'end_turn' } },
+        { reply: { content: [{ type: 'json', value: { symbol: 'GM', price: 38.5 } }], stop_reason: 'end_turn' } },
+      ]);
+      await h.conversations.sendMessage(
+        id,
+        prompt,
+        { closeAfterFirstReply: true },
+        { output: { schema: QUOTE_SCHEMA } },
+      );
+      await h.conversations.waitForResult(id);
+      return id;
+    },
+  },
+  {
+    name: 'typed-answer-tool-mode',
+    async run(h) {
+      const id = `replay-typed-tool-${Date.now()}`;
+      const prompt = uniquePrompt('Quote General Motors with the answer tool.');
+      h.mock.script(prompt, [
+        { demo: true },
+        { demo: true },
+        {
+          reply: {
+            content: [{ type: 'tool_use', name: 'final_answer', input: { symbol: 'GM', price: 38.5 } }],
+            stop_reason: 'tool_use',
+          },
+        },
+      ]);
+      await h.conversations.sendMessage(
+        id,
+        prompt,
+        { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+        { output: { schema: QUOTE_SCHEMA, mode: 'tool' } },
+      );
+      await h.conversations.waitForResult(id);
+      return id;
+    },
+  },
+  {
+    name: 'approval-approved-then-rejected',
+    async run(h) {
+      const id = `replay-approval-${Date.now()}`;
+      const prompt = uniquePrompt('Buy 3 shares of General Motors');
+      const decide = async (approve: boolean) => {
+        const pending = await waitFor(async () => (await h.conversations.getState(id)).pendingApprovals[0]);
+        await h.conversations.approveToolCall(id, {
+          callId: pending.callId,
+          argumentsDigest: pending.argumentsDigest,
+          approve,
+          ...(!approve && { reason: 'not today' }),
+        });
+      };
+      const first = h.conversations.sendMessage(id, prompt, { tools: ['buy_stock'] });
+      await decide(true);
+      await first;
+      const second = h.conversations.sendMessage(id, uniquePrompt('Buy 3 shares of General Motors'));
+      await decide(false);
+      await second;
+      await h.conversations.end(id);
+      await h.conversations.waitForResult(id);
+      return id;
+    },
+  },
+  {
+    name: 'max-tokens-ladder-and-tool-error',
+    async run(h) {
+      const id = `replay-ladder-${Date.now()}`;
+      const prompt = uniquePrompt('Price of Genral Motors?');
+      h.mock.script(prompt, [
+        { fault: 'truncated-tool-use', tool: { name: 'get_ticker_symbol', input: { company_name: 'Genral Motors' } } },
+        {
+          reply: {
+            content: [{ type: 'tool_use', name: 'get_ticker_symbol', input: { company_name: 'Genral Motors' } }],
+            stop_reason: 'tool_use',
+          },
+        },
+        { reply: { content: [{ type: 'text', text: 'I could not find that company.' }], stop_reason: 'end_turn' } },
+      ]);
+      await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true });
+      await h.conversations.waitForResult(id);
+      return id;
+    },
+  },
+  {
+    name: 'turn-budget-exhausted',
+    async run(h) {
+      const id = `replay-budget-${Date.now()}`;
+      await h.conversations.sendMessage(id, uniquePrompt('What is the current stock price of General Motors?'), {
+        tools: STOCK_TOOLS,
+        budget: { perTurn: { tokens: 3_000 } },
+      });
+      await h.conversations.end(id);
+      await h.conversations.waitForResult(id);
+      return id;
+    },
+  },
+];
