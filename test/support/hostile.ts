@@ -1,0 +1,58 @@
+// What every hostile-input test checks after it sent something bad: the conversation's workflow tasks never failed
+// (no WorkflowTaskFailed / TimedOut in its history), and the worker still takes work (a fresh conversation on the
+// same task queue gets its answer). Also the Temporal CLI, the way an outside caller reaches a conversation.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { temporal } from '@temporalio/proto';
+import { type Harness, namespace, temporalAddress, uniquePrompt } from './harness';
+
+const run = promisify(execFile);
+const EventType = temporal.api.enums.v1.EventType;
+
+export const cliPath = process.env.TEMPORAL_CLI_PATH;
+/** For `describe(…, { skip })`: the CLI comes from the test runner. */
+export const skipWithoutCli = !cliPath && 'no TEMPORAL_CLI_PATH (the test runner sets it)';
+
+/** The Temporal CLI against the test server: its output, and whether it exited 0. */
+export async function temporalCli(...args: string[]): Promise<{ ok: boolean; output: string }> {
+  try {
+    const { stdout, stderr } = await run(cliPath!, [...args, '--address', temporalAddress, '--namespace', namespace], {
+      timeout: 60_000,
+      maxBuffer: 64 * 2 ** 20,
+    });
+    return { ok: true, output: stdout + stderr };
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    return { ok: false, output: stdout + stderr };
+  }
+}
+
+/** Workflow tasks of the conversation (all its runs) that failed or timed out. */
+export async function failedWorkflowTasks(h: Harness, workflowId: string): Promise<number> {
+  let failed = 0;
+  for await (const execution of h.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+    const history = await h.client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
+    failed += (history.events ?? []).filter(
+      (e) =>
+        e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED ||
+        e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT,
+    ).length;
+  }
+  return failed;
+}
+
+/** The worker is running and answers a new conversation on its task queue. */
+export async function assertWorkerServes(h: Harness): Promise<void> {
+  assert.equal(h.worker.getState(), 'RUNNING', 'the worker is still running');
+  const id = `still-serving-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const reply = await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {}, { timeoutMs: 30_000 });
+  assert.match(reply.text, /Hello there/);
+  await h.conversations.end(id);
+}
+
+/** After a bad input: no task of the conversation failed, and the worker still serves. */
+export async function assertUnharmed(h: Harness, workflowId: string): Promise<void> {
+  assert.equal(await failedWorkflowTasks(h, workflowId), 0, `no workflow task of ${workflowId} failed`);
+  await assertWorkerServes(h);
+}
