@@ -1,7 +1,7 @@
 // `npm run build` (and `prepack`): the package as users install it, in dist/ —
 //   1. tsc -p tsconfig.build.json: the product's JavaScript and .d.ts (common, workflows, activities, workers, client,
 //      codec, testing), from a clean dist/ so no file of a deleted source is ever packed;
-//   2. the workflow code bundled from that JavaScript, once per failure converter and with/without the tracing
+//   2. the workflow code bundled from that JavaScript, with the worker's payload converter, once per failure converter and with/without the tracing
 //      interceptors (workers/workflow-bundles.ts), into dist/workflow-bundles/: a worker then starts without webpack.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,9 +30,7 @@ async function main(): Promise<number> {
   for (const [name, variant] of Object.entries(bundles.PREBUILT_BUNDLES)) {
     const bundleStarted = Date.now();
     const { code } = await bundleWorkflowCode({
-      workflowsPath: bundles.WORKFLOWS_PATH,
-      ...(variant.failureConverterPath && { failureConverterPath: variant.failureConverterPath }),
-      ...(variant.traced && { workflowInterceptorModules: [bundles.OTEL_WORKFLOW_INTERCEPTORS] }),
+      ...bundles.conversationBundleOptions(variant),
       logger: new DefaultLogger('WARN'),
     });
     const file = path.join(bundles.PREBUILT_BUNDLES_DIR, variant.file);

@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { connectOrStartDevServer, type DevServer } from '../testing/dev-server';
 import { ensureTemporalCli } from '../testing/temporal-cli';
+import { conversationBundleOptions } from '../workers/workflow-bundles';
 
 const ROOT = path.resolve(__dirname, '..');
 const TEST_DIR = path.join(ROOT, 'test');
@@ -87,10 +88,9 @@ async function bundleWorkflows(outDir: string): Promise<string | undefined> {
   }
   const started = Date.now();
   const { bundleWorkflowCode, DefaultLogger } = await import('@temporalio/worker');
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows/index.ts'),
-    logger: new DefaultLogger('WARN'),
-  });
+
+  // With the converters of a worker without encryption, as the shipped `default` bundle.
+  const { code } = await bundleWorkflowCode({ ...conversationBundleOptions(), logger: new DefaultLogger('WARN') });
   const file = path.join(outDir, 'workflow-bundle.js');
   await fsp.writeFile(file, code);
   log(`Bundled workflows in ${Date.now() - started} ms (${Math.round(code.length / 1024)} KiB): ${file}`);

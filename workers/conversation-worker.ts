@@ -17,6 +17,7 @@ import { mcpToolsQuery } from '../common/mcp';
 import { modelContextQuery } from '../common/workflow-messages';
 import { DEFAULT_SHUTDOWN_GRACE_TIME } from './config';
 import { prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundles';
+import { workerDataConverter } from './worker-data-converter';
 import type { Tracing } from '../tracing/tracing-sdk';
 
 export interface ConversationWorkerOptions {
@@ -45,8 +46,9 @@ export interface ConversationWorkerOptions {
     | 'maxConcurrentLocalActivityExecutions'
   >;
   /**
-   * E.g. codec/data-converter.ts encryptingDataConverter(keys). With a `failureConverterPath`, a pre-built
-   * `workflowBundlePath` must have been bundled with the same path (the shipped `encoded-failures` bundle is).
+   * E.g. codec/data-converter.ts encryptingDataConverter(keys). The worker completes it (worker-data-converter.ts:
+   * the lenient payload converter, a bounded failure converter, codecs that mark what they cannot decode); a pre-built
+   * `workflowBundlePath` must have been bundled with the same converter paths (the shipped bundles are).
    */
   dataConverter?: WorkerOptions['dataConverter'];
   /** Worker interceptors, e.g. an activity interceptor that logs or slows every tool (the test rigs do). */
@@ -69,8 +71,8 @@ export const LIVE_HEARTBEAT_THROTTLE = '50 milliseconds';
 
 export async function createConversationWorker(options: ConversationWorkerOptions): Promise<Worker> {
   const { tools } = options;
-  const bundle =
-    options.workflowBundlePath ?? prebuiltWorkflowBundle(options.dataConverter, undefined, !!options.tracing);
+  const dataConverter = workerDataConverter(options.dataConverter);
+  const bundle = options.workflowBundlePath ?? prebuiltWorkflowBundle(dataConverter, undefined, !!options.tracing);
   // Encrypted payloads (a codec) keep content off spans, whatever was asked.
   const traced = options.tracing?.workerOptions(
     options.interceptors,
@@ -114,7 +116,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
     ...options.tuning,
     ...(options.interceptors && { interceptors: options.interceptors }),
     ...(traced && traced),
-    ...(options.dataConverter && { dataConverter: options.dataConverter }),
+    dataConverter,
   });
   return worker;
 }

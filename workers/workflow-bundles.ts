@@ -2,14 +2,17 @@
 // so a worker from an installed package starts without running webpack; from a checkout run through tsx there is no
 // such folder next to the code, and the worker bundles workflows/ (resolved from node_modules when installed) at start.
 //
-// Two bundles, because a failure converter is bundled into the workflow code: `default` (the SDK's), and
-// `encoded-failures` (codec/failure-converter.ts, what encryptingDataConverter names). A worker whose data converter
-// names another failure or payload converter bundles at start. Each has a `-traced` twin that also holds Temporal's
-// OpenTelemetry workflow interceptors (tracing/): a worker without tracing runs a bundle without them.
+// The payload and failure converters are bundled into the workflow code; every bundle has the worker's lenient payload
+// converter (worker-data-converter.ts). Two failure converters, two bundles: `default` (messages bounded,
+// common/converters/failure-converter.ts) and `encoded-failures` (bounded, then encrypted: codec/failure-converter.ts,
+// what encryptingDataConverter names). A worker whose data converter names another failure or payload converter
+// bundles at start. Each has a `-traced` twin that also holds Temporal's OpenTelemetry workflow interceptors
+// (tracing/): a worker without tracing runs a bundle without them.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
+import { PAYLOAD_CONVERTER_PATH, PLAIN_FAILURE_CONVERTER_PATH } from './worker-data-converter';
 
 /** The workflow code to bundle: the conversation workflow, resolved here so it works from source and from dist. */
 export const WORKFLOWS_PATH = require.resolve('../workflows');
@@ -22,9 +25,9 @@ export const OTEL_WORKFLOW_INTERCEPTORS =
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
 export const PREBUILT_BUNDLES = {
-  default: { file: 'default.js', failureConverterPath: undefined, traced: false },
+  default: { file: 'default.js', failureConverterPath: PLAIN_FAILURE_CONVERTER_PATH, traced: false },
   'encoded-failures': { file: 'encoded-failures.js', failureConverterPath: FAILURE_CONVERTER_PATH, traced: false },
-  'default-traced': { file: 'default-traced.js', failureConverterPath: undefined, traced: true },
+  'default-traced': { file: 'default-traced.js', failureConverterPath: PLAIN_FAILURE_CONVERTER_PATH, traced: true },
   'encoded-failures-traced': {
     file: 'encoded-failures-traced.js',
     failureConverterPath: FAILURE_CONVERTER_PATH,
@@ -32,17 +35,32 @@ export const PREBUILT_BUNDLES = {
   },
 } as const;
 
+export type BundleVariant = (typeof PREBUILT_BUNDLES)[keyof typeof PREBUILT_BUNDLES];
+
 /**
- * The shipped bundle that matches `dataConverter` (its failure converter) and tracing, if the package was built with
- * one; undefined when the worker has to bundle at start.
+ * `bundleWorkflowCode`'s options for the conversation workflow as a worker with this variant's converters runs it:
+ * what `npm run build`, the test runner, the bench and the soak bundle.
+ */
+export function conversationBundleOptions(variant: BundleVariant = PREBUILT_BUNDLES.default) {
+  return {
+    workflowsPath: WORKFLOWS_PATH,
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
+    failureConverterPath: variant.failureConverterPath,
+    ...(variant.traced && { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] }),
+  };
+}
+
+/**
+ * The shipped bundle that matches the worker's data converter (workerDataConverter's: its failure and payload
+ * converters) and tracing, if the package was built with one; undefined when the worker has to bundle at start.
  */
 export function prebuiltWorkflowBundle(
   dataConverter?: Pick<DataConverter, 'failureConverterPath' | 'payloadConverterPath'>,
   dir = PREBUILT_BUNDLES_DIR,
   traced = false,
 ): string | undefined {
-  if (dataConverter?.payloadConverterPath) return undefined;
-  const wanted = dataConverter?.failureConverterPath;
+  if ((dataConverter?.payloadConverterPath ?? PAYLOAD_CONVERTER_PATH) !== PAYLOAD_CONVERTER_PATH) return undefined;
+  const wanted = dataConverter?.failureConverterPath ?? PLAIN_FAILURE_CONVERTER_PATH;
   const variant = Object.values(PREBUILT_BUNDLES).find(
     (bundle) => bundle.failureConverterPath === wanted && bundle.traced === traced,
   );

@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { conversationBundleOptions } from '../../workers/workflow-bundles';
 
 export interface Bundles {
   dir: string;
@@ -11,8 +12,8 @@ export interface Bundles {
   bare: string;
 }
 
-async function bundle(workflowsPath: string, file: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+async function bundle(options: { workflowsPath: string }, file: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({ ...options, logger: new DefaultLogger('WARN') });
   await fsp.writeFile(file, code);
   return file;
 }
@@ -20,8 +21,10 @@ async function bundle(workflowsPath: string, file: string): Promise<string> {
 export async function buildBundles(needBare: boolean): Promise<Bundles> {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'cto-bench-'));
   const [conversation, bare] = await Promise.all([
-    bundle(require.resolve('../../workflows/index.ts'), path.join(dir, 'conversation-bundle.js')),
-    needBare ? bundle(require.resolve('./bare-workflow.ts'), path.join(dir, 'bare-bundle.js')) : Promise.resolve(''),
+    bundle(conversationBundleOptions(), path.join(dir, 'conversation-bundle.js')),
+    needBare
+      ? bundle({ workflowsPath: require.resolve('./bare-workflow.ts') }, path.join(dir, 'bare-bundle.js'))
+      : Promise.resolve(''),
   ]);
   return { dir, conversation, bare };
 }

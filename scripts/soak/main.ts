@@ -33,13 +33,12 @@ import { connectOrStartDevServer, type DevServer, startDevServer } from '../../t
 import { freePort } from '../../testing/free-port';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
+import { conversationBundleOptions } from '../../workers/workflow-bundles';
 import { cleanUpOnSignal, runMain, UsageError } from '../script-main';
 import { parseArgs } from './args';
 import { runSoak } from './run-soak';
 
 export { parseArgs, parseDuration } from './args';
-
-const ROOT = path.resolve(__dirname, '..', '..');
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
@@ -85,10 +84,9 @@ async function main(): Promise<number> {
         : connectOrStartDevServer({ log }),
       process.env.WORKFLOW_BUNDLE_PATH
         ? Promise.resolve()
-        : bundleWorkflowCode({
-            workflowsPath: path.join(ROOT, 'workflows', 'index.ts'),
-            logger: new DefaultLogger('WARN'),
-          }).then(({ code }) => fsp.writeFile(bundleFile, code)),
+        : bundleWorkflowCode({ ...conversationBundleOptions(), logger: new DefaultLogger('WARN') }).then(({ code }) =>
+            fsp.writeFile(bundleFile, code),
+          ),
     ]);
     server = devServer;
     mock = await startMessagesApi();
