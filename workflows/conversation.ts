@@ -18,6 +18,7 @@ import type { ConversationInput, ConversationResult, TurnFailure, TurnOutcome } 
 import { FailureType, ModelFailureType } from '../common/failure-types';
 import { type McpTool, mcpToolsQuery } from '../common/mcp';
 import { describeIssues } from '../common/options';
+import { isUndecodable } from '../common/undecodable';
 import { readReply } from '../common/compaction';
 import { protocolFor } from '../common/protocols';
 import type { Protocol } from '../common/protocols/types';
@@ -63,14 +64,7 @@ interface Conversation extends ToolRun {
 export async function conversation(rawInput: ConversationInput): Promise<ConversationResult> {
   // The input is checked here again: the Temporal CLI and the Web UI can start this workflow with anything, and a
   // bad input must end the conversation with a status, never fail its workflow task over and over.
-  const parsed = conversationInputSchema.safeParse(rawInput ?? {});
-  if (!parsed.success) {
-    const message = `Invalid conversation input: ${describeIssues(parsed.error)}`;
-    upsertSearchAttributes([{ key: ConversationStatus, value: 'failed' }]);
-    setCurrentDetails(`Failed: ${message}`);
-    throw ApplicationFailure.create({ type: FailureType.InvalidConversationInput, message, nonRetryable: true });
-  }
-  const input = parsed.data as ConversationInput;
+  const input = checkedInput(rawInput);
   const state = new ConversationState(input, workflowInfo().firstExecutionRunId);
   const stream = new ConversationStream(input.stream);
   const publish = searchAttributesPublisher(state);
@@ -164,6 +158,29 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   stream.detachReaders();
   await condition(allHandlersFinished);
   return state.result();
+}
+
+/**
+ * The input, checked; a bad one fails the conversation with InvalidConversationInput. What only continue-as-new writes
+ * (`carried`, `stream`) is taken only by a run that continue-as-new started.
+ */
+function checkedInput(rawInput: unknown): ConversationInput {
+  const invalid = (problem: string): never => {
+    const message = `Invalid conversation input: ${problem}`;
+    upsertSearchAttributes([{ key: ConversationStatus, value: 'failed' }]);
+    setCurrentDetails(`Failed: ${message}`);
+    throw ApplicationFailure.create({ type: FailureType.InvalidConversationInput, message, nonRetryable: true });
+  };
+  if (isUndecodable(rawInput)) return invalid(`it could not be decoded (${rawInput.undecodablePayload})`);
+  const parsed = conversationInputSchema.safeParse(rawInput ?? {});
+  if (!parsed.success) return invalid(describeIssues(parsed.error));
+  const continued = workflowInfo().continuedFromExecutionRunId !== undefined;
+  if (!continued && (parsed.data.carried || parsed.data.stream)) {
+    return invalid(
+      'carried and stream are written by the conversation itself when it continues as new, never by a caller',
+    );
+  }
+  return parsed.data as ConversationInput;
 }
 
 /** The model ↔ tools loop for the current user turn, until the model answers or the turn ends otherwise. */
