@@ -16,6 +16,7 @@ import {
 import { contextAccountingSchema } from './context-accounting';
 import { conversationOptionsSchema } from './options';
 import { outputSpecSchema } from './structured-output';
+import { wellFormedText } from './safe-text';
 
 /** What one message may ask besides its text: a typed answer of its own (common/structured-output.ts). */
 export const messageOptionsSchema = z.strictObject({ output: outputSpecSchema.optional() }).optional();
@@ -40,26 +41,25 @@ export const streamOffsetSchema = z.number({ error: 'An offset is a number.' }).
 /** For the worker's model-call cache: the system prompt and the first `to` messages. */
 export const modelContextQuery = defineQuery<ModelContext, [range: { to: number }]>('getModelContext');
 
-export const userMessageSchema = z
-  .string({ error: 'The message must be a string.' })
-  .refine((text) => text.trim() !== '', 'The message is empty.')
-  .superRefine((text, ctx) => {
-    if (text.length > MAX_USER_MESSAGE_CHARS) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `The message has ${text.length} characters; the limit is ${MAX_USER_MESSAGE_CHARS}.`,
-      });
-    }
-  });
+export const userMessageSchema = wellFormedText(MAX_USER_MESSAGE_CHARS, 'The message').refine(
+  (text) => text.trim() !== '',
+  'The message is empty.',
+);
+
+/** A tool call's id as approvals name it: the model's tool_use id (the API's are ~30 characters). */
+export const MAX_CALL_ID_CHARS = 256;
 
 export const turnNumberSchema = z.number({ error: 'A turn is a number.' }).int().min(1);
 
 export const approvalDecisionSchema = z.strictObject({
-  callId: z.string().min(1),
-  argumentsDigest: z.string().min(1),
+  callId: wellFormedText(MAX_CALL_ID_CHARS, 'callId').refine((id) => id !== '', 'callId is empty.'),
+  argumentsDigest: wellFormedText(128, 'argumentsDigest').refine(
+    (digest) => digest !== '',
+    'argumentsDigest is empty.',
+  ),
   /** Only `true` runs the tool; anything that is not a boolean is refused, never read as a yes. */
   approve: z.boolean(),
-  reason: z.string().max(2_000).optional(),
+  reason: wellFormedText(2_000, 'reason').optional(),
 }) satisfies z.ZodType<ApprovalDecision>;
 
 export const transcriptRangeSchema = z
@@ -76,6 +76,27 @@ const usageSchema = z.strictObject({
   cacheCreationInputTokens: z.number().min(0),
 });
 
+const turnFailureSchema = z.strictObject({ type: z.string(), message: z.string() });
+
+/** A kept turn outcome, as `awaitTurn` answers it (TurnOutcome). */
+const turnOutcomeSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('reply'),
+    result: z.looseObject({
+      turn: z.number().int().min(1),
+      status: z.string(),
+      text: z.string(),
+      stopReason: z.string().nullable(),
+      modelCalls: z.number().int().min(0),
+      toolCalls: z.number().int().min(0),
+      usage: usageSchema,
+      costUsd: z.number().min(0).nullable().optional(), // absent in outcomes kept before costs were
+    }),
+  }),
+  z.strictObject({ kind: z.literal('failed'), turn: z.number().int().min(1), failure: turnFailureSchema }),
+  z.strictObject({ kind: z.literal('continued'), turn: z.number().int().min(1) }),
+]);
+
 /** A run's state as the previous run handed it over. Checked for shape; its messages were checked on their way in. */
 const carriedStateSchema = z.strictObject({
   transcript: z.array(
@@ -84,7 +105,7 @@ const carriedStateSchema = z.strictObject({
       content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
     }),
   ),
-  outcomes: z.array(z.looseObject({ kind: z.enum(['reply', 'failed', 'continued']) })),
+  outcomes: z.array(turnOutcomeSchema),
   pendingMessages: z.array(
     z.strictObject({ turn: z.number().int().min(1), text: z.string(), output: outputSpecSchema.optional() }),
   ),

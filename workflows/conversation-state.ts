@@ -457,8 +457,8 @@ export class ConversationState {
   /** Throws a rejection unless `turn` names a turn whose outcome is still known or still to come. */
   validateAwaitTurn(turn: unknown): void {
     const parsed = turnNumberSchema.safeParse(turn);
-    if (!parsed.success || parsed.data >= this.nextTurn)
-      throw rejection(`This conversation has no turn ${String(turn)}.`);
+    if (!parsed.success) throw rejection('A turn is a whole number from 1 on.');
+    if (parsed.data >= this.nextTurn) throw rejection(`This conversation has no turn ${parsed.data}.`);
     if (this.outcomeOf(parsed.data) !== undefined || this.isWaiting(parsed.data)) return;
     throw rejection(
       `Turn ${parsed.data}'s outcome is no longer kept (only the last ${KEPT_OUTCOMES} are); read the transcript instead.`,

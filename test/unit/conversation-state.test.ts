@@ -151,7 +151,7 @@ describe('awaiting a turn', () => {
   test('an unknown turn and a turn whose outcome is no longer kept are refused at once', () => {
     const state = fresh();
     assertRejected(() => state.validateAwaitTurn(1), /no turn 1/);
-    assertRejected(() => state.validateAwaitTurn('1'), /no turn 1/);
+    assertRejected(() => state.validateAwaitTurn('1'), /A turn is a whole number from 1 on/);
     for (let turn = 1; turn <= KEPT_OUTCOMES + 1; turn++) {
       state.enqueue(`message ${turn}`);
       state.beginTurn();
