@@ -1,6 +1,7 @@
 // A worker process configured by environment only (workers/config.ts): what `npm run worker`, the Docker image and
 // a service that installs this package run. `runWorker({ tools })` connects, serves until SIGINT/SIGTERM (running
-// activities get the shutdown grace time to finish), and closes the connection and its MCP servers.
+// activities get the shutdown grace time to finish), and closes the connection and its MCP servers. A worker that
+// stops taking work without being asked to makes it reject (WorkerStoppedError): exit, and let a supervisor restart.
 import { readFileSync } from 'node:fs';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { ToolDefinition } from '../activities/tool-definition';
@@ -18,7 +19,8 @@ import { ConfigError, loadConfig, type WorkerConfig } from './config';
 import { connectionOptions } from './connection-options';
 import { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
 import { prebuiltWorkflowBundle } from './workflow-bundles';
-import { describeIssues } from '../common/options';
+import { runUntilStopped } from './run-until-stopped';
+import { describeIssues, durationMs } from '../common/options';
 import { type ModelPriceTable, modelPriceTableSchema } from '../common/pricing';
 import { type TracingSettings, tracingSettings } from '../tracing/tracing-settings';
 import type * as TracingSdk from '../tracing/tracing-sdk';
@@ -88,10 +90,14 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       ...(tracing && { tracing }),
     });
     console.log(`Worker ready: ${described()}`);
-    await worker.run();
+    await runUntilStopped(worker, {
+      graceMs: durationMs(config.WORKER_SHUTDOWN_GRACE_TIME) ?? 30_000,
+      log: (message) => Runtime.instance().logger.error(message),
+    });
   } finally {
     await mcp.close();
-    await connection.close();
+    // A worker that stopped on its own may still hold the connection: closing it then fails, and must not hide why.
+    await connection.close().catch(() => undefined);
     await tracing?.shutdown(); // exports the spans still pending
   }
 }
