@@ -1,0 +1,290 @@
+// Entry point: a running conversation and its start, reached straight through Temporal — the Temporal CLI or a raw SDK
+// client, without ConversationClient's checks. Whatever is sent, the outcome is a refusal with a clear message or a
+// status of the conversation; never a failed workflow task, never a worker that stops taking work.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, RawValue } from '@temporalio/common';
+import { encode } from '@temporalio/common/lib/encoding';
+import { encryptingDataConverter } from '../../codec/data-converter';
+import { parseKeyRing } from '../../codec/keys';
+import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
+import { FailureType } from '../../common/failure-types';
+import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import {
+  assertUnharmed,
+  assertWorkerServes,
+  failedWorkflowTasks,
+  skipWithoutCli,
+  temporalCli,
+} from '../support/hostile';
+
+const LONE_SURROGATE = '\ud800';
+const THREE_MIB = 'x'.repeat(3 * 2 ** 20);
+/** A payload that says it is JSON and is not. */
+const NOT_JSON = RawValue.fromPayload({ metadata: { encoding: encode('json/plain') }, data: encode('{"options": ') });
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(async () => {
+  await h?.close();
+});
+
+/** An open conversation that has answered one message. */
+async function openConversation(name: string): Promise<string> {
+  const id = `raw-${name}-${Date.now()}`;
+  await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
+  return id;
+}
+
+/** Sends an update by name through the raw client; resolves with the refusal's message (fails if it was accepted). */
+async function refusal(id: string, update: string, args: [unknown, ...unknown[]]): Promise<string> {
+  const error = await h.client.workflow
+    .getHandle(id)
+    .executeUpdate(update, { args })
+    .then(
+      () => assert.fail(`${update} was accepted`),
+      (err: unknown) => err,
+    );
+  assert.ok(error instanceof WorkflowUpdateFailedError, String(error));
+  assert.ok(error.cause instanceof ApplicationFailure, String(error.cause));
+  assert.equal(error.cause.type, 'Rejected');
+  return error.cause.message;
+}
+
+async function failureOf(id: string): Promise<ApplicationFailure> {
+  const error = await h.client.workflow
+    .getHandle(id)
+    .result()
+    .then(
+      () => assert.fail('the conversation did not fail'),
+      (err: unknown) => err,
+    );
+  assert.ok(error instanceof WorkflowFailedError, String(error));
+  assert.ok(error.cause instanceof ApplicationFailure, String(error.cause));
+  return error.cause;
+}
+
+describe('updates with arguments that cannot be sent back', () => {
+  test('awaitTurn with a lone surrogate is refused without quoting it, and the queue keeps working', async () => {
+    const id = await openConversation('await-surrogate');
+    const message = await refusal(id, 'awaitTurn', [LONE_SURROGATE]);
+    assert.equal(message, 'A turn is a whole number from 1 on.');
+    await assertUnharmed(h, id);
+    assert.match((await h.conversations.sendMessage(id, 'Still there?')).text, /Still there/);
+  });
+
+  test('approveToolCall with a lone-surrogate callId or reason is refused, the field named', async () => {
+    const id = await openConversation('approve-surrogate');
+    for (const decision of [
+      { callId: LONE_SURROGATE, argumentsDigest: 'x', approve: true },
+      { callId: 'toolu_1', argumentsDigest: 'x', approve: false, reason: `no ${LONE_SURROGATE}` },
+      { callId: `toolu_${LONE_SURROGATE}`.repeat(100), argumentsDigest: 'x', approve: true },
+    ]) {
+      const message = await refusal(id, 'approveToolCall', [decision]);
+      assert.match(message, /Invalid approval decision: (callId|reason): /);
+      assert.ok(!message.includes(LONE_SURROGATE), 'the refusal holds no lone surrogate');
+    }
+    await assertUnharmed(h, id);
+  });
+
+  test('sendMessage and submitMessage with a lone surrogate are refused: the API could not read the text', async () => {
+    const id = await openConversation('message-surrogate');
+    for (const update of ['sendMessage', 'submitMessage']) {
+      assert.equal(
+        await refusal(id, update, [`hi ${LONE_SURROGATE}`]),
+        'The message is not well-formed Unicode (it has a lone surrogate).',
+      );
+    }
+    await assertUnharmed(h, id);
+  });
+
+  for (const [what, update, args] of [
+    ['awaitTurn with a 1 MiB turn', 'awaitTurn', ['9'.repeat(2 ** 20)]],
+    ['sendMessage with a 1 MiB text', 'sendMessage', ['y'.repeat(2 ** 20)]],
+    [
+      'an approval reason of 1 MiB',
+      'approveToolCall',
+      [{ callId: 't', argumentsDigest: 'd', approve: false, reason: 'r'.repeat(2 ** 20) }],
+    ],
+    ['an unknown key of 1 MiB in the message options', 'sendMessage', ['hi', { ['k'.repeat(2 ** 20)]: 1 }]],
+  ] as const) {
+    test(`${what} is refused with a short message naming the limit`, async () => {
+      const id = await openConversation('big-argument');
+      const message = await refusal(id, update, [...args] as [unknown, ...unknown[]]);
+      assert.ok(message.length < 10_000, `the refusal has ${message.length} characters`);
+      await assertUnharmed(h, id);
+    });
+  }
+
+  test('an argument over the payload limit (3 MiB) costs the caller its update, and nothing else', async () => {
+    // Temporal's core sends a rejected update's request back with the rejection, and the server refuses a task
+    // completion over its 2 MB blob limit: the update is dropped (FAILED_PRECONDITION to the caller) and the
+    // server schedules the next workflow task without it. The conversation must go on as before.
+    const id = await openConversation('three-mib');
+    for (const [update, args] of [
+      ['awaitTurn', [THREE_MIB]],
+      ['sendMessage', [THREE_MIB]],
+    ] as const) {
+      await assert.rejects(h.client.workflow.getHandle(id).executeUpdate(update, { args: [...args] }));
+    }
+    const next = await h.conversations.sendMessage(id, 'Still there?', undefined, { timeoutMs: 30_000 });
+    assert.match(next.text, /Still there/);
+    assert.equal((await h.conversations.getState(id)).status, 'awaiting_user');
+    // One failed task per dropped update (the server's, not the workflow's), never a failing loop.
+    assert.ok((await failedWorkflowTasks(h, id)) <= 2);
+    await assertWorkerServes(h);
+  });
+});
+
+describe('start inputs and signals from outside', { skip: skipWithoutCli }, () => {
+  const start = (id: string, ...flags: string[]) =>
+    temporalCli(
+      'workflow',
+      'start',
+      '--type',
+      CONVERSATION_WORKFLOW,
+      '--task-queue',
+      h.taskQueue,
+      '--workflow-id',
+      id,
+      ...flags,
+    );
+
+  for (const [what, flags, reason] of [
+    [
+      'an unknown encoding',
+      ['--input', '{}', '--input-meta', 'encoding=binary/evil'],
+      /could not be decoded \(Unknown encoding: binary\/evil\)/,
+    ],
+    [
+      'a carried state (only continue-as-new writes it)',
+      [
+        '--input',
+        '{"carried":{"transcript":[],"outcomes":[{"kind":"reply"}],"pendingMessages":[],"nextTurn":1,"modelCalls":0,"toolCalls":0,"usage":{"inputTokens":0,"outputTokens":0,"cacheReadInputTokens":0,"cacheCreationInputTokens":0},"runs":1,"lastText":"","endRequested":false,"firstRunId":"x"}}',
+      ],
+      /carried|outcomes/,
+    ],
+  ] as const) {
+    test(`a start input with ${what} fails the conversation with InvalidConversationInput at once`, async () => {
+      const id = `cli-start-${Date.now()}`;
+      const started = await start(id, ...flags);
+      assert.equal(started.ok, true, started.output);
+      const failure = await failureOf(id);
+      assert.equal(failure.type, FailureType.InvalidConversationInput);
+      assert.match(failure.message, reason);
+      await assertUnharmed(h, id);
+    });
+  }
+
+  for (const [what, flags] of [
+    ['an unknown encoding', ['--input', '1', '--input-meta', 'encoding=binary/evil']],
+  ] as const) {
+    test(`endConversation with ${what} still ends the conversation, its argument ignored`, async () => {
+      const id = await openConversation('signal');
+      const sent = await temporalCli('workflow', 'signal', '--workflow-id', id, '--name', 'endConversation', ...flags);
+      assert.equal(sent.ok, true, sent.output);
+      assert.equal((await h.conversations.waitForResult(id)).status, 'completed');
+      await assertUnharmed(h, id);
+    });
+  }
+
+  test('json/plain bytes that are not JSON, as a start input (raw client): InvalidConversationInput at once', async () => {
+    const id = `raw-start-not-json-${Date.now()}`;
+    await h.client.workflow.start(CONVERSATION_WORKFLOW, { taskQueue: h.taskQueue, workflowId: id, args: [NOT_JSON] });
+    const failure = await failureOf(id);
+    assert.equal(failure.type, FailureType.InvalidConversationInput);
+    assert.match(failure.message, /could not be decoded/);
+    await assertUnharmed(h, id);
+  });
+
+  test('json/plain bytes that are not JSON, as the argument of endConversation (raw client): ignored, the end taken', async () => {
+    const id = await openConversation('signal-not-json');
+    await h.client.workflow.getHandle(id).signal('endConversation', NOT_JSON);
+    assert.equal((await h.conversations.waitForResult(id)).status, 'completed');
+    await assertUnharmed(h, id);
+  });
+
+  test('an update whose argument cannot be decoded is refused, the conversation unharmed', async () => {
+    const id = await openConversation('update-undecodable');
+    const sent = await temporalCli(
+      'workflow',
+      'update',
+      'execute',
+      '--workflow-id',
+      id,
+      '--name',
+      'sendMessage',
+      '--input',
+      '"hi"',
+      '--input-meta',
+      'encoding=binary/evil',
+    );
+    assert.equal(sent.ok, false, sent.output);
+    await assertUnharmed(h, id);
+  });
+});
+
+describe(
+  'a deployment that encrypts payloads, sent plain payloads from the Temporal CLI',
+  { skip: skipWithoutCli },
+  () => {
+    let encrypted: Harness;
+    before(async () => {
+      const keys = parseKeyRing(`k1:${randomBytes(32).toString('base64')}`);
+      encrypted = await startHarness({ dataConverter: encryptingDataConverter(keys) });
+    });
+    after(async () => {
+      await encrypted?.close();
+    });
+
+    test('a plain start input fails the conversation with InvalidConversationInput, saying it was not encrypted', async () => {
+      const id = `cli-plain-start-${Date.now()}`;
+      const started = await temporalCli(
+        'workflow',
+        'start',
+        '--type',
+        CONVERSATION_WORKFLOW,
+        '--task-queue',
+        encrypted.taskQueue,
+        '--workflow-id',
+        id,
+        '--input',
+        '{}',
+      );
+      assert.equal(started.ok, true, started.output);
+      const error = await encrypted.client.workflow
+        .getHandle(id)
+        .result()
+        .then(
+          () => assert.fail('the conversation did not fail'),
+          (err: unknown) => err,
+        );
+      assert.ok(error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure, String(error));
+      assert.equal(error.cause.type, FailureType.InvalidConversationInput);
+      assert.match(error.cause.message, /could not be decoded \(Refusing a payload that is not encrypted/);
+      await assertUnharmed(encrypted, id);
+    });
+
+    test('a plain endConversation argument is ignored and the conversation ends as asked', async () => {
+      const id = `cli-plain-signal-${Date.now()}`;
+      await encrypted.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
+      const sent = await temporalCli(
+        'workflow',
+        'signal',
+        '--workflow-id',
+        id,
+        '--name',
+        'endConversation',
+        '--input',
+        '1',
+      );
+      assert.equal(sent.ok, true, sent.output);
+      assert.equal((await encrypted.conversations.waitForResult(id)).status, 'completed');
+      await assertUnharmed(encrypted, id);
+    });
+  },
+);
