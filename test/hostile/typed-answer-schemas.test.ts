@@ -121,6 +121,13 @@ describe('answers that cost a backtracking or recursive check unbounded time: th
       why: /the answer is too large to check: it nests deeper than 64 levels/,
     },
     {
+      name: 'an answer tool input nested 2,000 deep',
+      schema: CATASTROPHIC,
+      mode: 'tool',
+      answer: answerTool({ s: JSON.parse(`${'['.repeat(2_000)}${']'.repeat(2_000)}`) as unknown }),
+      why: /the answer is too large to check: it nests deeper than 64 levels/,
+    },
+    {
       name: 'an answer that makes 12 nested union branches fail on 40,000 items',
       schema: wideUnion,
       mode: 'native',
