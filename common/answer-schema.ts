@@ -18,6 +18,11 @@ export const MAX_SCHEMA_NESTING = 48;
 /** Schemas nested in each other (anyOf, allOf, $ref, …) without stepping into the answer: each adds a parse frame. */
 export const MAX_STEPS_WITHOUT_DESCENT = 12;
 
+/** Regular expressions (patterns and formats) in one schema: each costs a compile whenever the schema is built. */
+export const MAX_SCHEMA_REGEXES = 100;
+/** RE2 instructions of all of a schema's regular expressions: compiling costs about 2 µs an instruction. */
+export const MAX_SCHEMA_PROGRAM = 20_000;
+
 /** A schema that cannot be used, with where in it (a path of keywords) and why. */
 class SchemaRefusal extends Error {}
 
@@ -34,6 +39,9 @@ interface Context {
   readonly processing: Map<string, number>;
   nesting: number;
   descents: number;
+  /** Regular expressions compiled so far, and their RE2 instructions. */
+  regexes: number;
+  program: number;
   sinceDescent: number;
 }
 
@@ -55,6 +63,8 @@ export function answerSchema(json: JsonSchema, meter: Meter = () => {}): AnswerS
     processing: new Map(),
     nesting: 0,
     descents: 0,
+    regexes: 0,
+    program: 0,
     sinceDescent: 0,
   };
   try {
@@ -270,15 +280,25 @@ function convertTyped(schema: JsonSchema, type: unknown, ctx: Context, at: Path)
 
 function pattern(source: unknown, ctx: Context, at: Path): LinearRegex {
   if (typeof source !== 'string') refuse(at, 'a pattern is a string');
-  const compiled = compilePattern(source, ctx.meter);
-  if (!compiled.ok) refuse(at, `the pattern cannot be checked in linear time: ${compiled.error}`);
-  return compiled.regex;
+  return linear(source, ctx, at, (error) => `the pattern cannot be checked in linear time: ${error}`);
 }
 
 /** zod's own regular expression for a format, on RE2 (zod's check and message, the linear engine's matching). */
 function formatPattern(regex: RegExp, ctx: Context, at: Path): LinearRegex {
-  const compiled = compilePattern(regex.source, ctx.meter);
-  if (!compiled.ok) refuse(at, `this format cannot be checked in linear time (${compiled.error})`);
+  return linear(regex.source, ctx, at, (error) => `this format cannot be checked in linear time (${error})`);
+}
+
+/** Compiles for RE2 within the schema's regular-expression allowance, or refuses with `why`. */
+function linear(source: string, ctx: Context, at: Path, why: (error: string) => string): LinearRegex {
+  if (++ctx.regexes > MAX_SCHEMA_REGEXES) {
+    refuse(at, `the schema has more than ${MAX_SCHEMA_REGEXES} patterns and formats`);
+  }
+  const compiled = compilePattern(source, ctx.meter);
+  if (!compiled.ok) refuse(at, why(compiled.error));
+  ctx.program += compiled.program;
+  if (ctx.program > MAX_SCHEMA_PROGRAM) {
+    refuse(at, `the schema's patterns and formats compile to more than ${MAX_SCHEMA_PROGRAM} RE2 instructions`);
+  }
   return compiled.regex;
 }
 

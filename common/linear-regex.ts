@@ -25,7 +25,8 @@ export interface LinearRegex {
   toString(): string;
 }
 
-export type CompiledPattern = { ok: true; regex: LinearRegex } | { ok: false; error: string };
+/** `program`: the pattern's RE2 instruction count, what compiling it cost (a schema bounds the sum). */
+export type CompiledPattern = { ok: true; regex: LinearRegex; program: number } | { ok: false; error: string };
 
 /**
  * Compiles a JSON Schema pattern for RE2, or says why it cannot be (without repeating the pattern). `meter` is
@@ -60,7 +61,7 @@ export function compilePattern(pattern: string, meter: Meter = () => {}): Compil
     },
     toString: () => `/${pattern}/`,
   };
-  return { ok: true, regex };
+  return { ok: true, regex, program };
 }
 
 /** Either JavaScript mode is enough: z.toJSONSchema writes a `u` regex's source without its flag. */

@@ -219,6 +219,16 @@ describe(
         why: /at patternProperties\..*: the pattern cannot be checked in linear time: lookaround/,
       },
       {
+        name: 'more than 100 patterns (each compiled whenever the schema is built)',
+        schema: {
+          type: 'object',
+          properties: Object.fromEntries(
+            Array.from({ length: 101 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^[a-z]+${i}$` }]),
+          ),
+        },
+        why: /the schema has more than 100 patterns and formats/,
+      },
+      {
         name: 'a repeat count RE2 refuses',
         schema: { type: 'object', properties: { s: { type: 'string', pattern: '(?:a{1000}){1000}' } } },
         why: /RE2 cannot run it \(invalid repeat count\)/,

@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { answerSchema, MAX_SCHEMA_NESTING, MAX_STEPS_WITHOUT_DESCENT } from '../../common/answer-schema';
+import {
+  answerSchema,
+  MAX_SCHEMA_NESTING,
+  MAX_SCHEMA_PROGRAM,
+  MAX_SCHEMA_REGEXES,
+  MAX_STEPS_WITHOUT_DESCENT,
+} from '../../common/answer-schema';
 
 type Schema = Record<string, unknown>;
 
@@ -270,6 +276,24 @@ describe('schemas that cannot be checked in bounded time are refused', () => {
     let schema: unknown = { type: 'string' };
     for (let i = 0; i <= MAX_STEPS_WITHOUT_DESCENT; i++) schema = { allOf: [schema] };
     assert.match(refusal({ type: 'object', properties: { x: schema } }), /schemas .* apply to one value in a chain/);
+  });
+
+  test(`more than ${MAX_SCHEMA_REGEXES} patterns and formats, or ${MAX_SCHEMA_PROGRAM} RE2 instructions in all`, () => {
+    // Each is compiled whenever the schema is built (options checked, each answer checked): their sum is bounded.
+    const many = (count: number, property: (i: number) => Schema): Schema => ({
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, property(i)])),
+    });
+    assert.equal(answerSchema(many(MAX_SCHEMA_REGEXES, () => ({ type: 'string', format: 'email' }))).ok, true);
+    assert.match(
+      refusal(many(MAX_SCHEMA_REGEXES + 1, (i) => ({ type: 'string', pattern: `^${i}$` }))),
+      /more than 100 patterns and formats/,
+    );
+    const costly = '[a-z]{1,50}[0-9]{1,40}'.repeat(20);
+    assert.match(
+      refusal(many(10, () => ({ type: 'string', pattern: costly }))),
+      /compile to more than 20000 RE2 instructions/,
+    );
   });
 
   test('keywords z.fromJSONSchema cannot check either, external references, unknown types', () => {
