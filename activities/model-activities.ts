@@ -9,7 +9,7 @@ import type { CallModelInput, CallModelResult } from '../common/activity-contrac
 import { afterCompaction, readReply, type ReplyBlock } from '../common/compaction';
 import { protocolFor } from '../common/protocols';
 import { callModelResultOf, compactedPromptTokens, withContextManagement } from './managed-context';
-import { toModelFailure } from './model-failure';
+import { buildingRequest, toModelFailure } from './model-failure';
 import type { ToolDescription } from '../common/protocols/types';
 import { buildModelRequest } from './model-request';
 import { keepAlive } from './keep-alive';
@@ -43,15 +43,18 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: 
       ({ system, messages } = await cache.assemble(input));
       const { mcpToolSet } = input.request;
       const mcpTools = mcpToolSet !== undefined ? await mcpToolSets?.get(input.conversation, mcpToolSet) : undefined;
-      const offered = input.request.tools.map((name) => {
-        const tool = described.get(name) ?? mcpTools?.get(name);
-        if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
-        return tool;
+      // Building the request is deterministic: what fails here would fail on every attempt (not retried).
+      const request = buildingRequest(() => {
+        const offered = input.request.tools.map((name) => {
+          const tool = described.get(name) ?? mcpTools?.get(name);
+          if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
+          return tool;
+        });
+        return withContextManagement(
+          buildModelRequest({ ...input.request, ...(system !== undefined && { system }) }, messages, offered),
+          input.request.contextManagement,
+        );
       });
-      const request = withContextManagement(
-        buildModelRequest({ ...input.request, ...(system !== undefined && { system }) }, messages, offered),
-        input.request.contextManagement,
-      );
       const stream = anthropic.beta.messages.stream(request, { signal: context.cancellationSignal });
       if (live) stream.on('streamEvent', (event, snapshot) => live.onStreamEvent(event, snapshot));
       message = await stream.finalMessage();

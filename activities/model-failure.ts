@@ -4,6 +4,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { ModelFailureType as T } from '../common/failure-types';
+import { boundedText } from '../common/well-formed';
+
+/** A failure's message reaches the caller: a builder's error text is cut to this. */
+const MAX_REASON_CHARS = 1_000;
 
 export interface ModelFailureKind {
   type: string;
@@ -39,7 +43,26 @@ export function requestedDelayMs(headers: Headers | undefined, now = Date.now())
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/**
+ * An error thrown while building a request, before any HTTP call (the request builder, the tool lookup, the JSON
+ * Schema transform): deterministic, so retrying it would fail the same way until the attempts run out.
+ */
+export class ModelRequestInvalid extends Error {
+  override name = 'ModelRequestInvalid';
+}
+
+/** Runs a request builder; whatever it throws becomes a ModelRequestInvalid, which is not retried. */
+export function buildingRequest<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    const reason = boundedText(describe(error), MAX_REASON_CHARS);
+    throw new ModelRequestInvalid(`The request could not be built: ${reason}`, { cause: error });
+  }
+}
+
 export function classifyModelError(error: unknown): ModelFailureKind {
+  if (error instanceof ModelRequestInvalid) return { type: T.RequestInvalid, retryable: false };
   if (error instanceof Anthropic.APIConnectionTimeoutError) return { type: T.Timeout, retryable: true };
   if (error instanceof Anthropic.APIConnectionError) return { type: T.ConnectionError, retryable: true };
   if (error instanceof Anthropic.APIError) {

@@ -36,6 +36,11 @@ export const ModelFailureType = {
   StreamError: 'ModelStreamError',
   Timeout: 'ModelTimeout',
   ConnectionError: 'ModelConnectionError',
+  /**
+   * The request could not be built (before any HTTP call): the same input fails the same way on every attempt, so
+   * it is not retried.
+   */
+  RequestInvalid: 'ModelRequestInvalid',
   /** Not from the API at all: a bug or an unexpected reply shape. */
   CallError: 'ModelCallError',
 } as const;

@@ -6,8 +6,12 @@
 //           and proxy that has tool use.
 // Either way the workflow checks the answer against the whole schema (the API enforces only part of a JSON Schema:
 // bounds like `minimum` become descriptions), tells the model once what is wrong, and fails the turn with
-// `invalid_output` if the second answer is wrong too. Pure and deterministic: zod's JSON Schema reader is plain code.
+// `invalid_output` if the second answer is wrong too. Pure and deterministic, and bounded: the check runs in workflow
+// code, so its cost may not depend unboundedly on what a caller or the model sends (answer-schema.ts).
 import { z } from 'zod';
+import { answerSchema, describePath } from './answer-schema';
+import { jsonExtentProblem } from './json-extent';
+import { boundedText } from './well-formed';
 
 /** The Messages API's rule for tool names (options.ts has the same; this module must not import it: a cycle). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -20,24 +24,38 @@ export const MAX_SCHEMA_BYTES = 64_000;
 
 export type OutputMode = 'native' | 'tool';
 
-/** `output`: an object JSON Schema (what `z.toJSONSchema` makes of a `z.object`). */
-const jsonSchemaObject = z
-  .record(z.string(), z.unknown())
-  .refine((schema) => schema['type'] === 'object', {
-    message: 'the answer schema must describe an object (type "object", e.g. from z.object(...))',
-  })
-  .superRefine((schema, ctx) => {
-    const bytes = JSON.stringify(schema).length;
-    if (bytes > MAX_SCHEMA_BYTES) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `the answer schema has ${bytes} bytes; the limit is ${MAX_SCHEMA_BYTES}`,
-      });
-      return;
-    }
-    const problem = unreadableSchema(schema);
-    if (problem) ctx.addIssue({ code: 'custom', message: `the answer schema cannot be read: ${problem}` });
-  });
+/** Nesting of the schema document (objects and arrays): every walk of it, here and in the worker, stays shallow. */
+export const MAX_SCHEMA_DEPTH = 64;
+/** Values in the schema document; counted before anything serialises it. */
+export const MAX_SCHEMA_VALUES = 50_000;
+
+/**
+ * `output`: an object JSON Schema (what `z.toJSONSchema` makes of a `z.object`) that the workflow can check answers
+ * against in bounded time. Measured first without recursion (depth, values), then sized, then built once
+ * (answer-schema.ts): a pattern RE2 cannot run, a $ref cycle that never reaches the answer, a keyword zod cannot
+ * check are refused here, where the options are checked, never met while an answer is.
+ */
+const jsonSchemaObject = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  const extent = jsonExtentProblem(schema, { maxDepth: MAX_SCHEMA_DEPTH, maxNodes: MAX_SCHEMA_VALUES });
+  if (extent) {
+    ctx.addIssue({ code: 'custom', message: `the answer schema is too large: ${extent}` });
+    return;
+  }
+  if (schema['type'] !== 'object') {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'the answer schema must describe an object (type "object", e.g. from z.object(...))',
+    });
+    return;
+  }
+  const bytes = JSON.stringify(schema).length;
+  if (bytes > MAX_SCHEMA_BYTES) {
+    ctx.addIssue({ code: 'custom', message: `the answer schema has ${bytes} bytes; the limit is ${MAX_SCHEMA_BYTES}` });
+    return;
+  }
+  const built = answerSchema(schema);
+  if (!built.ok) ctx.addIssue({ code: 'custom', message: `the answer schema cannot be used: ${built.error}` });
+});
 
 export const outputSpecSchema = z.strictObject({
   /** The JSON Schema the answer must match. */
@@ -73,26 +91,69 @@ export function outputConflict(
 
 export type AnswerCheck = { ok: true; value: unknown } | { ok: false; error: string };
 
-function unreadableSchema(schema: Record<string, unknown>): string | undefined {
-  try {
-    z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-    return undefined;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
-}
+/** An answer nested deeper, or bigger, is a wrong answer: measured before anything walks it. */
+export const MAX_ANSWER_DEPTH = 64;
+export const MAX_ANSWER_VALUES = 100_000;
+/** Characters of the answer's JSON (a model's output is bounded by max_tokens; this bounds what is checked). */
+export const MAX_ANSWER_CHARS = 1_000_000;
+/**
+ * Work one check may do, in units of a schema node visited plus the characters a check scans (answer-schema.ts).
+ * An honest answer spends a few per value; an answer that needs more cannot be checked in bounded time, so it is
+ * wrong. The costliest answers found spend it in about 0.3 s on one core of the 2-core test machine.
+ */
+export const ANSWER_CHECK_BUDGET = 1_000_000;
+/** What the model is told, and the failure says: the first problems, each shortened. */
+const MAX_PROBLEMS = 10;
+const MAX_PROBLEM_CHARS = 300;
 
-/** Checks `value` against the JSON Schema; the error names each problem with its path. */
+/** Thrown by the meter when a check has spent its budget; answer-schema.ts lets it through zod. */
+class BudgetSpent extends Error {}
+
+/**
+ * Checks `value` against the JSON Schema; the error names each problem with its path. Never throws, and its cost
+ * is bounded whatever the answer: too large, too costly or uncheckable is a wrong answer, with the reason.
+ */
 export function checkAnswer(schema: Record<string, unknown>, value: unknown): AnswerCheck {
-  const validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  const parsed = validator.safeParse(value);
+  const extent = jsonExtentProblem(value, { maxDepth: MAX_ANSWER_DEPTH, maxNodes: MAX_ANSWER_VALUES });
+  if (extent) return { ok: false, error: `the answer is too large to check: ${extent}` };
+  const chars = (JSON.stringify(value) ?? '').length;
+  if (chars > MAX_ANSWER_CHARS) {
+    return { ok: false, error: `the answer has ${chars} characters of JSON; the limit is ${MAX_ANSWER_CHARS}` };
+  }
+  let spent = 0;
+  const built = answerSchema(schema, (units) => {
+    spent += units;
+    if (spent > ANSWER_CHECK_BUDGET) throw new BudgetSpent();
+  });
+  // Options are checked before a schema is taken; this is a schema from before that check (carried state).
+  if (!built.ok) return { ok: false, error: `the answer schema cannot be used: ${built.error}` };
+  let parsed: ReturnType<z.ZodType['safeParse']>;
+  try {
+    parsed = built.schema.safeParse(value);
+  } catch (error) {
+    return {
+      ok: false,
+      error:
+        error instanceof BudgetSpent
+          ? 'the answer could not be checked within its budget; give a simpler, smaller answer'
+          : `the answer could not be checked (${error instanceof Error ? error.name : 'an error'})`,
+    };
+  }
   if (parsed.success) return { ok: true, value: parsed.data };
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(the answer)'}: ${issue.message}`);
+  const issues = parsed.error.issues;
+  const problems = issues.slice(0, MAX_PROBLEMS).map((issue) => {
+    const where = issue.path.length > 0 ? describePath(issue.path.map(String)) : '(the answer)';
+    return boundedText(`${where}: ${issue.message}`, MAX_PROBLEM_CHARS);
+  });
+  if (issues.length > MAX_PROBLEMS) problems.push(`and ${issues.length - MAX_PROBLEMS} more`);
   return { ok: false, error: problems.join('; ') };
 }
 
 /** The native mechanism's answer: the reply's text, which must be JSON matching the schema. */
 export function checkTextAnswer(schema: Record<string, unknown>, text: string): AnswerCheck {
+  if (text.length > MAX_ANSWER_CHARS) {
+    return { ok: false, error: `the answer has ${text.length} characters; the limit is ${MAX_ANSWER_CHARS}` };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

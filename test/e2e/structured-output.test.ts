@@ -302,6 +302,40 @@ describe('a typed answer for the whole conversation', () => {
   });
 });
 
+describe('patterns', () => {
+  // Patterns run on RE2 in the workflow (linear time): they still accept what matches and refuse what does not.
+  const Ticker = z.object({ symbol: z.string().regex(/^[A-Z]{1,5}$/), price: z.number() });
+
+  test('native: a symbol that does not match goes back with the pattern; the matching one is taken', async () => {
+    const prompt = uniquePrompt('Quote GM with its ticker.');
+    h.mock.script(prompt, [json({ symbol: 'general motors', price: 38.5 }), json({ symbol: 'GM', price: 38.5 })]);
+    const reply = await h.conversations.sendMessage(
+      `typed-pattern-${Date.now()}`,
+      prompt,
+      {},
+      { output: { schema: Ticker } },
+    );
+    assert.deepEqual(reply.output, { symbol: 'GM', price: 38.5 });
+    const [, second] = h.mock.requestsFor(prompt);
+    assert.match(lastUserText(second!), /symbol: Invalid string: must match pattern \/\^\[A-Z\]\{1,5\}\$\//);
+  });
+
+  test('tool: a second answer that does not match fails the turn with invalid_output', async () => {
+    const prompt = uniquePrompt('Quote GM with its ticker, badly.');
+    h.mock.script(prompt, [answerTool({ symbol: 'gm', price: 1 }), answerTool({ symbol: 'TOOLONG', price: 1 })]);
+    const error = await rejection(
+      h.conversations.sendMessage(
+        `typed-pattern-bad-${Date.now()}`,
+        prompt,
+        {},
+        { output: { schema: Ticker, mode: 'tool' } },
+      ),
+    );
+    assert.equal(error.failureType, INVALID_OUTPUT);
+    assert.match(error.message, /after 2 attempts: symbol: Invalid string: must match pattern/);
+  });
+});
+
 describe('bad input', () => {
   test('a schema without a JSON Schema form, or not an object, is invalid_options before anything starts', async () => {
     const id = `typed-bad-schema-${Date.now()}`;

@@ -2,7 +2,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { classifyModelError, requestedDelayMs, toModelFailure } from '../../activities/model-failure';
+import {
+  buildingRequest,
+  classifyModelError,
+  ModelRequestInvalid,
+  requestedDelayMs,
+  toModelFailure,
+} from '../../activities/model-failure';
+import { buildModelRequest } from '../../activities/model-request';
+import { NATIVE_REQUEST_OPTIONS } from '../support/model-request-fixtures';
 
 function apiError(status: number, type: string, headers: Record<string, string> = {}) {
   return Anthropic.APIError.generate(
@@ -94,5 +102,52 @@ describe('the failure a model activity throws', () => {
     assert.equal(failure.type, 'ModelInvalidRequest');
     assert.equal(failure.nonRetryable, true);
     assert.match(failure.message, /400 invalid_request_error: invalid_request_error happened/);
+  });
+});
+
+describe('a request that cannot be built', () => {
+  test('is not retried: an error thrown before any HTTP call would be thrown again on every attempt', () => {
+    assert.deepEqual(classifyModelError(new ModelRequestInvalid('x')), {
+      type: 'ModelRequestInvalid',
+      retryable: false,
+    });
+    assert.deepEqual(classifyModelError(new RangeError('Maximum call stack size exceeded')), {
+      type: 'ModelCallError',
+      retryable: true,
+    });
+  });
+
+  test('a 10,000-deep answer schema (past the options check) fails the turn at once as ModelRequestInvalid', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 10_000; i++) schema = { type: 'object', properties: { a: schema } };
+    const output = { schema, mode: 'native' as const, toolName: 'final_answer' };
+    const error = (() => {
+      try {
+        buildingRequest(() => buildModelRequest({ ...NATIVE_REQUEST_OPTIONS, output }, [], []));
+      } catch (err) {
+        return err;
+      }
+      return assert.fail('the request was built');
+    })();
+    assert.ok(error instanceof ModelRequestInvalid);
+    assert.match(error.message, /^The request could not be built: RangeError: Maximum call stack size exceeded/);
+    const failure = toModelFailure(error);
+    assert.equal(failure.type, 'ModelRequestInvalid');
+    assert.equal(failure.nonRetryable, true);
+  });
+
+  test('what the builder threw is cut to a bounded, well-formed message', () => {
+    const error = (() => {
+      try {
+        buildingRequest(() => {
+          throw new Error(`\ud800${'x'.repeat(100_000)}`);
+        });
+      } catch (err) {
+        return err as Error;
+      }
+      return assert.fail('nothing was thrown');
+    })();
+    assert.ok(error.message.length < 1_100);
+    assert.ok(!error.message.includes('\ud800'));
   });
 });

@@ -13,14 +13,21 @@ import { ConversationError } from '../../client/errors';
 import { conversationOptionsSchema, withDefaults } from '../../common/options';
 import {
   afterAnswer,
+  ANSWER_CHECK_BUDGET,
   answerToolDescription,
   checkAnswer,
   checkTextAnswer,
   MAX_ANSWER_ATTEMPTS,
+  MAX_ANSWER_CHARS,
+  MAX_ANSWER_DEPTH,
+  MAX_SCHEMA_BYTES,
+  MAX_SCHEMA_DEPTH,
   type OutputSpec,
   outputSpecSchema,
   typedCallOptions,
 } from '../../common/structured-output';
+import { wellFormed } from '../../common/well-formed';
+import { messageOptionsSchema } from '../../common/workflow-messages';
 import { validateRequest } from '../../testing/messages-api/validate-request';
 import { ConversationState } from '../../workflows/conversation-state';
 
@@ -161,6 +168,100 @@ describe('checking an answer', () => {
   test('checking is deterministic: the same answer, the same verdict', () => {
     const answer = { symbol: 'GM', price: -1, currency: 'USD' };
     assert.deepEqual(checkAnswer(schema, answer), checkAnswer(schema, answer));
+  });
+});
+
+describe('checking an answer costs bounded time, whatever the answer', () => {
+  const catastrophic = {
+    type: 'object',
+    properties: { s: { type: 'string', pattern: '^(a+)+$' } },
+    required: ['s'],
+  };
+
+  test('a pattern that backtracks exponentially: the answer is checked at once, and wrong', () => {
+    // On a backtracking RegExp this check takes about 2^32 steps; the test finishing is the point.
+    const check = checkAnswer(catastrophic, { s: `${'a'.repeat(32)}!` });
+    assert.deepEqual(check, { ok: false, error: 's: Invalid string: must match pattern /^(a+)+$/' });
+    assert.equal(checkAnswer(catastrophic, { s: 'aaaa' }).ok, true);
+  });
+
+  test(`an answer nested deeper than ${MAX_ANSWER_DEPTH} levels is wrong, measured without recursion`, () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    assert.deepEqual(checkTextAnswer(catastrophic, deep), {
+      ok: false,
+      error: `the answer is too large to check: it nests deeper than ${MAX_ANSWER_DEPTH} levels`,
+    });
+  });
+
+  test(`an answer over ${MAX_ANSWER_CHARS} characters is wrong before it is parsed`, () => {
+    const check = checkTextAnswer(catastrophic, JSON.stringify({ s: 'a'.repeat(MAX_ANSWER_CHARS) }));
+    assert.match((check as { error: string }).error, /characters; the limit is 1000000/);
+    assert.match(
+      (checkAnswer(catastrophic, { s: 'a'.repeat(MAX_ANSWER_CHARS) }) as { error: string }).error,
+      /characters of JSON; the limit is/,
+    );
+  });
+
+  test(`an answer that needs more than ${ANSWER_CHECK_BUDGET} units of work is wrong`, () => {
+    const options = Array.from({ length: 12 }, (_, i) => ({
+      type: 'object',
+      properties: { a: { const: i } },
+      required: ['a'],
+    }));
+    const schema = { type: 'object', properties: { w: { type: 'array', items: { anyOf: options } } } };
+    const answer = { w: Array.from({ length: 40_000 }, () => ({ a: 'none' })) };
+    assert.deepEqual(checkAnswer(schema, answer), {
+      ok: false,
+      error: 'the answer could not be checked within its budget; give a simpler, smaller answer',
+    });
+  });
+
+  test('what is wrong is told in at most ten problems, each shortened and well-formed', () => {
+    const schema = { type: 'object', properties: {}, additionalProperties: false };
+    const answer = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`\ud800${'k'.repeat(1000)}${i}`, i]));
+    const { error } = checkAnswer(schema, answer) as { error: string };
+    assert.ok(error.length < 400, `${error.length} characters`);
+    assert.equal(error, wellFormed(error), 'no lone surrogate');
+    const many = { type: 'object', properties: { l: { type: 'array', items: { type: 'string' } } } };
+    const problems = (checkAnswer(many, { l: Array.from({ length: 30 }, (_, i) => i) }) as { error: string }).error;
+    assert.equal(problems.split('; ').length, 11);
+    assert.match(problems, /; and 20 more$/);
+  });
+
+  test('a schema from before these checks (carried state) makes a wrong answer, never a throw', () => {
+    const backreference = { type: 'object', properties: { s: { type: 'string', pattern: '(a)\\1' } } };
+    const check = checkAnswer(backreference, { s: 'aa' });
+    assert.match((check as { error: string }).error, /^the answer schema cannot be used: .*backreferences/);
+  });
+});
+
+describe('schemas that can never be checked or sent are refused where options are checked', () => {
+  const refusedBy = (schema: Record<string, unknown>) => {
+    const parsed = outputSpecSchema.safeParse({ schema });
+    assert.equal(parsed.success, false);
+    return parsed.error!.issues[0]!.message;
+  };
+
+  test(`a schema nested 10,000 deep: more than ${MAX_SCHEMA_DEPTH} levels, measured without recursion`, () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 5_000; i++) deep = { type: 'object', properties: { a: deep } };
+    assert.equal(refusedBy(deep), `the answer schema is too large: it nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+    for (const schema of [conversationOptionsSchema, messageOptionsSchema]) {
+      assert.equal(schema.safeParse({ output: { schema: deep } }).success, false);
+    }
+  });
+
+  test(`a schema over ${MAX_SCHEMA_BYTES} bytes`, () => {
+    const properties = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`p${i}`, { type: 'string' }]));
+    assert.match(refusedBy({ type: 'object', properties }), /bytes; the limit is 64000/);
+  });
+
+  test('a pattern RE2 cannot run, with where it is and why', () => {
+    assert.equal(
+      refusedBy({ type: 'object', properties: { s: { type: 'string', pattern: '^(?=a)' } } }),
+      'the answer schema cannot be used: at properties.s.pattern: the pattern cannot be checked in linear time: ' +
+        'lookaround ((?=…), (?!…), (?<=…), (?<!…)) is not supported',
+    );
   });
 });
 

@@ -1,0 +1,326 @@
+// Hostile input at one entry point: the schema of a typed answer, and the answers a model gives against it. A
+// schema is sent through the client, as a raw `sendMessage` update and as a raw start input; an answer is scripted
+// in the local Messages API. Each ends one way: refused with a clear error (the client's invalid_options, the
+// update validator's rejection, InvalidConversationInput at start), or the turn ends with `invalid_output` after its
+// one retry. Never a failed or timed-out workflow task, and the worker keeps serving.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ConversationError } from '../../client/errors';
+import { CONVERSATION_WORKFLOW, INVALID_OUTPUT } from '../../common/conversation-types';
+import { FailureType } from '../../common/failure-types';
+import { wellFormed } from '../../common/well-formed';
+import type { ScriptStep } from '../../testing/messages-api/types';
+import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { assertUnharmed, failedWorkflowTasks, skipWithoutCli, temporalCli } from '../support/hostile';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(async () => {
+  await h?.close();
+});
+
+type Schema = Record<string, unknown>;
+
+const CATASTROPHIC: Schema = {
+  type: 'object',
+  properties: { s: { type: 'string', pattern: '^(a+)+$' } },
+  required: ['s'],
+};
+/** 2^32 steps for a backtracking RegExp: the answer that stopped every worker on the queue. */
+const EVIL = `${'a'.repeat(32)}!`;
+
+async function rejection(promise: Promise<unknown>): Promise<ConversationError> {
+  const error = await promise.then(
+    () => assert.fail('it was answered'),
+    (err: unknown) => err,
+  );
+  assert.ok(error instanceof ConversationError, String(error));
+  return error;
+}
+
+/** No lone surrogate: the text can be encoded into a Temporal message. */
+function assertWellFormed(text: string) {
+  assert.equal(text, wellFormed(text), 'the message is well-formed');
+}
+
+describe('answers that cost a backtracking or recursive check unbounded time: the turn ends with invalid_output', () => {
+  const json = (value: unknown): ScriptStep => ({
+    reply: { content: [{ type: 'json', value }], stop_reason: 'end_turn' },
+  });
+  const text = (raw: string): ScriptStep => ({
+    reply: { content: [{ type: 'text', text: raw }], stop_reason: 'end_turn' },
+  });
+  const answerTool = (input: Record<string, unknown>): ScriptStep => ({
+    reply: { content: [{ type: 'tool_use', name: 'final_answer', input }], stop_reason: 'tool_use' },
+  });
+  const wideUnion = {
+    type: 'object',
+    properties: {
+      w: {
+        type: 'array',
+        items: {
+          anyOf: Array.from({ length: 12 }, (_, i) => ({
+            type: 'object',
+            properties: { a: { const: i } },
+            required: ['a'],
+          })),
+        },
+      },
+    },
+  };
+  const deepArray = `{"s":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+
+  for (const { name, schema, mode, answer, why } of [
+    {
+      name: 'a catastrophic pattern, native: s = "a"×32 + "!"',
+      schema: CATASTROPHIC,
+      mode: 'native',
+      answer: json({ s: EVIL }),
+      why: /s: Invalid string: must match pattern \/\^\(a\+\)\+\$\//,
+    },
+    {
+      name: 'a catastrophic pattern, answer tool: s = "a"×32 + "!"',
+      schema: CATASTROPHIC,
+      mode: 'tool',
+      answer: answerTool({ s: EVIL }),
+      why: /must match pattern/,
+    },
+    {
+      name: 'a catastrophic patternProperties key with additionalProperties: false',
+      schema: { type: 'object', patternProperties: { '^(a+)+$': { type: 'number' } }, additionalProperties: false },
+      mode: 'native',
+      answer: json({ [EVIL]: 1 }),
+      why: /Unrecognized key/,
+    },
+    {
+      name: 'a catastrophic propertyNames pattern',
+      schema: { type: 'object', propertyNames: { pattern: '^(a+)+$' } },
+      mode: 'tool',
+      answer: answerTool({ [EVIL]: 1 }),
+      why: /Invalid key/,
+    },
+    {
+      name: 'an email format against 100,000 characters',
+      schema: { type: 'object', properties: { e: { type: 'string', format: 'email' } }, required: ['e'] },
+      mode: 'native',
+      answer: json({ e: `${'a.'.repeat(50_000)}@` }),
+      why: /e: Invalid email address/,
+    },
+    {
+      name: 'an answer nested 10,000 deep',
+      schema: CATASTROPHIC,
+      mode: 'native',
+      answer: text(deepArray),
+      why: /the answer is too large to check: it nests deeper than 64 levels/,
+    },
+    {
+      name: 'an answer tool input nested 2,000 deep',
+      schema: CATASTROPHIC,
+      mode: 'tool',
+      answer: answerTool({ s: JSON.parse(`${'['.repeat(2_000)}${']'.repeat(2_000)}`) as unknown }),
+      why: /the answer is too large to check: it nests deeper than 64 levels/,
+    },
+    {
+      name: 'an answer that makes 12 nested union branches fail on 40,000 items',
+      schema: wideUnion,
+      mode: 'native',
+      answer: json({ w: Array.from({ length: 40_000 }, () => ({ a: 'none' })) }),
+      why: /could not be checked within its budget/,
+    },
+    {
+      name: 'lone surrogates in the schema’s property names and the answer’s keys',
+      schema: {
+        type: 'object',
+        properties: { '\ud800name': { type: 'string', pattern: '^\ud800' } },
+        required: ['\ud800name'],
+        additionalProperties: false,
+      },
+      mode: 'native',
+      answer: json({ '\udc00other': 'x' }),
+      why: /\ufffdname: Invalid input: expected string, received undefined; \(the answer\): Unrecognized key: "\ufffdother"/,
+    },
+  ] as const) {
+    test(name, async () => {
+      const prompt = uniquePrompt('Answer as data.');
+      const id = `hostile-answer-${Date.now()}`;
+      h.mock.script(prompt, [answer, answer]);
+      const error = await rejection(
+        h.conversations.sendMessage(id, prompt, { timeouts: { idle: '10 minutes' } }, { output: { schema, mode } }),
+      );
+      assert.equal(error.code, 'turn_failed');
+      assert.equal(error.failureType, INVALID_OUTPUT);
+      assert.match(error.message, /did not match the schema after 2 attempts/);
+      assert.match(error.message, why);
+      assertWellFormed(error.message);
+      assert.ok(error.message.length < 5_000, `a bounded message (${error.message.length} characters)`);
+      assert.equal(h.mock.requestsFor(prompt).length, 2, 'the one retry, then the end of the turn');
+      assert.equal((await h.conversations.getState(id)).status, 'awaiting_user');
+      await assertUnharmed(h, id);
+      await h.conversations.end(id);
+    });
+  }
+});
+
+/**
+ * A schema as JSON text, nested `levels` objects deep in `properties` (2 JSON levels each). Written directly: Node's
+ * JSON.stringify overflows its stack long before 10,000 levels, and the Temporal CLI reads at most 10,000.
+ */
+function nestedSchemaJson(levels: number): string {
+  return `${'{"type":"object","properties":{"a":'.repeat(levels)}{"type":"string"}${'}}'.repeat(levels)}`;
+}
+
+/** The Temporal CLI with each input in a file of its own (a long input does not fit in an argument). */
+async function cliWithInputs(args: string[], inputs: string[]): Promise<{ ok: boolean; output: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'typed-answer-'));
+  try {
+    const files = await Promise.all(
+      inputs.map(async (input, index) => {
+        const file = join(dir, `input-${index}.json`);
+        await writeFile(file, input);
+        return ['--input-file', file];
+      }),
+    );
+    return await temporalCli(...args, ...files.flat());
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe(
+  'schemas that can never be checked or sent: refused by the client, the update validator and at start',
+  {
+    skip: skipWithoutCli,
+  },
+  () => {
+    const properties = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`p${i}`, { type: 'string' }]));
+    for (const { name, schema, why } of [
+      { name: 'nested 10,000 deep', schema: nestedSchemaJson(4_990), why: /it nests deeper than 64 levels/ },
+      { name: 'over 64,000 bytes', schema: { type: 'object', properties }, why: /bytes; the limit is 64000/ },
+      {
+        name: 'over 50,000 values',
+        schema: { type: 'object', properties: { n: { enum: Array.from({ length: 60_000 }, () => 0) } } },
+        why: /it has more than 50000 values/,
+      },
+      {
+        name: 'a backreference',
+        schema: { type: 'object', properties: { s: { type: 'string', pattern: '^(a)\\1$' } } },
+        why: /at properties\.s\.pattern: the pattern cannot be checked in linear time: backreferences/,
+      },
+      {
+        name: 'a lookahead in a patternProperties key',
+        schema: { type: 'object', patternProperties: { '^(?=a)': {} } },
+        why: /at patternProperties\..*: the pattern cannot be checked in linear time: lookaround/,
+      },
+      {
+        name: 'more than 100 patterns (each compiled whenever the schema is built)',
+        schema: {
+          type: 'object',
+          properties: Object.fromEntries(
+            Array.from({ length: 101 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^[a-z]+${i}$` }]),
+          ),
+        },
+        why: /the schema has more than 100 patterns and formats/,
+      },
+      {
+        name: 'a repeat count RE2 refuses',
+        schema: { type: 'object', properties: { s: { type: 'string', pattern: '(?:a{1000}){1000}' } } },
+        why: /RE2 cannot run it \(invalid repeat count\)/,
+      },
+      {
+        name: 'a pattern that is not a regular expression',
+        schema: { type: 'object', properties: { s: { type: 'string', pattern: '(' } } },
+        why: /not a valid ECMA-262 regular expression/,
+      },
+      {
+        name: 'a format whose check needs lookahead',
+        schema: { type: 'object', properties: { h: { type: 'string', format: 'hostname' } } },
+        why: /the format \\?"hostname\\?" cannot be checked in linear time/,
+      },
+      {
+        name: 'a $ref cycle that never steps into the answer',
+        schema: {
+          type: 'object',
+          $defs: { a: { $ref: '#/$defs/b' }, b: { anyOf: [{ $ref: '#/$defs/a' }] } },
+          properties: { x: { $ref: '#/$defs/a' } },
+        },
+        why: /a \$ref cycle must step into the answer/,
+      },
+      {
+        name: 'a $ref to the root through allOf',
+        schema: { type: 'object', allOf: [{ $ref: '#' }] },
+        why: /a \$ref cycle must step into the answer/,
+      },
+      {
+        name: 'lone surrogates in a property name and its pattern',
+        schema: { type: 'object', properties: { '\ud800x': { type: 'string', pattern: '\udc00(?!x)' } } },
+        why: /at properties\.\ufffdx\.pattern: .*lookaround/,
+      },
+      { name: 'a string schema', schema: { type: 'string' }, why: /must describe an object/ },
+      { name: 'an object schema without a type', schema: { properties: {} }, why: /must describe an object/ },
+      {
+        name: 'a keyword zod cannot check (not)',
+        schema: { type: 'object', not: { type: 'null' } },
+        why: /not is not supported/,
+      },
+    ] as const) {
+      test(name, async () => {
+        const json = typeof schema === 'string' ? schema : JSON.stringify(schema);
+        const id = `hostile-schema-${Date.now()}`;
+        const parsed = JSON.parse(json) as Schema;
+        const byClient = await rejection(h.conversations.sendMessage(id, 'Hi', {}, { output: { schema: parsed } }));
+        assert.equal(byClient.code, 'invalid_options');
+        assert.match(byClient.message, why);
+        await assert.rejects(h.client.workflow.getHandle(id).describe(), /not found/i, 'nothing was started');
+
+        // Past the client: `sendMessage` from the Temporal CLI to a running conversation is rejected by its validator.
+        const running = await h.conversations.startConversation({ timeouts: { idle: '10 minutes' } });
+        const update = await cliWithInputs(
+          ['workflow', 'update', 'execute', '--workflow-id', running, '--name', 'sendMessage'],
+          ['"Hi"', `{"output":{"schema":${json}}}`],
+        );
+        assert.equal(update.ok, false, update.output);
+        assert.match(update.output, /Invalid message options: output\.schema/);
+        assert.match(update.output, why);
+        assert.equal((await h.conversations.getState(running)).status, 'awaiting_user');
+        await assertUnharmed(h, running);
+        await h.conversations.end(running);
+
+        // A start from the Temporal CLI with it in the options: the conversation fails at once.
+        const startedId = `hostile-schema-start-${Date.now()}`;
+        const start = await cliWithInputs(
+          [
+            'workflow',
+            'start',
+            '--type',
+            CONVERSATION_WORKFLOW,
+            '--task-queue',
+            h.taskQueue,
+            '--workflow-id',
+            startedId,
+          ],
+          [`{"options":{"output":{"schema":${json}}}}`],
+        );
+        assert.equal(start.ok, true, start.output);
+        const failed = await h.client.workflow
+          .getHandle(startedId)
+          .result()
+          .then(
+            () => assert.fail('the conversation did not fail'),
+            (err: unknown) => err,
+          );
+        assert.ok(failed instanceof WorkflowFailedError && failed.cause instanceof ApplicationFailure, String(failed));
+        assert.equal(failed.cause.type, FailureType.InvalidConversationInput);
+        assert.match(failed.cause.message, why);
+        assertWellFormed(failed.cause.message);
+        assert.equal(await failedWorkflowTasks(h, startedId), 0, 'no workflow task failed');
+      });
+    }
+  },
+);
