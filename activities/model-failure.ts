@@ -4,7 +4,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { ModelFailureType as T } from '../common/failure-types';
-import { boundedText } from '../common/well-formed';
+import { boundedText } from '../common/safe-text';
 
 /** A failure's message reaches the caller: a builder's error text is cut to this. */
 const MAX_REASON_CHARS = 1_000;

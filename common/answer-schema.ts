@@ -10,7 +10,7 @@
 // The converter itself recurses, but only as deep as MAX_SCHEMA_NESTING allows.
 import { z } from 'zod';
 import { canonicalJson } from './digest';
-import { boundedText } from './well-formed';
+import { boundedText } from './safe-text';
 import { compilePattern, type LinearRegex, type Meter } from './linear-regex';
 
 /** Schema nesting the converter follows, $ref hops included. */

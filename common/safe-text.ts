@@ -48,6 +48,16 @@ export function safeText(text: string, maxChars = SAFE_TEXT_CHARS): string {
   return cut < text.length ? `${out}… (${text.length - cut} more characters)` : out;
 }
 
+/** `text` with each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, on every runtime). */
+export function wellFormed(text: string): string {
+  return safeText(text, Infinity);
+}
+
+/** At most `max` characters in all (an ellipsis marks a cut), well-formed: for summaries and lists of problems. */
+export function boundedText(text: string, max: number): string {
+  return wellFormed(text.length > max ? `${text.slice(0, max - 1)}…` : text);
+}
+
 /** A string of at most `maxChars` characters with no lone surrogate; the error says which rule it broke, not the text. */
 export function wellFormedText(maxChars: number, what = 'The text') {
   return z.string({ error: `${what} must be a string.` }).superRefine((text, ctx) => {

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { answerSchema, describePath } from './answer-schema';
 import { jsonExtentProblem } from './json-extent';
-import { boundedText } from './well-formed';
+import { boundedText } from './safe-text';
 
 /** The Messages API's rule for tool names (options.ts has the same; this module must not import it: a cycle). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

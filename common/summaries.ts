@@ -1,7 +1,7 @@
 // One-line descriptions of what a conversation is doing, for the Web UI (activity summaries, current details).
 
 import { jsonExtentProblem } from './json-extent';
-import { boundedText } from './well-formed';
+import { boundedText } from './safe-text';
 
 const MAX_VALUE_CHARS = 60;
 /** A whole summary: the model chooses how many arguments a call has and how long their names are. */

@@ -13,7 +13,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ConversationError } from '../../client/errors';
 import { CONVERSATION_WORKFLOW, INVALID_OUTPUT } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
-import { wellFormed } from '../../common/well-formed';
+import { wellFormed } from '../../common/safe-text';
 import type { ScriptStep } from '../../testing/messages-api/types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { assertUnharmed, failedWorkflowTasks, skipWithoutCli, temporalCli } from '../support/hostile';

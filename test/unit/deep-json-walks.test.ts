@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { canonicalJson, digest } from '../../common/digest';
 import { jsonExtentProblem } from '../../common/json-extent';
 import { toolCallSummary } from '../../common/summaries';
-import { wellFormed } from '../../common/well-formed';
+import { wellFormed } from '../../common/safe-text';
 
 function nested(depth: number): unknown {
   let value: unknown = 'leaf';

@@ -26,7 +26,7 @@ import {
   outputSpecSchema,
   typedCallOptions,
 } from '../../common/structured-output';
-import { wellFormed } from '../../common/well-formed';
+import { wellFormed } from '../../common/safe-text';
 import { messageOptionsSchema } from '../../common/workflow-messages';
 import { validateRequest } from '../../testing/messages-api/validate-request';
 import { ConversationState } from '../../workflows/conversation-state';
