@@ -3,6 +3,7 @@
 // carrying the server's requested delay. The workflow matches on `type`, never on classes.
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
+import type { TokenUsage } from '../common/conversation-types';
 import { ModelFailureType as T } from '../common/failure-types';
 
 export interface ModelFailureKind {
@@ -64,20 +65,29 @@ export function classifyModelError(error: unknown): ModelFailureKind {
   return { type: T.CallError, retryable: true };
 }
 
-/** The failure a model activity throws for `error`; its message is what reaches the caller. */
-export function toModelFailure(error: unknown): ApplicationFailure {
+/**
+ * The failure a model activity throws for `error`; its message is what reaches the caller. `billed`: what the call's
+ * attempts billed so far (activities/billed-attempts.ts), which the workflow counts.
+ */
+export function toModelFailure(error: unknown, billed?: TokenUsage): ApplicationFailure {
   const kind = classifyModelError(error);
   const apiError = error instanceof Anthropic.APIError ? error : undefined;
   const delay = apiError ? requestedDelayMs(apiError.headers) : undefined;
   const message = describe(error);
+  const about = {
+    ...(apiError && {
+      status: apiError.status ?? null,
+      requestId: apiError.requestID ?? null,
+      errorType: apiError.type ?? null,
+    }),
+    ...(billed && { billed }),
+  };
   return ApplicationFailure.create({
     type: kind.type,
     message,
     nonRetryable: !kind.retryable,
     ...(kind.retryable && delay !== undefined && { nextRetryDelay: delay }),
-    details: apiError
-      ? [{ status: apiError.status ?? null, requestId: apiError.requestID ?? null, errorType: apiError.type ?? null }]
-      : [],
+    details: Object.keys(about).length > 0 ? [about] : [],
   });
 }
 
