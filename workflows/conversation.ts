@@ -41,6 +41,7 @@ import {
 import { askModel, type OfferedTools } from './ask-model';
 import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
+import { checksEveryRequest } from './model-requests';
 import { ConversationState } from './conversation-state';
 import { listConversationMcpTools } from './mcp-tools';
 import { resolveModelPrices } from './model-prices';
@@ -189,13 +190,24 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       );
       return 'done';
     }
-    const budget = await checkNextCall(state, run.offered);
+    // Every request to the model is checked against the budget where it goes out (model-requests.ts); histories
+    // from before checked only here, before any summary.
+    const checked = checksEveryRequest(state);
+    const budget = checked ? { ok: true as const } : await checkNextCall(state, run.offered);
     if (!budget.ok) {
       state.finishTurnOverBudget(budget.message, budget.scope);
       return 'done';
     }
-    await compactIfDue(state, run.offered);
-    const step = await askModel(state, run.offered, run.stream);
+    const refusedSummary = await compactIfDue(state, run.offered, checked);
+    if (refusedSummary) {
+      state.finishTurnOverBudget(refusedSummary.message, refusedSummary.scope);
+      return 'done';
+    }
+    const step = await askModel(state, run.offered, run.stream, checked);
+    if (step.kind === 'over_budget') {
+      state.finishTurnOverBudget(step.message, step.scope);
+      return 'done';
+    }
     if (step.kind === 'failed') {
       if (step.failure.type === ModelFailureType.ContextWindowExceeded) {
         state.finishTurn(
