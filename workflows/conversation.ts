@@ -6,6 +6,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -46,7 +47,7 @@ import { ConversationState } from './conversation-state';
 import { listConversationMcpTools } from './mcp-tools';
 import { resolveModelPrices } from './model-prices';
 import { ConversationStream } from './conversation-stream';
-import { runToolCalls, type ToolRun } from './run-tool-calls';
+import { BOUNDED_RESULTS_PATCH, runToolCalls, type ToolRun } from './run-tool-calls';
 import { searchAttributesPublisher } from './search-attributes-publisher';
 import { handleTypedReply } from './typed-answer';
 
@@ -73,6 +74,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   }
   const input = parsed.data as ConversationInput;
   const state = new ConversationState(input, workflowInfo().firstExecutionRunId);
+  // Histories from 0.1.0 wrote tool errors and results into the transcript uncut: they replay that way.
+  if (!patched(BOUNDED_RESULTS_PATCH)) state.resultCap = undefined;
   const stream = new ConversationStream(input.stream);
   const publish = searchAttributesPublisher(state);
   const mcpTools = new Map<string, McpTool>();

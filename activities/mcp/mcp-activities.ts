@@ -63,7 +63,7 @@ export function createMcpActivities(pool: McpClientPool, toolSets: McpToolSets, 
           listed = await pool.listTools(server, context.cancellationSignal);
         } catch (err) {
           if (context.cancellationSignal.aborted) throw err;
-          const failure = toMcpFailure(err, server, 'tools/list');
+          const failure = toMcpFailure(err, server, 'tools/list', limits.maxTextChars);
           throw ApplicationFailure.create({
             type: FailureType.McpToolsUnavailable,
             message: `The tools of MCP server "${server}" could not be listed: ${failure.message}`,
@@ -121,7 +121,7 @@ export function createMcpActivities(pool: McpClientPool, toolSets: McpToolSets, 
       return { ok: result.isError !== true, content: toToolResultBlocks(result, limits) };
     } catch (err) {
       if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
-      throw toMcpFailure(err, input.server, input.tool);
+      throw toMcpFailure(err, input.server, input.tool, limits.maxTextChars);
     } finally {
       stopHeartbeats();
     }
