@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MAX_RESULT_CHARS, truncate } from '../../common/bounded-text';
 import { McpFailureType } from '../../common/failure-types';
-import { McpConnectError, McpUnknownServerError } from './mcp-client-pool';
+import { McpConnectError, McpToolListTooLongError, McpUnknownServerError } from './mcp-client-pool';
 
 /**
  * `max`: the most characters of a message. What the server said goes into the failure (encoded by the worker, which a
@@ -30,6 +30,13 @@ function classify(err: unknown, server: string, tool: string): ApplicationFailur
   const what = `${server} · ${tool}`;
   if (err instanceof McpUnknownServerError) {
     return ApplicationFailure.create({ type: McpFailureType.UnknownServer, message: err.message, nonRetryable: true });
+  }
+  if (err instanceof McpToolListTooLongError) {
+    return ApplicationFailure.create({
+      type: McpFailureType.ProtocolError,
+      message: `${what}: ${err.message}`,
+      nonRetryable: true,
+    });
   }
   if (err instanceof McpConnectError) {
     return ApplicationFailure.create({ type: McpFailureType.ServerUnavailable, message: err.message });

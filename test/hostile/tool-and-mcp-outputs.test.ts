@@ -6,7 +6,7 @@
 // 3 MB. The outcome each time: the transcript holds a capped, well-formed text, the next request is accepted, no
 // workflow task fails and the worker goes on serving.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { defineTool, ToolError } from '../../activities/tool-definition';
 import type { ScriptStep } from '../../testing/messages-api/types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
-import { assertUnharmed } from '../support/hostile';
+import { assertUnharmed, failedWorkflowTasks } from '../support/hostile';
 
 const HUGE = 600_000;
 /** The cap of a text in the transcript (limits.maxResultChars, and the worker's maxOutputChars): both default. */
@@ -277,3 +277,57 @@ describe('an MCP server whose answers are huge or odd', () => {
     assertCapped(sent, 'sent');
   });
 });
+
+describe('an MCP server that never stops talking', () => {
+  test('a tool list whose nextCursor never ends: followed for 100 pages, then the conversation fails, saying why', async () => {
+    const id = `hostile-endless-pages-${Date.now()}`;
+    await assert.rejects(
+      h.conversations.sendMessage(id, uniquePrompt('Hello'), { mcpServers: ['endless'] }, { timeoutMs: 60_000 }),
+      (err: Error) => {
+        assert.match(err.message, /tools\/list still had a next page after 100 pages \(100 tools\)/);
+        return true;
+      },
+    );
+    const pages = readFileSync(pageLog, 'utf8').trim().split('\n');
+    assert.equal(pages.length, 100, 'one listing, not retried: the server would answer the same again');
+    assert.equal(await failedWorkflowTasks(h, id), 0);
+    await assertUnharmed(h, id);
+  });
+
+  test('progress messages of 3 MB: the heartbeat carries 1,000 characters of them, and the call completes', async () => {
+    const prompt = uniquePrompt('Call hostile__huge_progress.');
+    h.mock.script(prompt, [toolUse('hostile__huge_progress', {}), DONE]);
+    const id = `hostile-progress-${prompt.slice(-9, -1)}`;
+    const reply = h.conversations.sendMessage(id, prompt, { mcpServers: ['hostile'] }, { timeoutMs: 60_000 });
+    const seen = await progressMessagesWhile(id, reply);
+    assert.equal((await reply).text, 'Done.');
+    const sent = h.mock.requestsFor(prompt)[1]!.body.messages.at(-1).content[0];
+    assert.equal(resultText(sent), 'done', 'the call completed: no failure for oversized heartbeat details');
+    for (const message of seen)
+      assert.ok(message.length <= 1_000, `a progress message of ${message.length} characters`);
+    await assertUnharmed(h, id);
+  });
+});
+
+/** The progress messages the MCP call's heartbeats carried, as describe() shows them while `until` runs. */
+async function progressMessagesWhile(id: string, until: Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  let done = false;
+  void until.finally(() => (done = true)).catch(() => undefined);
+  const converter = h.client.options.loadedDataConverter.payloadConverter;
+  while (!done) {
+    const description = await h.client.workflow
+      .getHandle(id)
+      .describe()
+      .catch(() => undefined);
+    for (const pending of description?.raw.pendingActivities ?? []) {
+      for (const payload of pending.heartbeatDetails?.payloads ?? []) {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const details = converter.fromPayload(payload as any) as { message?: unknown } | undefined;
+        if (typeof details?.message === 'string') seen.push(details.message);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  return seen;
+}
