@@ -1,7 +1,9 @@
 // What an attempt of a model call billed, read from what its stream showed before it failed, and how that total
-// crosses from one attempt to the next and to the workflow (heartbeat or failure details, checked on the way in).
+// crosses from one attempt to the next and to the workflow (heartbeat or failure details, checked on the way in); and
+// a model failure's message, which the worker encodes itself, bounded and well-formed.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import { attemptUsage } from '../../activities/billed-attempts';
 import { toModelFailure } from '../../activities/model-failure';
@@ -54,5 +56,19 @@ describe('the total on the way', () => {
     const failure = toModelFailure(new Error('socket hang up'), billed);
     assert.deepEqual(failure.details, [{ billed }]);
     assert.deepEqual(toModelFailure(new Error('socket hang up')).details, []);
+  });
+});
+
+describe('a model failure message', () => {
+  test('is bounded and well-formed, whatever the API (or a proxy) said', () => {
+    const said = Anthropic.APIError.generate(
+      500,
+      { type: 'error', error: { type: 'api_error', message: `half \ud800 ${'x'.repeat(50_000)}` } },
+      undefined,
+      new Headers(),
+    );
+    const { message } = toModelFailure(said);
+    assert.ok(message.length <= 10_000);
+    assert.match(message, /^500 api_error: half \ufffd x+\n\[output truncated/);
   });
 });
