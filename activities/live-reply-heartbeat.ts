@@ -22,6 +22,8 @@ export class LiveReplyHeartbeat {
     private readonly context: Context,
     private readonly call: number,
     intervalMs: number,
+    /** Fields every heartbeat carries besides the reply (what the call's attempts billed: activities/billed-attempts.ts). */
+    private readonly extra: () => object | undefined = () => undefined,
   ) {
     this.keepAliveMs = Math.max(500, (context.info.heartbeatTimeoutMs ?? 30_000) / 3);
     this.beat(); // at once: readers learn which attempt streams
@@ -54,10 +56,11 @@ export class LiveReplyHeartbeat {
     clearInterval(this.timer);
   }
 
-  private beat(): void {
+  /** A heartbeat now, whatever the interval: the last one before the attempt fails. */
+  beat(): void {
     this.lastBeat = Date.now();
     this.changed = false;
-    this.context.heartbeat(this.reply());
+    this.context.heartbeat({ ...this.reply(), ...this.extra() });
   }
 
   private reply(): LiveReply {

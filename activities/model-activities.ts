@@ -16,6 +16,7 @@ import { keepAlive } from './keep-alive';
 import type { ModelContextCache } from './model-context-cache';
 import type { McpToolSets } from './mcp/mcp-tool-sets';
 import { LiveReplyHeartbeat } from './live-reply-heartbeat';
+import { AttemptBilling } from './billed-attempts';
 
 export interface ModelActivityDeps {
   anthropic: Anthropic;
@@ -31,10 +32,15 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: 
 
   async function callModel(input: CallModelInput): Promise<CallModelResult> {
     const context = Context.current();
+    // What earlier attempts of this call billed: a retry the budget no longer allows is not sent.
+    const billing = new AttemptBilling(context);
+    billing.checkRetry(input.guard);
     // Heartbeat from the start: reading the context may wait on a query (a dead worker's sticky queue). A streamed
-    // reply's heartbeats carry the reply so far.
-    const live = input.stream && new LiveReplyHeartbeat(context, input.callNumber, input.stream.intervalMs);
-    const stopHeartbeats = live ? () => live.stop() : keepAlive(context);
+    // reply's heartbeats carry the reply so far; every heartbeat carries what the call's attempts billed.
+    const live =
+      input.stream &&
+      new LiveReplyHeartbeat(context, input.callNumber, input.stream.intervalMs, () => billing.details());
+    const stopHeartbeats = live ? () => live.stop() : keepAlive(context, () => billing.details());
     let system: string | undefined;
     let messages: MessageParam[];
     let message: BetaMessage;
@@ -56,12 +62,16 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: 
         );
       });
       const stream = anthropic.beta.messages.stream(request, { signal: context.cancellationSignal });
+      billing.follow(stream);
       if (live) stream.on('streamEvent', (event, snapshot) => live.onStreamEvent(event, snapshot));
       message = await stream.finalMessage();
       compactedTokens = await compactedPromptTokens(anthropic, request, message, context.cancellationSignal);
     } catch (err) {
+      // The last heartbeat (flushed with the failure) hands the total to the next attempt.
+      if (live) live.beat();
+      else if (billing.total()) context.heartbeat(billing.details());
       if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
-      throw toModelFailure(err);
+      throw toModelFailure(err, billing.total());
     } finally {
       stopHeartbeats();
     }
@@ -77,7 +87,12 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: 
         lastReplyId: message.id,
       });
     }
-    return { ...reply, content: reply.content.map(withoutEmptyFields), attempt: context.info.attempt };
+    return {
+      ...reply,
+      content: reply.content.map(withoutEmptyFields),
+      attempt: context.info.attempt,
+      ...(billing.before && { failedAttempts: billing.before }),
+    };
   }
 
   return { callModel };

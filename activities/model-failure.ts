@@ -3,6 +3,8 @@
 // carrying the server's requested delay. The workflow matches on `type`, never on classes.
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
+import { truncate } from '../common/bounded-text';
+import type { TokenUsage } from '../common/conversation-types';
 import { ModelFailureType as T } from '../common/failure-types';
 import { boundedText } from '../common/safe-text';
 
@@ -27,6 +29,9 @@ const BY_STATUS: Record<number, ModelFailureKind> = {
   429: { type: T.RateLimited, retryable: true },
   529: { type: T.Overloaded, retryable: true },
 };
+
+/** The most characters of a failure's message. */
+const MAX_FAILURE_MESSAGE_CHARS = 10_000;
 
 /** The API's 400 for a prompt longer than the model's context window (`prompt is too long: 210000 tokens > 200000`). */
 const PROMPT_TOO_LONG = /prompt is too long|exceeds? the (?:model's )?context window/i;
@@ -87,20 +92,30 @@ export function classifyModelError(error: unknown): ModelFailureKind {
   return { type: T.CallError, retryable: true };
 }
 
-/** The failure a model activity throws for `error`; its message is what reaches the caller. */
-export function toModelFailure(error: unknown): ApplicationFailure {
+/**
+ * The failure a model activity throws for `error`; its message is what reaches the caller. `billed`: what the call's
+ * attempts billed so far (activities/billed-attempts.ts), which the workflow counts.
+ */
+export function toModelFailure(error: unknown, billed?: TokenUsage): ApplicationFailure {
   const kind = classifyModelError(error);
   const apiError = error instanceof Anthropic.APIError ? error : undefined;
   const delay = apiError ? requestedDelayMs(apiError.headers) : undefined;
-  const message = describe(error);
+  // What the API (or a proxy in front of it) said, bounded and well-formed: the worker encodes this failure itself.
+  const message = truncate(describe(error), MAX_FAILURE_MESSAGE_CHARS);
+  const about = {
+    ...(apiError && {
+      status: apiError.status ?? null,
+      requestId: apiError.requestID ?? null,
+      errorType: apiError.type ?? null,
+    }),
+    ...(billed && { billed }),
+  };
   return ApplicationFailure.create({
     type: kind.type,
     message,
     nonRetryable: !kind.retryable,
     ...(kind.retryable && delay !== undefined && { nextRetryDelay: delay }),
-    details: apiError
-      ? [{ status: apiError.status ?? null, requestId: apiError.requestID ?? null, errorType: apiError.type ?? null }]
-      : [],
+    details: Object.keys(about).length > 0 ? [about] : [],
   });
 }
 

@@ -8,6 +8,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { SummariseContextInput, SummariseContextResult } from '../common/activity-contracts';
 import { summaryMessage, summaryRequestMessages, summaryText } from '../common/orchestrator-summary';
 import type { ToolDescription } from '../common/protocols/types';
+import { AttemptBilling } from './billed-attempts';
 import { keepAlive } from './keep-alive';
 import type { ModelContextCache } from './model-context-cache';
 import type { McpToolSets } from './mcp/mcp-tool-sets';
@@ -27,7 +28,10 @@ export function createSummariseActivity({ anthropic, tools, cache, mcpToolSets }
 
   async function summariseContext(input: SummariseContextInput): Promise<SummariseContextResult> {
     const context = Context.current();
-    const stopHeartbeats = keepAlive(context);
+    // Like a model call's: what earlier attempts billed counts, and a retry the budget no longer allows is not sent.
+    const billing = new AttemptBilling(context);
+    billing.checkRetry(input.guard);
+    const stopHeartbeats = keepAlive(context, () => billing.details());
     try {
       const { system, messages } = await cache.assemble(input);
       const cut = input.summariseUpTo;
@@ -43,7 +47,9 @@ export function createSummariseActivity({ anthropic, tools, cache, mcpToolSets }
         summaryRequestMessages(messages.slice(0, cut), input.instructions),
         offered,
       );
-      const message = await anthropic.messages.stream(request, { signal: context.cancellationSignal }).finalMessage();
+      const stream = anthropic.messages.stream(request, { signal: context.cancellationSignal });
+      billing.follow(stream);
+      const message = await stream.finalMessage();
       const answer = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
       const summary = summaryText(answer);
       if (!summary) throw ApplicationFailure.retryable('The model answered the summary request with no text.');
@@ -76,10 +82,22 @@ export function createSummariseActivity({ anthropic, tools, cache, mcpToolSets }
           cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
         },
         inputTokensBefore,
+        ...(billing.before && { failedAttempts: billing.before }),
       };
     } catch (err) {
-      if (context.cancellationSignal.aborted || err instanceof ApplicationFailure) throw err;
-      throw toModelFailure(err);
+      // The last heartbeat (flushed with the failure) hands what was billed to the next attempt.
+      const billed = billing.total();
+      if (billed) context.heartbeat(billing.details());
+      if (context.cancellationSignal.aborted) throw err;
+      if (!(err instanceof ApplicationFailure)) throw toModelFailure(err, billed);
+      if (!billed) throw err;
+      // A reply that could not be used (no text) was billed all the same.
+      throw ApplicationFailure.create({
+        ...(err.type && { type: err.type }),
+        message: err.message,
+        nonRetryable: err.nonRetryable === true,
+        details: [{ billed }],
+      });
     } finally {
       stopHeartbeats();
     }

@@ -3,17 +3,27 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { DescribeToolsResult, ToolActivityInput, ToolActivityResult } from '../common/activity-contracts';
+import { DEFAULT_MAX_RESULT_CHARS, truncate, wellFormed } from '../common/bounded-text';
 import { protocolFor } from '../common/protocols';
 import type { ToolDescription } from '../common/protocols/types';
 import { keepAlive } from './keep-alive';
 import { describeTool, type ToolDefinition, ToolError } from './tool-definition';
 
 export interface ToolActivityOptions {
-  /** A longer result is cut, with a visible marker, so it can never become an oversized payload. */
+  /**
+   * A longer result or error message is cut, with a visible marker, so it can never become an oversized payload. The
+   * conversation's `limits.maxResultChars` (same default) bounds what enters its transcript.
+   */
   maxOutputChars?: number;
 }
 
-export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+export const DEFAULT_MAX_OUTPUT_CHARS = DEFAULT_MAX_RESULT_CHARS;
+/** A stack trace recorded with a tool's failure. */
+const MAX_STACK_CHARS = 10_000;
+/** An error's name (its failure type): a word, not a text. */
+const MAX_ERROR_NAME_CHARS = 100;
+
+export { truncate };
 
 export type ToolActivity = (input: ToolActivityInput) => Promise<ToolActivityResult>;
 
@@ -55,34 +65,98 @@ async function runTool(
   call: ToolActivityInput,
   options: ToolActivityOptions,
 ): Promise<ToolActivityResult> {
+  const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   const parsed = parseInput(tool, schema, call);
-  if (!parsed.ok) return { ok: false, content: parsed.error };
+  if (!parsed.ok) return { ok: false, content: truncate(parsed.error, max) };
 
   const context = Context.current();
   // Heartbeats while the tool runs, so a worker that dies mid-call is noticed within the heartbeat timeout.
   const stopHeartbeats = keepAlive(context);
+  let value: unknown;
   try {
-    const value = await tool.run(parsed.value, {
+    value = await tool.run(parsed.value, {
       idempotencyKey: call.idempotencyKey,
       attempt: context.info.attempt,
       signal: context.cancellationSignal,
       heartbeat: (details) => context.heartbeat(details),
     });
-    return { ok: true, content: truncate(render(value), options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS) };
   } catch (err) {
-    if (err instanceof ToolError) {
-      // Benign: an answer, not an incident. The SDK logs it at DEBUG (not WARN) and records no failure metric, so its
-      // message, which may quote the model's input, stays out of the logs even when payloads are encrypted.
-      throw ApplicationFailure.create({
-        type: err.name,
-        message: err.message,
-        nonRetryable: !err.retryable,
-        category: ApplicationFailureCategory.BENIGN,
-      });
-    }
-    throw err; // unexpected: retried by the tool's policy, then reported to the model
+    if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
+    throw toolFailure(err, max);
   } finally {
     stopHeartbeats();
+  }
+  return render(tool.name, value, max);
+}
+
+/**
+ * A tool's error as the failure Temporal records and the model reads (`Name: message`), its name, message and stack
+ * bounded and well-formed: a failure is encoded by the worker itself, and one with a lone surrogate stops the worker.
+ */
+function toolFailure(err: unknown, max: number): ApplicationFailure {
+  let failure: ApplicationFailure;
+  if (err instanceof ToolError) {
+    // Benign: an answer, not an incident. The SDK logs it at DEBUG (not WARN) and records no failure metric, so its
+    // message, which may quote the model's input, stays out of the logs even when payloads are encrypted.
+    failure = ApplicationFailure.create({
+      type: errorName(err.name),
+      message: truncate(err.message, max),
+      nonRetryable: !err.retryable,
+      category: ApplicationFailureCategory.BENIGN,
+    });
+  } else if (err instanceof ApplicationFailure) {
+    failure = ApplicationFailure.create({
+      ...(err.type && { type: errorName(err.type) }),
+      message: truncate(err.message, max),
+      nonRetryable: err.nonRetryable === true,
+      ...(err.details && { details: err.details }),
+      ...(err.nextRetryDelay !== undefined && err.nextRetryDelay !== null && { nextRetryDelay: err.nextRetryDelay }),
+      ...(err.category && { category: err.category }),
+    });
+  } else {
+    // Unexpected: retried by the tool's policy, then reported to the model.
+    failure = ApplicationFailure.create({
+      type: errorName(err instanceof Error ? err.name : 'Error'),
+      message: truncate(err instanceof Error ? err.message : describeThrown(err), max),
+    });
+  }
+  if (err instanceof Error && typeof err.stack === 'string') failure.stack = truncate(err.stack, MAX_STACK_CHARS);
+  return failure;
+}
+
+/**
+ * The result as the model reads it: a string as it is, anything else as JSON (BigInt as its digits; a function or
+ * `undefined` as `null`). A value JSON cannot hold (a circular structure) is an error the model reads, not a failure
+ * to retry: running the tool again would give the same value, and repeat its side effects.
+ */
+function render(name: string, value: unknown, max: number): ToolActivityResult {
+  if (typeof value === 'string') return { ok: true, content: truncate(value, max) };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : 'unknown reason';
+    return {
+      ok: false,
+      content: truncate(
+        `UnrenderableResult: ${name} returned a value that cannot be written as JSON (${reason}).`,
+        max,
+      ),
+    };
+  }
+  return { ok: true, content: truncate(json ?? 'null', max) };
+}
+
+function errorName(name: string): string {
+  return wellFormed(name.length > MAX_ERROR_NAME_CHARS ? `${name.slice(0, MAX_ERROR_NAME_CHARS)}…` : name);
+}
+
+/** What was thrown when it is not an Error (a string, a number, an object whose toString may throw). */
+function describeThrown(thrown: unknown): string {
+  try {
+    return String(thrown);
+  } catch {
+    return `a thrown ${typeof thrown}`;
   }
 }
 
@@ -97,18 +171,4 @@ function parseInput(
   if (result.success) return { ok: true, value: result.data };
   const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
   return { ok: false, error: `InvalidInput: ${tool.name} ${problems.join('; ')}` };
-}
-
-function render(value: unknown): string {
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value) ?? 'null';
-}
-
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  // The result is exactly `max` characters, marker included, and the marker counts what was really left out.
-  const marker = (kept: number) => `\n[output truncated: ${text.length - kept} of ${text.length} characters omitted]`;
-  let kept = max;
-  for (let i = 0; i < 3; i++) kept = Math.max(0, max - marker(kept).length);
-  return text.slice(0, kept) + marker(kept);
 }

@@ -2,6 +2,7 @@
 // the workflow only schedules them, so it imports nothing but these types.
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { MessageParam, StopReason, ToolChoice } from '@anthropic-ai/sdk/resources/messages';
+import type { CallGuard } from './budget';
 import type { ReplyBlock } from './compaction';
 import type { CallContext } from './context-accounting';
 import type { TokenUsage } from './conversation-types';
@@ -66,6 +67,8 @@ export interface CallModelInput {
   /** Present when the reply streams: the activity heartbeats the reply so far at most once per interval. */
   stream?: { intervalMs: number };
   request: ModelRequestOptions;
+  /** Present when the conversation has a budget: a retry of a failed attempt is checked against it too. */
+  guard?: CallGuard;
 }
 
 /** What the worker reads from the workflow (query) when its cache lacks a conversation's context. */
@@ -105,6 +108,8 @@ export interface CallModelResult {
   context?: CallContext;
   /** The activity attempt that produced the reply: readers drop what other attempts streamed live. */
   attempt?: number;
+  /** What the attempts before it billed (they failed mid-stream): counted like the reply's own usage. */
+  failedAttempts?: TokenUsage;
 }
 
 /**
@@ -123,6 +128,8 @@ export interface SummariseContextResult {
   usage: TokenUsage;
   /** Input tokens of the whole context before it was summarised. */
   inputTokensBefore: number;
+  /** What the attempts before it billed (they failed mid-stream). */
+  failedAttempts?: TokenUsage;
 }
 
 /** How the workflow schedules one tool: the worker's tool definition is the source of truth. */

@@ -2,13 +2,16 @@
 // decision taken before every model call: what is spent plus an estimate of the next call must stay within each limit.
 // Pure: the workflow decides with it, tests check the arithmetic without Temporal.
 //
-// Tokens are every token a call bills: input, cache writes, cache reads and output. The next call is estimated from
-// the API's count_tokens endpoint (`estimate: 'count-tokens'`, one extra request per call) or, by default, from the
-// last call: its prompt plus about a token per 4 characters of what was added since, and its output again. A budget
-// is a guard, not a meter: a call that turns out larger than estimated can end a little over it.
+// Tokens are every token a call bills: input, cache writes, cache reads and output, those of attempts that failed
+// mid-stream included. Every request the orchestrator sends is checked (workflows/model-requests.ts). A model call is
+// estimated from the API's count_tokens endpoint (`estimate: 'count-tokens'`, one extra request per call) or, by
+// default, from the last call: its prompt plus about a token per 4 characters of what was added since, and its output
+// again. A retry up the max_tokens ladder and the orchestrator's summary call are estimated at their worst case: the
+// prompt and all of their max_tokens. A budget is a guard, not a meter: a call that turns out larger than estimated
+// can end over it, by at most its own worst case, and nothing is sent after that.
 import { z } from 'zod';
 import type { TokenUsage } from './conversation-types';
-import { type ModelPrices, formatUsd } from './pricing';
+import { addCost, costUsd, type ModelPrices, formatUsd } from './pricing';
 
 const limitSchema = z
   .strictObject({
@@ -36,17 +39,44 @@ export interface Spent {
   usd: number | null;
 }
 
-/** What the next model call is expected to take. */
+/** What the next request is expected to take. */
 export interface CallEstimate {
   /** The prompt: input, cache writes and cache reads together. */
   promptTokens: number;
   outputTokens: number;
   /** null when the model has no price. */
   usd: number | null;
+  /** The request, as a refusal names it (default: `the next model call`). */
+  what?: string;
+  /** The output is the request's max_tokens: the most it can take, not a guess. */
+  worstCase?: boolean;
+}
+
+/**
+ * What a request was admitted with, handed to its activity. Temporal retries a failed attempt without asking the
+ * workflow, so the activity checks each retry the same way, with what the failed attempts billed added to `spent`
+ * (activities/billed-attempts.ts): the same function decides, with the same estimate.
+ */
+export interface CallGuard {
+  budget: NonNullable<BudgetOptions>;
+  spent: { turn: Spent; conversation: Spent };
+  estimate: CallEstimate;
+  prices: ModelPrices | null;
+  model: string;
 }
 
 export type BudgetScope = 'turn' | 'conversation';
-export type BudgetVerdict = { ok: true } | { ok: false; scope: BudgetScope; message: string };
+export type BudgetVerdict = { ok: true } | BudgetRefusal;
+export interface BudgetRefusal {
+  ok: false;
+  scope: BudgetScope;
+  message: string;
+}
+
+/** Whether `budget` sets any limit (an `estimate` alone does not). */
+export function hasLimits(budget: BudgetOptions): budget is NonNullable<BudgetOptions> {
+  return budget?.perTurn !== undefined || budget?.perConversation !== undefined;
+}
 
 /** Every token a call bills. */
 export function billedTokens(usage: TokenUsage): number {
@@ -56,6 +86,18 @@ export function billedTokens(usage: TokenUsage): number {
 /** A prompt's tokens, cached or not. */
 export function promptTokens(usage: TokenUsage): number {
   return usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+}
+
+/** `spent` in both scopes, plus `usage` (priced with `prices`; without them the cost becomes unknown). */
+export function spentWith(
+  spent: { turn: Spent; conversation: Spent },
+  usage: TokenUsage,
+  prices: ModelPrices | null,
+): { turn: Spent; conversation: Spent } {
+  const tokens = billedTokens(usage);
+  const usd = prices ? costUsd(usage, prices) : null;
+  const add = (scope: Spent): Spent => ({ tokens: scope.tokens + tokens, usd: addCost(scope.usd, usd) });
+  return { turn: add(spent.turn), conversation: add(spent.conversation) };
 }
 
 /** About a token per 4 characters: the usual rule of thumb, for what was added since the last call. */
@@ -96,14 +138,17 @@ export function checkBudget(
     ['turn', budget.perTurn, spent.turn],
   ];
   const nextTokens = next.promptTokens + next.outputTokens;
+  const request = next.what ?? 'the next model call';
+  const about = next.worstCase ? 'up to' : 'about';
   for (const [scope, limit, used] of scopes) {
     if (!limit) continue;
     const what = scope === 'turn' ? 'this turn' : 'the conversation';
     if (limit.tokens !== undefined && used.tokens + nextTokens > limit.tokens) {
+      const more = nextTokens > 0 ? ` and ${request} would take ${about} ${nextTokens} more,` : ',';
       return {
         ok: false,
         scope,
-        message: `Budget exhausted: ${what} has used ${used.tokens} tokens and the next model call would take about ${nextTokens} more, over its limit of ${limit.tokens} tokens.`,
+        message: `Budget exhausted: ${what} has used ${used.tokens} tokens${more} over its limit of ${limit.tokens} tokens.`,
       };
     }
     if (limit.usd !== undefined) {
@@ -115,10 +160,11 @@ export function checkBudget(
         };
       }
       if (used.usd + next.usd > limit.usd) {
+        const more = next.usd > 0 ? ` and ${request} would cost ${about} ${formatUsd(next.usd)} more,` : ',';
         return {
           ok: false,
           scope,
-          message: `Budget exhausted: ${what} has spent ${formatUsd(used.usd)} and the next model call would cost about ${formatUsd(next.usd)} more, over its limit of ${formatUsd(limit.usd)}.`,
+          message: `Budget exhausted: ${what} has spent ${formatUsd(used.usd)}${more} over its limit of ${formatUsd(limit.usd)}.`,
         };
       }
     }

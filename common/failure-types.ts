@@ -16,6 +16,11 @@ export const FailureType = {
   ConversationEnded: 'ConversationEnded',
   /** A model call failed in a way the classifier did not name (e.g. its retries ran out on a timeout). */
   ModelCallFailed: 'ModelCallFailed',
+  /**
+   * A retry of a model call was not sent: with what its failed attempts billed it would pass the budget. The turn ends
+   * with `budget_exhausted` (details: `{scope, billed}`).
+   */
+  BudgetExhausted: 'BudgetExhausted',
 } as const;
 
 /** What the model-failure classifier (activities/model-failure.ts) calls a failed Messages API call. */

@@ -2,6 +2,7 @@
 // before anything reaches Temporal; the workflow checks its own input with it again (the Temporal CLI and the Web
 // UI can start a workflow with anything), so an option that passes here cannot make a workflow task fail later.
 import { z } from 'zod';
+import { DEFAULT_MAX_RESULT_CHARS } from './bounded-text';
 import { budgetSchema } from './budget';
 import { checkContextManagement, contextManagementSchema } from './context-options';
 import { mcpServersOptionSchema } from './mcp';
@@ -82,6 +83,11 @@ export const conversationOptionsSchema = z
         maxModelCallsPerTurn: z.number().int().positive().max(100_000).default(50),
         /** Tool executions for one user message before the turn ends with `limit_reached`. */
         maxToolCallsPerTurn: z.number().int().positive().max(100_000).default(200),
+        /**
+         * Characters of one tool result or error (and of any other text the orchestrator writes) in the transcript;
+         * past it the text is cut with a marker. The worker's `maxOutputChars` (same default) cuts before it.
+         */
+        maxResultChars: z.number().int().min(1_000).max(1_000_000).default(DEFAULT_MAX_RESULT_CHARS),
         /**
          * What a run carries to the next at continue-as-new (transcript, queued messages, kept results, system
          * prompt), in UTF-8 bytes of JSON; past it the conversation ends with `limit_reached`.

@@ -1,4 +1,5 @@
 // Token usage, summed per turn and per conversation. Pure.
+import { z } from 'zod';
 import type { TokenUsage } from './conversation-types';
 
 export const ZERO_USAGE: TokenUsage = {
@@ -15,4 +16,26 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
     cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
     cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
   };
+}
+
+const tokens = z.number().int().min(0).max(1e12);
+
+/**
+ * A usage that crossed a boundary the code does not control (heartbeat details, failure details): checked before it
+ * is added to anything.
+ */
+export const tokenUsageSchema = z.object({
+  inputTokens: tokens,
+  outputTokens: tokens,
+  cacheReadInputTokens: tokens,
+  cacheCreationInputTokens: tokens,
+}) satisfies z.ZodType<TokenUsage>;
+
+/** What a heartbeat or a failure of a model activity says its failed attempts billed (other fields are ignored). */
+export const billedSchema = z.object({ billed: tokenUsageSchema });
+
+/** The usage `value` says was billed, or undefined when it says nothing readable. */
+export function billedIn(value: unknown): TokenUsage | undefined {
+  const parsed = billedSchema.safeParse(value);
+  return parsed.success ? parsed.data.billed : undefined;
 }

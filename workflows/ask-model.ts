@@ -1,32 +1,30 @@
 // One model step: a `callModel` activity, climbing the `max_tokens` ladder while the reply is cut off. A cut-off
 // reply is dropped whole: nothing of it enters the transcript and none of its tool calls run. A call that fails
 // for good (after Temporal's retries, or at once for a request the API refuses) is a step outcome, not an error.
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+// Each call, every rung of the ladder included, goes out through the door (model-requests.ts) with the budget's
+// admission; a refused one ends the step as over budget.
+import { ApplicationFailure, type ActivityFailure } from '@temporalio/common';
+import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
+import type { BudgetRefusal, BudgetScope } from '../common/budget';
 import { compactionNote } from '../common/context-accounting';
 import { apiContextManagement } from '../common/context-options';
 import type { TurnFailure } from '../common/conversation-types';
 import { FailureType } from '../common/failure-types';
 import { typedCallOptions } from '../common/structured-output';
 import { modelCallSummary } from '../common/summaries';
+import { nextCallEstimate, rungEstimate } from './budget-guard';
 import type { ConversationState } from './conversation-state';
 import type { ConversationStream } from './conversation-stream';
 import { modelOutputCap, nextMaxTokens } from './max-tokens-ladder';
+import { type Admission, admit, isRefusal, type Sent, sendModelCall, UNCHECKED } from './model-requests';
 
-type ModelActivities = { callModel(input: CallModelInput): Promise<CallModelResult> };
-
-/** Non-retryable failure types come from the worker's classifier (activities/model-failure.ts). */
-export const MODEL_RETRY = {
-  initialInterval: '1 second',
-  backoffCoefficient: 2,
-  maximumInterval: '1 minute',
-  maximumAttempts: 12,
-};
+export { MODEL_RETRY } from './model-requests';
 
 export type ModelStep =
   | { kind: 'reply'; reply: CallModelResult }
   | { kind: 'max_tokens_exhausted'; maxTokens: number }
+  | { kind: 'over_budget'; scope: BudgetScope; message: string }
   | { kind: 'failed'; failure: TurnFailure };
 
 /** The tools a model call offers, by name; MCP tools come from the run's recorded list `mcpToolSet`. */
@@ -35,17 +33,17 @@ export interface OfferedTools {
   mcpToolSet?: string;
 }
 
+/**
+ * `checked`: every call is checked at the door, the first against its estimate, each rung at its worst case; false
+ * only for histories from before (their step's first call was checked before it, the rungs not at all).
+ */
 export async function askModel(
   state: ConversationState,
   offered: OfferedTools,
   stream: ConversationStream,
+  checked: boolean,
 ): Promise<ModelStep> {
   const { options } = state;
-  const { callModel } = proxyActivities<ModelActivities>({
-    startToCloseTimeout: options.timeouts.modelCall,
-    heartbeatTimeout: options.timeouts.modelHeartbeat,
-    retry: MODEL_RETRY,
-  });
   const cap = options.maxTokensCap ?? modelOutputCap(options.model);
   let maxTokens = Math.min(state.currentTurn?.maxTokens ?? options.maxTokens, cap);
   // A forced tool_choice (`any`, `tool`) applies to the first call of a user turn only: forcing every call
@@ -57,49 +55,52 @@ export async function askModel(
   const { workflowId, runId } = workflowInfo();
   const contextManagement = apiContextManagement(options.contextManagement);
   const { streaming } = options;
+  let admission: Admission | BudgetRefusal = UNCHECKED;
+  if (checked) {
+    const estimate = await nextCallEstimate(state, offered, true);
+    admission = isRefusal(estimate) ? estimate : admit(state, estimate);
+  }
 
   for (;;) {
+    if (!admission.ok) return { kind: 'over_budget', scope: admission.scope, message: admission.message };
     const callNumber = state.modelCalls + 1;
     const summary = modelCallSummary(options.model, callNumber, maxTokens) + compactionNote(state.context);
     setCurrentDetails(`Waiting for the model: ${summary}`);
     state.startActivity('model', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
     stream.publish({ type: 'model_call_started', call: callNumber });
-    let reply: CallModelResult;
+    const input: CallModelInput = {
+      conversation: { workflowId, runId },
+      callNumber,
+      transcriptLength: state.transcript.length,
+      newMessages: state.newMessages(),
+      ...(state.sentUpTo === 0 && { fullContext: options.system !== undefined ? { system: options.system } : {} }),
+      ...(state.lastReplyId !== undefined && { afterReply: state.lastReplyId }),
+      ...(streaming.enabled && { stream: { intervalMs: streaming.intervalMs } }),
+      request: {
+        model: options.model,
+        maxTokens,
+        protocol: options.protocol,
+        tools: offered.tools,
+        ...(offered.mcpToolSet !== undefined && { mcpToolSet: offered.mcpToolSet }),
+        promptCaching: options.promptCaching,
+        ...(toolChoice !== undefined && { toolChoice }),
+        ...(options.disableParallelToolUse !== undefined && {
+          disableParallelToolUse: options.disableParallelToolUse,
+        }),
+        ...(contextManagement && { contextManagement }),
+        ...(output && { output }),
+      },
+    };
+    let sent: Sent<CallModelResult>;
     try {
-      reply = await callModel.executeWithOptions({ summary, activityId: `model-${callNumber}` }, [
-        {
-          conversation: { workflowId, runId },
-          callNumber,
-          transcriptLength: state.transcript.length,
-          newMessages: state.newMessages(),
-          ...(state.sentUpTo === 0 && { fullContext: options.system !== undefined ? { system: options.system } : {} }),
-          ...(state.lastReplyId !== undefined && { afterReply: state.lastReplyId }),
-          ...(streaming.enabled && { stream: { intervalMs: streaming.intervalMs } }),
-          request: {
-            model: options.model,
-            maxTokens,
-            protocol: options.protocol,
-            tools: offered.tools,
-            ...(offered.mcpToolSet !== undefined && { mcpToolSet: offered.mcpToolSet }),
-            promptCaching: options.promptCaching,
-            ...(toolChoice !== undefined && { toolChoice }),
-            ...(options.disableParallelToolUse !== undefined && {
-              disableParallelToolUse: options.disableParallelToolUse,
-            }),
-            ...(contextManagement && { contextManagement }),
-            ...(output && { output }),
-          },
-        },
-      ]);
-    } catch (err) {
-      if (err instanceof ActivityFailure) {
-        stream.publish({ type: 'model_output_discarded', call: callNumber, reason: 'failed' });
-        return { kind: 'failed', failure: modelFailure(err) };
-      }
-      throw err;
+      sent = await sendModelCall(state, admission, input, { summary, activityId: `model-${callNumber}` });
     } finally {
       state.finishActivity('model');
     }
+    if (sent.kind !== 'sent') stream.publish({ type: 'model_output_discarded', call: callNumber, reason: 'failed' });
+    if (sent.kind === 'refused') return { kind: 'over_budget', ...sent.refusal };
+    if (sent.kind === 'failed') return { kind: 'failed', failure: modelFailure(sent.failure) };
+    const reply = sent.value;
     const costUsd = state.recordModelCall(reply.usage);
     if (reply.stop_reason !== 'max_tokens') {
       publishReply(stream, callNumber, reply);
@@ -116,6 +117,7 @@ export async function askModel(
     stream.publish({ type: 'model_output_discarded', call: callNumber, reason: 'max_tokens' });
     const next = nextMaxTokens(maxTokens, cap);
     if (next === undefined) return { kind: 'max_tokens_exhausted', maxTokens };
+    if (checked) admission = admit(state, rungEstimate(state, reply.usage, maxTokens, next));
     maxTokens = next;
     state.raiseMaxTokens(next);
   }

@@ -1,22 +1,37 @@
-// Before each model call: would it stay within the conversation's budgets? What is spent plus an estimate of the next
-// call (common/budget.ts). The estimate comes from the API's count_tokens endpoint when the `budget.estimate` option
-// asks for it (an activity; if it fails the last-call estimate stands in), else from the last call.
-import { ActivityFailure } from '@temporalio/common';
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+// What each request to the Messages API is estimated to take, for the budget's check at the door
+// (workflows/model-requests.ts, common/budget.ts):
+// - a model call: its prompt counted by the API's count_tokens endpoint when the `budget.estimate` option asks for it
+//   (an activity; if it fails the last-call estimate stands in), else the last call's prompt plus what was added since;
+//   and the last call's output again;
+// - a retry up the max_tokens ladder: the prompt of the reply that was cut off (its usage says exactly), and all of
+//   the rung's max_tokens — the model just showed that it wants more than the last rung;
+// - the orchestrator's summary call: at most the next call's prompt, and all of its max_tokens.
+import { workflowInfo } from '@temporalio/workflow';
 import type { CallModelInput } from '../common/activity-contracts';
-import { type BudgetVerdict, checkBudget, estimateCallUsd, roughTokens } from '../common/budget';
+import {
+  type BudgetRefusal,
+  type BudgetVerdict,
+  type CallEstimate,
+  estimateCallUsd,
+  hasLimits,
+  promptTokens,
+  roughTokens,
+} from '../common/budget';
+import type { TokenUsage } from '../common/conversation-types';
 import type { OfferedTools } from './ask-model';
 import type { ConversationState } from './conversation-state';
+import { admit, countPrompt, isRefusal } from './model-requests';
 
-const { countPromptTokens } = proxyActivities<{ countPromptTokens(input: CallModelInput): Promise<number> }>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumAttempts: 3 },
-});
-
-export async function checkNextCall(state: ConversationState, offered: OfferedTools): Promise<BudgetVerdict> {
-  const { budget, model, promptCaching } = state.options;
-  if (!budget?.perTurn && !budget?.perConversation) return { ok: true };
-  const counted = budget.estimate === 'count-tokens' ? await countedPrompt(state, offered) : undefined;
+/** The next model call of a step. `checked`: count_tokens itself is not sent once the budget is spent. */
+export async function nextCallEstimate(
+  state: ConversationState,
+  offered: OfferedTools,
+  checked: boolean,
+): Promise<CallEstimate | BudgetRefusal> {
+  const { budget, promptCaching } = state.options;
+  const counting = hasLimits(budget) && budget.estimate === 'count-tokens';
+  const counted = counting ? await countedPrompt(state, offered, checked) : undefined;
+  if (isRefusal(counted)) return counted;
   const prompt = counted ?? estimatedPrompt(state);
   const outputTokens = state.lastCallUsage?.outputTokens ?? 0;
   const usd = estimateCallUsd(
@@ -25,14 +40,57 @@ export async function checkNextCall(state: ConversationState, offered: OfferedTo
     state.lastPromptTokens ?? 0,
     promptCaching,
   );
-  const verdict = checkBudget(budget, state.spent(), { promptTokens: prompt, outputTokens, usd }, model);
-  const turn = state.currentTurn;
-  if (verdict.ok || !turn || turn.modelCalls === 0) return verdict;
-  // Mid chain, the tool results gathered stay in the transcript (valid as it is); the model is not called again.
+  return { promptTokens: prompt, outputTokens, usd };
+}
+
+/** A retry with `maxTokens` of a reply that `cutOff` billed and that stopped at `cutAt` output tokens. */
+export function rungEstimate(
+  state: ConversationState,
+  cutOff: TokenUsage,
+  cutAt: number,
+  maxTokens: number,
+): CallEstimate {
+  const prompt = promptTokens(cutOff);
+  // With prompt caching the retry reads from the cache what the cut-off call wrote to it.
+  const usd = estimateCallUsd(
+    state.prices,
+    { promptTokens: prompt, outputTokens: maxTokens },
+    prompt,
+    state.options.promptCaching,
+  );
   return {
-    ...verdict,
-    message: `${verdict.message} The turn stopped after ${turn.modelCalls} model calls and ${turn.toolCalls} tool calls; the last tool results are kept in the transcript, not yet read by the model.`,
+    promptTokens: prompt,
+    outputTokens: maxTokens,
+    usd,
+    what: `a retry with max_tokens ${maxTokens} (the reply was cut off at ${cutAt} output tokens)`,
+    worstCase: true,
   };
+}
+
+/** The orchestrator's summary of the context, with `maxTokens`. */
+export function summaryEstimate(state: ConversationState, maxTokens: number): CallEstimate {
+  const prompt = estimatedPrompt(state);
+  const usd = estimateCallUsd(
+    state.prices,
+    { promptTokens: prompt, outputTokens: maxTokens },
+    state.lastPromptTokens ?? 0,
+    state.options.promptCaching,
+  );
+  return {
+    promptTokens: prompt,
+    outputTokens: maxTokens,
+    usd,
+    what: `the orchestrator's summary of the context (max_tokens ${maxTokens})`,
+    worstCase: true,
+  };
+}
+
+/** The check of histories from before every request was checked: the first call of a step, before any summary. */
+export async function checkNextCall(state: ConversationState, offered: OfferedTools): Promise<BudgetVerdict> {
+  const estimate = await nextCallEstimate(state, offered, false);
+  if (isRefusal(estimate)) return estimate;
+  const admission = admit(state, estimate);
+  return admission.ok ? { ok: true } : admission;
 }
 
 /** The last call's prompt and what was added since; a conversation's first call: the whole context, roughly. */
@@ -42,7 +100,11 @@ function estimatedPrompt(state: ConversationState): number {
   return roughTokens(state.options.system ?? '') + roughTokens(state.transcript);
 }
 
-async function countedPrompt(state: ConversationState, offered: OfferedTools): Promise<number | undefined> {
+async function countedPrompt(
+  state: ConversationState,
+  offered: OfferedTools,
+  checked: boolean,
+): Promise<number | undefined | BudgetRefusal> {
   const { options } = state;
   const input: CallModelInput = {
     conversation: { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId },
@@ -60,10 +122,5 @@ async function countedPrompt(state: ConversationState, offered: OfferedTools): P
       promptCaching: options.promptCaching,
     },
   };
-  try {
-    return await countPromptTokens.executeWithOptions({ summary: `count_tokens · call ${input.callNumber}` }, [input]);
-  } catch (err) {
-    if (err instanceof ActivityFailure) return undefined;
-    throw err;
-  }
+  return countPrompt(state, input, checked);
 }

@@ -5,20 +5,23 @@
 //   from now on, so neither the next run, nor the model activity, nor the worker's cache carries them.
 // - Before each model call, when the orchestrator summarises itself (compaction `by: 'orchestrator'`) and the next
 //   call would pass the trigger: one `summariseContext` activity, retried like any model call; the older messages
-//   give way to its summary. If it fails for good the conversation goes on uncompacted.
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
-import type { CallModelResult, SummariseContextInput, SummariseContextResult } from '../common/activity-contracts';
+//   give way to its summary. If it fails for good the conversation goes on uncompacted. The call goes out through the
+//   door (model-requests.ts) like every model call, checked against the budget at its worst case first: if it would
+//   not fit, nothing is sent and the turn ends over budget.
+import { ApplicationFailure } from '@temporalio/common';
+import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type { CallModelResult, SummariseContextResult } from '../common/activity-contracts';
+import type { BudgetRefusal } from '../common/budget';
 import { compactionOf } from '../common/compaction';
 import { estimatedNextInput, recordCall, recordCompaction } from '../common/context-accounting';
 import { summarisingItself } from '../common/context-options';
 import { summaryCut, summaryMessage } from '../common/orchestrator-summary';
 import { firstLine } from '../common/summaries';
 import { jsonBytes } from '../common/utf8-length';
-import { MODEL_RETRY, type OfferedTools } from './ask-model';
+import type { OfferedTools } from './ask-model';
+import { summaryEstimate } from './budget-guard';
 import type { ConversationState } from './conversation-state';
-
-type SummaryActivities = { summariseContext(input: SummariseContextInput): Promise<SummariseContextResult> };
+import { type Admission, admit, sendSummary, UNCHECKED } from './model-requests';
 
 /** Right after a reply entered the transcript. */
 export function followContext(state: ConversationState, reply: CallModelResult): void {
@@ -37,29 +40,37 @@ export function followContext(state: ConversationState, reply: CallModelResult):
   setCurrentDetails(compactionDetails(state));
 }
 
-/** Before a model call: the orchestrator's own compaction, when it is due. */
-export async function compactIfDue(state: ConversationState, offered: OfferedTools): Promise<void> {
+/**
+ * Before a model call: the orchestrator's own compaction, when it is due. Returns the budget's refusal when the
+ * summary call would not fit (`checked`: false only for histories from before every request was checked).
+ */
+export async function compactIfDue(
+  state: ConversationState,
+  offered: OfferedTools,
+  checked: boolean,
+): Promise<BudgetRefusal | undefined> {
   const { options } = state;
   const context = options.contextManagement;
-  if (!summarisingItself(context)) return;
+  if (!summarisingItself(context)) return undefined;
   const newMessages = state.newMessages();
   const expected = estimatedNextInput(state.context, jsonBytes(newMessages));
-  if (expected < context.compaction.triggerTokens) return;
+  if (expected < context.compaction.triggerTokens) return undefined;
   const cut = summaryCut(state.transcript);
-  if (cut === undefined) return;
+  if (cut === undefined) return undefined;
+  const admission: Admission | BudgetRefusal = checked
+    ? admit(state, summaryEstimate(state, context.compaction.summaryMaxTokens))
+    : UNCHECKED;
+  if (!admission.ok) return admission;
 
-  const { summariseContext } = proxyActivities<SummaryActivities>({
-    startToCloseTimeout: options.timeouts.modelCall,
-    heartbeatTimeout: options.timeouts.modelHeartbeat,
-    retry: MODEL_RETRY,
-  });
   const { workflowId, runId } = workflowInfo();
   const summary = `summarise context · messages 1–${cut} of ${state.transcript.length} · ~${expected} tokens`;
   setCurrentDetails(`Compacting the context: ${summary}`);
   state.startActivity('summary', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
-  let result: SummariseContextResult;
+  let sent;
   try {
-    result = await summariseContext.executeWithOptions({ summary, activityId: `summary-${state.modelCalls}` }, [
+    sent = await sendSummary(
+      state,
+      admission,
       {
         conversation: { workflowId, runId },
         callNumber: state.modelCalls,
@@ -80,17 +91,21 @@ export async function compactIfDue(state: ConversationState, offered: OfferedToo
         summariseUpTo: cut,
         ...(context.compaction.instructions !== undefined && { instructions: context.compaction.instructions }),
       },
-    ]);
-  } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err;
+      { summary, activityId: `summary-${state.modelCalls}` },
+    );
+  } finally {
+    state.finishActivity('summary');
+  }
+  if (sent.kind === 'refused') return sent.refusal;
+  if (sent.kind === 'failed') {
+    const err = sent.failure;
     const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
     setCurrentDetails(
       `Could not summarise the context (${cause?.type ?? 'failure'}: ${cause?.message ?? err.message}); going on without.`,
     );
-    return;
-  } finally {
-    state.finishActivity('summary');
+    return undefined;
   }
+  const result: SummariseContextResult = sent.value;
   state.recordExtraUsage(result.usage);
   state.compactHead(cut, [summaryMessage(result.summary)]);
   state.context = recordCompaction(state.context, {
@@ -101,6 +116,7 @@ export async function compactIfDue(state: ConversationState, offered: OfferedToo
     summary: result.summary,
   });
   setCurrentDetails(compactionDetails(state));
+  return undefined;
 }
 
 /** `Context compacted (API) after call 72: 141 messages, 61,234 input tokens → summary: "The user asked…"` */

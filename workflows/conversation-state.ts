@@ -21,6 +21,7 @@ import type {
 } from '../common/conversation-types';
 import { OPEN_STATUSES } from '../common/conversation-types';
 import { type ContextAccounting, ZERO_CONTEXT } from '../common/context-accounting';
+import { boundedMessage } from '../common/bounded-text';
 import { compactedHead } from '../common/orchestrator-summary';
 import { FailureType } from '../common/failure-types';
 import type { ConversationOptions } from '../common/options';
@@ -74,6 +75,11 @@ export class ConversationState {
   lastReplyId: string | undefined;
   /** Input tokens per call before and after compaction or clearing, and the compactions so far. */
   context: ContextAccounting;
+  /**
+   * The characters one text the orchestrator writes may hold in the transcript (tool results, corrections); unset for
+   * histories from before texts were bounded (conversation.ts), which replay as they ran.
+   */
+  resultCap: number | undefined;
 
   private statusValue: ConversationStatus = 'awaiting_user';
   private endWanted: boolean;
@@ -114,6 +120,7 @@ export class ConversationState {
     this.firstRunId = carried?.firstRunId ?? firstRunId;
     this.currentTurn = carried?.currentTurn ? { ...carried.currentTurn } : undefined;
     this.context = carried?.context ?? ZERO_CONTEXT;
+    this.resultCap = input.options.limits.maxResultChars;
     // A new run's worker cache is empty: the first model call reads the transcript once by query.
     this.sentUpTo = this.transcript.length;
     this.turnStartReply = { id: undefined, sentUpTo: this.currentTurn?.transcriptStart ?? this.transcript.length };
@@ -311,8 +318,10 @@ export class ConversationState {
     this.lastReplyId = replyId;
   }
 
+  /** What the orchestrator writes: every text in it bounded (common/bounded-text.ts). */
   appendResults(message: MessageParam): void {
-    this.push(message);
+    const cap = this.resultCap;
+    this.push(cap === undefined ? message : boundedMessage(message, this.options.protocol, cap));
   }
 
   recordToolCalls(count: number): void {

@@ -6,6 +6,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -42,11 +43,12 @@ import {
 import { askModel, type OfferedTools } from './ask-model';
 import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
+import { checksEveryRequest } from './model-requests';
 import { ConversationState } from './conversation-state';
 import { listConversationMcpTools } from './mcp-tools';
 import { resolveModelPrices } from './model-prices';
 import { ConversationStream } from './conversation-stream';
-import { runToolCalls, type ToolRun } from './run-tool-calls';
+import { BOUNDED_RESULTS_PATCH, runToolCalls, type ToolRun } from './run-tool-calls';
 import { searchAttributesPublisher } from './search-attributes-publisher';
 import { handleTypedReply } from './typed-answer';
 
@@ -66,6 +68,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   // bad input must end the conversation with a status, never fail its workflow task over and over.
   const input = checkedInput(rawInput);
   const state = new ConversationState(input, workflowInfo().firstExecutionRunId);
+  // Histories from 0.1.0 wrote tool errors and results into the transcript uncut: they replay that way.
+  if (!patched(BOUNDED_RESULTS_PATCH)) state.resultCap = undefined;
   const stream = new ConversationStream(input.stream);
   const publish = searchAttributesPublisher(state);
   const mcpTools = new Map<string, McpTool>();
@@ -206,13 +210,24 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       );
       return 'done';
     }
-    const budget = await checkNextCall(state, run.offered);
+    // Every request to the model is checked against the budget where it goes out (model-requests.ts); histories
+    // from before checked only here, before any summary.
+    const checked = checksEveryRequest(state);
+    const budget = checked ? { ok: true as const } : await checkNextCall(state, run.offered);
     if (!budget.ok) {
       state.finishTurnOverBudget(budget.message, budget.scope);
       return 'done';
     }
-    await compactIfDue(state, run.offered);
-    const step = await askModel(state, run.offered, run.stream);
+    const refusedSummary = await compactIfDue(state, run.offered, checked);
+    if (refusedSummary) {
+      state.finishTurnOverBudget(refusedSummary.message, refusedSummary.scope);
+      return 'done';
+    }
+    const step = await askModel(state, run.offered, run.stream, checked);
+    if (step.kind === 'over_budget') {
+      state.finishTurnOverBudget(step.message, step.scope);
+      return 'done';
+    }
     if (step.kind === 'failed') {
       if (step.failure.type === ModelFailureType.ContextWindowExceeded) {
         state.finishTurn(

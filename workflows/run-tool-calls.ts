@@ -3,6 +3,7 @@
 import { ActivityFailure } from '@temporalio/common';
 import { condition, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { ToolActivityInput, ToolActivityResult, ToolPolicy } from '../common/activity-contracts';
+import { boundedOutcome } from '../common/bounded-text';
 import { digest } from '../common/digest';
 import { type McpTool, mcpCallSummary } from '../common/mcp';
 import { protocolFor } from '../common/protocols';
@@ -28,11 +29,17 @@ export interface ToolRun {
   publish(): void;
 }
 
+/** Histories from 0.1.0 (no marker) took tool outcomes uncut (see ConversationState.resultCap). */
+export const BOUNDED_RESULTS_PATCH = 'bounded-tool-outcomes';
+
 export async function runToolCalls(run: ToolRun, calls: ToolCall[]): Promise<ToolOutcome[]> {
   run.state.recordToolCalls(calls.length);
+  const cap = run.state.resultCap;
   return Promise.all(
     calls.map(async (call) => {
-      const outcome = await runToolCall(run, call);
+      // Every outcome passes here, whatever produced it (a tool, an MCP server, a refusal): bounded and well-formed.
+      const raw = await runToolCall(run, call);
+      const outcome = cap === undefined ? raw : boundedOutcome(raw, cap);
       const { callId: id, name, isError } = outcome;
       // Readers get the text; an image (an MCP tool's) shows as a marker.
       const content =

@@ -6,6 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Tool as McpSdkTool } from '@modelcontextprotocol/sdk/types.js';
+import { truncate } from '../../common/bounded-text';
 import { FailureType } from '../../common/failure-types';
 import {
   IDEMPOTENCY_KEY_META,
@@ -19,7 +20,7 @@ import {
 import { keepAlive } from '../keep-alive';
 import { DEFAULT_MAX_OUTPUT_CHARS, type ToolActivityOptions } from '../tool-activities';
 import { matchesPattern } from './matches-pattern';
-import type { McpClientPool } from './mcp-client-pool';
+import { type McpClientPool, McpToolListTooLongError } from './mcp-client-pool';
 import { toMcpFailure } from './mcp-failure';
 import { toToolResultBlocks } from './mcp-result-content';
 import { mcpToolName } from './mcp-tool-name';
@@ -32,6 +33,8 @@ export interface McpActivityOptions extends ToolActivityOptions {
 
 /** About 225 KB of image: well under the payload limit, and a transcript can hold a few. */
 export const DEFAULT_MAX_IMAGE_CHARS = 300_000;
+/** The message of a progress notification, as a heartbeat carries it (the Web UI shows it). */
+export const MAX_PROGRESS_MESSAGE_CHARS = 1_000;
 
 export function createMcpActivities(pool: McpClientPool, toolSets: McpToolSets, options: McpActivityOptions = {}) {
   const limits = {
@@ -63,10 +66,12 @@ export function createMcpActivities(pool: McpClientPool, toolSets: McpToolSets, 
           listed = await pool.listTools(server, context.cancellationSignal);
         } catch (err) {
           if (context.cancellationSignal.aborted) throw err;
-          const failure = toMcpFailure(err, server, 'tools/list');
+          const failure = toMcpFailure(err, server, 'tools/list', limits.maxTextChars);
           throw ApplicationFailure.create({
             type: FailureType.McpToolsUnavailable,
             message: `The tools of MCP server "${server}" could not be listed: ${failure.message}`,
+            // A server that lists without end would do so again.
+            nonRetryable: err instanceof McpToolListTooLongError,
           });
         }
         const names = new Set(listed.map((tool) => tool.name));
@@ -113,7 +118,9 @@ export function createMcpActivities(pool: McpClientPool, toolSets: McpToolSets, 
           ...(context.info.startToCloseTimeoutMs && { timeout: callTimeoutMs(context.info.startToCloseTimeoutMs) }),
           // Each progress notification is a heartbeat carrying it: the Web UI shows how far a long tool got.
           onprogress: ({ progress: done, total, message }) => {
-            progress = { progress: done, ...(total !== undefined && { total }), ...(message && { message }) };
+            // The server writes the message: bounded, like all it sends (heartbeat details have a size limit too).
+            const said = message ? truncate(message, MAX_PROGRESS_MESSAGE_CHARS) : undefined;
+            progress = { progress: done, ...(total !== undefined && { total }), ...(said && { message: said }) };
             context.heartbeat(progress);
           },
         },
@@ -121,7 +128,7 @@ export function createMcpActivities(pool: McpClientPool, toolSets: McpToolSets, 
       return { ok: result.isError !== true, content: toToolResultBlocks(result, limits) };
     } catch (err) {
       if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
-      throw toMcpFailure(err, input.server, input.tool);
+      throw toMcpFailure(err, input.server, input.tool, limits.maxTextChars);
     } finally {
       stopHeartbeats();
     }

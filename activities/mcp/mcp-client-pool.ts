@@ -25,6 +25,14 @@ const PING_INTERVAL_MS = 2_000;
 const PING_TIMEOUT_MS = 10_000;
 const STDERR_TAIL_LINES = 20;
 
+/** Pages of `tools/list` the pool follows: a server whose `nextCursor` never ends is refused, not followed for ever. */
+export const MAX_TOOL_LIST_PAGES = 100;
+
+/** The server's tool list had more than MAX_TOOL_LIST_PAGES pages. */
+export class McpToolListTooLongError extends Error {
+  override name = 'McpToolListTooLongError';
+}
+
 /** The server could not be started or reached: worth another try later. */
 export class McpConnectError extends Error {
   override name = 'McpConnectError';
@@ -80,16 +88,21 @@ export class McpClientPool {
     return [...(this.stderrTails.get(server) ?? [])];
   }
 
-  /** Every tool the server has (all pages). */
+  /** Every tool the server has (all pages, at most MAX_TOOL_LIST_PAGES of them). */
   async listTools(server: string, signal?: AbortSignal): Promise<Tool[]> {
     const { client } = await this.connection(server, signal);
     const tools: Tool[] = [];
     let cursor: string | undefined;
-    do {
+    for (let pages = 0; pages === 0 || cursor !== undefined; pages++) {
+      if (pages === MAX_TOOL_LIST_PAGES) {
+        throw new McpToolListTooLongError(
+          `tools/list still had a next page after ${MAX_TOOL_LIST_PAGES} pages (${tools.length} tools); a server is expected to end its list.`,
+        );
+      }
       const page = await client.listTools(cursor === undefined ? {} : { cursor }, signal ? { signal } : {});
       tools.push(...page.tools);
       cursor = page.nextCursor;
-    } while (cursor !== undefined);
+    }
     return tools;
   }
 

@@ -4,7 +4,10 @@
 // past theirs are replaced by a line saying so, so a result can never become an oversized payload.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Base64ImageSource } from '@anthropic-ai/sdk/resources/messages';
+import { limitText } from '../../common/bounded-text';
 import type { ToolResultBlock } from '../../common/protocols/types';
+
+export { limitText };
 
 export interface ResultLimits {
   /** Characters of text in all, markers included. */
@@ -72,34 +75,4 @@ function describe(block: McpBlock): string {
 
 function base64Bytes(data: string): number {
   return Math.floor((data.replace(/=+$/, '').length * 3) / 4);
-}
-
-/**
- * At most `max` characters of text in all: the block that crosses the limit is cut and ends with
- * `[output truncated: N of M characters omitted]` (N and M over the whole result); later text blocks are left out.
- */
-export function limitText(blocks: ToolResultBlock[], max: number): ToolResultBlock[] {
-  const total = blocks.reduce((sum, block) => sum + (block.type === 'text' ? block.text.length : 0), 0);
-  if (total <= max) return blocks;
-  const marker = (kept: number) => `\n[output truncated: ${total - kept} of ${total} characters omitted]`;
-  let kept = max;
-  for (let i = 0; i < 3; i++) kept = Math.max(0, max - marker(kept).length);
-  const out: ToolResultBlock[] = [];
-  let budget = kept;
-  let cut = false;
-  for (const block of blocks) {
-    if (block.type !== 'text') {
-      out.push(block);
-      continue;
-    }
-    if (cut) continue;
-    if (block.text.length <= budget) {
-      out.push(block);
-      budget -= block.text.length;
-      continue;
-    }
-    out.push({ type: 'text', text: block.text.slice(0, budget) + marker(kept) });
-    cut = true;
-  }
-  return out;
 }

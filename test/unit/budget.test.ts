@@ -2,7 +2,7 @@
 // per conversation, in tokens and in USD; a USD limit with an unknown cost stops rather than guesses.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { billedTokens, checkBudget, estimateCallUsd, type BudgetOptions } from '../../common/budget';
+import { billedTokens, checkBudget, estimateCallUsd, spentWith, type BudgetOptions } from '../../common/budget';
 import { withDefaults } from '../../common/options';
 
 const PRICES = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
@@ -77,6 +77,37 @@ describe('USD', () => {
     const uncached = estimateCallUsd(PRICES, { promptTokens: 10_000, outputTokens: 200 }, 9_000, false)!;
     assert.ok(Math.abs(uncached - (10_000 * 3 + 200 * 15) / 1e6) < 1e-12);
     assert.equal(estimateCallUsd(null, { promptTokens: 1, outputTokens: 1 }, 0, true), null);
+  });
+});
+
+describe('requests other than the next model call', () => {
+  test('a worst case is said as such, with what the request is', () => {
+    const b = budget({ perTurn: { tokens: 8_000 } });
+    const rung = { ...next(500, 16_384), what: 'a retry with max_tokens 16384', worstCase: true };
+    const verdict = checkBudget(b, spent(6_120, 6_120), rung, 'm');
+    assert.match(
+      !verdict.ok ? verdict.message : '',
+      /used 6120 tokens and a retry with max_tokens 16384 would take up to 16884 more, over its limit of 8000/,
+    );
+  });
+
+  test('with nothing to add (count_tokens is free), only a budget already passed refuses', () => {
+    const b = budget({ perTurn: { tokens: 1_500, usd: 0.01 } });
+    assert.deepEqual(checkBudget(b, spent(1_500, 1_500, 0.01, 0.01), next(0, 0, 0), 'm'), { ok: true });
+    const verdict = checkBudget(b, spent(2_100, 2_100), next(0, 0, 0), 'm');
+    assert.equal(
+      !verdict.ok && verdict.message,
+      'Budget exhausted: this turn has used 2100 tokens, over its limit of 1500 tokens.',
+    );
+  });
+
+  test("what a call's failed attempts billed is added to both scopes, priced", () => {
+    const usage = { inputTokens: 1_000, outputTokens: 100, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+    const after = spentWith(spent(100, 500, 0.001, 0.002), usage, PRICES);
+    assert.equal(after.turn.tokens, 1_200);
+    assert.equal(after.conversation.tokens, 1_600);
+    assert.ok(Math.abs(after.turn.usd! - (0.001 + 0.0045)) < 1e-12);
+    assert.equal(spentWith(spent(0, 0), usage, null).turn.usd, null, 'no prices: the cost becomes unknown');
   });
 });
 

@@ -308,7 +308,7 @@ class MessagesApiServer implements MessagesApi {
           type: 'text',
           text: step.text ?? `Partial reply, part ${i + 1}, before the stream failed.`,
         }));
-        const reply = this.reply(turn, content, 'end_turn', null);
+        const reply = this.reply(turn, content, 'end_turn', null, step.usage);
         return streamReply(ex.res, reply, {
           ...this.streamOptions(ex, step),
           delayMs,

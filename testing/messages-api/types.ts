@@ -94,6 +94,11 @@ export type ScriptStep =
       tokenDelayMs?: number;
       /** The text of the blocks sent before the error (default: "Partial reply, part N, before the stream failed."). */
       text?: string;
+      /**
+       * What `message_start` reports (its output tokens are at most 1, as the API's are); no `message_delta` follows.
+       * What the attempt billed is that prompt and what it streamed.
+       */
+      usage?: ScriptUsage;
     }
   /**
    * A reply cut off by `max_tokens` in the middle of a tool_use: optional text block, then the tool_use whose

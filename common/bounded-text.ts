@@ -1,0 +1,107 @@
+// Text that comes from outside (a tool's result or error, an MCP server's answer) and goes into the transcript, a
+// failure or a heartbeat: cut to a limit with a visible marker, and well-formed. The transcript is resent with every
+// later model call; a failure message and heartbeat details go through the worker's own encoder, which refuses a
+// lone surrogate (half of a UTF-16 pair) — an activity failure holding one stops the worker — and the API refuses one
+// in a request. Pure, linear in the text: used by the workflow and the activities alike.
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ProtocolName, ToolOutcome } from './protocols/types';
+
+/** What one tool result or error, or any other text the orchestrator writes, may hold in the transcript. */
+export const DEFAULT_MAX_RESULT_CHARS = 100_000;
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Lone surrogates become U+FFFD, as a UTF-8 encoder that does not refuse them would write them. */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
+}
+
+/**
+ * At most `max` characters, well-formed. A longer text is cut and ends with
+ * `[output truncated: N of M characters omitted]`; the result is exactly `max` characters, marker included.
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return wellFormed(text);
+  const kept = keptBefore(text.length, max);
+  return wellFormed(text.slice(0, kept)) + truncationMarker(text.length, kept);
+}
+
+/**
+ * At most `max` characters of text in all, well-formed: the text block that crosses the limit is cut and ends with
+ * `[output truncated: N of M characters omitted]` (N and M over the whole result); later text blocks are left out.
+ * Other blocks (images) stay where they are.
+ */
+export function limitText<B extends { type: string }>(blocks: B[], max: number): B[] {
+  const total = blocks.reduce((sum, block) => sum + (isText(block) ? block.text.length : 0), 0);
+  if (total <= max) {
+    const out = blocks.map((block) => (isText(block) ? withText(block, wellFormed(block.text)) : block));
+    return out.every((block, i) => block === blocks[i]) ? blocks : out;
+  }
+  const kept = keptBefore(total, max);
+  const out: B[] = [];
+  let room = kept;
+  let cut = false;
+  for (const block of blocks) {
+    if (!isText(block)) {
+      out.push(block);
+      continue;
+    }
+    if (cut) continue;
+    if (block.text.length <= room) {
+      out.push({ ...block, text: wellFormed(block.text) });
+      room -= block.text.length;
+      continue;
+    }
+    out.push({ ...block, text: wellFormed(block.text.slice(0, room)) + truncationMarker(total, kept) });
+    cut = true;
+  }
+  return out;
+}
+
+/** A tool call's outcome as it may enter the transcript: its text within `max` characters in all, well-formed. */
+export function boundedOutcome(outcome: ToolOutcome, max: number): ToolOutcome {
+  const content =
+    typeof outcome.content === 'string' ? truncate(outcome.content, max) : limitText(outcome.content, max);
+  return { ...outcome, content };
+}
+
+/**
+ * A message the orchestrator writes (tool results, a correction of a typed answer) as it may enter the transcript:
+ * each text in it within `max` characters, well-formed. The legacy protocol writes every result of a reply into one
+ * text, each result bounded already (run-tool-calls.ts): that text is only made well-formed.
+ */
+export function boundedMessage(message: MessageParam, protocol: ProtocolName, max: number): MessageParam {
+  const { content } = message;
+  if (typeof content === 'string') {
+    return { ...message, content: protocol === 'legacy-xml' ? wellFormed(content) : truncate(content, max) };
+  }
+  const blocks = content.map((block) => {
+    if (block.type === 'text') return { ...block, text: truncate(block.text, max) };
+    if (block.type !== 'tool_result' || block.content === undefined) return block;
+    const inner = block.content;
+    return { ...block, content: typeof inner === 'string' ? truncate(inner, max) : limitText(inner, max) };
+  });
+  return { ...message, content: blocks } as MessageParam;
+}
+
+/** `\n[output truncated: N of M characters omitted]` */
+function truncationMarker(total: number, kept: number): string {
+  return `\n[output truncated: ${total - kept} of ${total} characters omitted]`;
+}
+
+/** How much of a text of `total` characters fits in `max` with the marker (which counts what was left out). */
+function keptBefore(total: number, max: number): number {
+  let kept = max;
+  for (let i = 0; i < 3; i++) kept = Math.max(0, max - truncationMarker(total, kept).length);
+  return kept;
+}
+
+/** The block with `text`, or the block itself when its text is that already. */
+function withText<B extends { type: 'text'; text: string }>(block: B, text: string): B {
+  return text === block.text ? block : { ...block, text };
+}
+
+function isText<B extends { type: string }>(block: B): block is B & { type: 'text'; text: string } {
+  return block.type === 'text' && typeof (block as { text?: unknown }).text === 'string';
+}

@@ -1,0 +1,173 @@
+// The one door every request the orchestrator sends to the Messages API for a conversation passes: each model call
+// and each retry up the max_tokens ladder (ask-model.ts), the orchestrator's own summary call (compact-context.ts) and
+// count_tokens (budget-guard.ts). Their activities are proxied here and nowhere else, and a model call or a summary
+// is sent only with an admission: the budget's verdict on what was spent plus the request's estimate. The admission's
+// guard travels with the request, so the activity checks Temporal's retries of it the same way
+// (activities/billed-attempts.ts). What a request's failed attempts billed is counted here, whether it ended in a
+// reply or a failure.
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { type ActivityOptions, patched, proxyActivities } from '@temporalio/workflow';
+import type {
+  CallModelInput,
+  CallModelResult,
+  SummariseContextInput,
+  SummariseContextResult,
+} from '../common/activity-contracts';
+import { type BudgetRefusal, type CallEstimate, type CallGuard, checkBudget, hasLimits } from '../common/budget';
+import { FailureType } from '../common/failure-types';
+import { billedIn } from '../common/usage';
+import type { ConversationState } from './conversation-state';
+
+type ModelActivities = {
+  callModel(input: CallModelInput): Promise<CallModelResult>;
+  summariseContext(input: SummariseContextInput): Promise<SummariseContextResult>;
+  countPromptTokens(input: CallModelInput): Promise<number>;
+};
+
+/** Non-retryable failure types come from the worker's classifier (activities/model-failure.ts). */
+export const MODEL_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 12,
+};
+
+/**
+ * Histories recorded before every request was checked (0.1.0) checked only the first call of each step, before any
+ * summary: they replay that way. Asked only of conversations with a budget (nothing differs without one).
+ */
+export const EVERY_REQUEST_PATCH = 'budget-checks-every-request';
+
+export function checksEveryRequest(state: ConversationState): boolean {
+  return !hasLimits(state.options.budget) || patched(EVERY_REQUEST_PATCH);
+}
+
+/** A request the budget lets through; `guard` goes with it to its activity. */
+export interface Admission {
+  ok: true;
+  guard?: CallGuard;
+}
+
+/** What a history from before every request was checked sends its rungs and summaries with: no check. */
+export const UNCHECKED: Admission = { ok: true };
+
+/** The budget's verdict on a request estimated at `estimate`. */
+export function admit(state: ConversationState, estimate: CallEstimate): Admission | BudgetRefusal {
+  const { budget, model } = state.options;
+  if (!hasLimits(budget)) return { ok: true };
+  const spent = state.spent();
+  const verdict = checkBudget(budget, spent, estimate, model);
+  if (!verdict.ok) return { ...verdict, message: verdict.message + turnSoFar(state) };
+  return { ok: true, guard: { budget, spent, estimate, prices: state.prices, model } };
+}
+
+export type Sent<T> =
+  | { kind: 'sent'; value: T }
+  | { kind: 'refused'; refusal: BudgetRefusal }
+  | { kind: 'failed'; failure: ActivityFailure };
+
+type How = Pick<ActivityOptions, 'summary'> & { activityId: string };
+
+export async function sendModelCall(
+  state: ConversationState,
+  admission: Admission,
+  input: CallModelInput,
+  how: How,
+): Promise<Sent<CallModelResult>> {
+  const { callModel } = proxyActivities<ModelActivities>(modelCallOptions(state));
+  try {
+    const value = await callModel.executeWithOptions(how, [withGuard(input, admission)]);
+    countFailedAttempts(state, value.failedAttempts);
+    return { kind: 'sent', value };
+  } catch (err) {
+    if (err instanceof ActivityFailure) return afterFailure(state, err);
+    throw err;
+  }
+}
+
+export async function sendSummary(
+  state: ConversationState,
+  admission: Admission,
+  input: SummariseContextInput,
+  how: How,
+): Promise<Sent<SummariseContextResult>> {
+  const { summariseContext } = proxyActivities<ModelActivities>(modelCallOptions(state));
+  try {
+    const value = await summariseContext.executeWithOptions(how, [withGuard(input, admission)]);
+    countFailedAttempts(state, value.failedAttempts);
+    return { kind: 'sent', value };
+  } catch (err) {
+    if (err instanceof ActivityFailure) return afterFailure(state, err);
+    throw err;
+  }
+}
+
+const { countPromptTokens } = proxyActivities<ModelActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+});
+
+/**
+ * The prompt of the call `input` describes, counted by the API (count_tokens is free: no estimate of its own). Not
+ * sent once the budget is spent already; undefined when the count failed.
+ */
+export async function countPrompt(
+  state: ConversationState,
+  input: CallModelInput,
+  checked: boolean,
+): Promise<number | undefined | BudgetRefusal> {
+  if (checked) {
+    const admission = admit(state, { promptTokens: 0, outputTokens: 0, usd: 0 });
+    if (!admission.ok) return admission;
+  }
+  try {
+    return await countPromptTokens.executeWithOptions({ summary: `count_tokens · call ${input.callNumber}` }, [input]);
+  } catch (err) {
+    if (err instanceof ActivityFailure) return undefined;
+    throw err;
+  }
+}
+
+export function isRefusal(value: unknown): value is BudgetRefusal {
+  return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false;
+}
+
+function modelCallOptions(state: ConversationState): ActivityOptions {
+  const { timeouts } = state.options;
+  return { startToCloseTimeout: timeouts.modelCall, heartbeatTimeout: timeouts.modelHeartbeat, retry: MODEL_RETRY };
+}
+
+function withGuard<T extends CallModelInput>(input: T, admission: Admission): T {
+  return admission.guard ? { ...input, guard: admission.guard } : input;
+}
+
+/** Usage that came back from an activity is checked before it is added (a result of another worker version). */
+function countFailedAttempts(state: ConversationState, usage: unknown): void {
+  const billed = billedIn({ billed: usage });
+  if (billed) state.recordExtraUsage(billed);
+}
+
+/**
+ * What the attempts of a failed request billed counts (the last failure's details say, or the last heartbeat of one
+ * that timed out); a retry the guard refused ends the turn as over budget, like a refusal here.
+ */
+function afterFailure<T>(state: ConversationState, failure: ActivityFailure): Sent<T> {
+  const cause = failure.cause;
+  const details = cause instanceof ApplicationFailure ? cause.details?.[0] : undefined;
+  const carrier = cause instanceof TimeoutFailure ? cause.lastHeartbeatDetails : details;
+  countFailedAttempts(state, billedIn(carrier));
+  if (cause instanceof ApplicationFailure && cause.type === FailureType.BudgetExhausted) {
+    const scope = (details as { scope?: unknown } | undefined)?.scope === 'conversation' ? 'conversation' : 'turn';
+    return { kind: 'refused', refusal: { ok: false, scope, message: cause.message + turnSoFar(state) } };
+  }
+  return { kind: 'failed', failure };
+}
+
+/** Mid turn, what the turn did and kept. */
+function turnSoFar(state: ConversationState): string {
+  const turn = state.currentTurn;
+  if (!turn || turn.modelCalls === 0) return '';
+  if (turn.toolCalls === 0) return ` The turn stopped after ${turn.modelCalls} model calls.`;
+  // The tool results gathered stay in the transcript (valid as it is); the model is not called again.
+  return ` The turn stopped after ${turn.modelCalls} model calls and ${turn.toolCalls} tool calls; the last tool results are kept in the transcript, not yet read by the model.`;
+}
