@@ -5,17 +5,10 @@
 // in a request. Pure, linear in the text: used by the workflow and the activities alike.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ProtocolName, ToolOutcome } from './protocols/types';
+import { wellFormed } from './safe-text';
 
 /** What one tool result or error, or any other text the orchestrator writes, may hold in the transcript. */
 export const DEFAULT_MAX_RESULT_CHARS = 100_000;
-
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/** Lone surrogates become U+FFFD, as a UTF-8 encoder that does not refuse them would write them. */
-export function wellFormed(text: string): string {
-  return text.replace(LONE_SURROGATE, '\ufffd');
-}
 
 /**
  * At most `max` characters, well-formed. A longer text is cut and ends with
