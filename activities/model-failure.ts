@@ -3,7 +3,7 @@
 // carrying the server's requested delay. The workflow matches on `type`, never on classes.
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
-import { truncate } from '../common/bounded-text';
+import { truncate } from '../common/safe-text';
 import type { TokenUsage } from '../common/conversation-types';
 import { ModelFailureType as T } from '../common/failure-types';
 import { boundedText } from '../common/safe-text';

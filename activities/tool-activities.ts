@@ -3,8 +3,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { DescribeToolsResult, ToolActivityInput, ToolActivityResult } from '../common/activity-contracts';
-import { DEFAULT_MAX_RESULT_CHARS, truncate } from '../common/bounded-text';
-import { wellFormed } from '../common/safe-text';
+import { DEFAULT_MAX_RESULT_CHARS } from '../common/bounded-text';
+import { truncate, wellFormed } from '../common/safe-text';
 import { protocolFor } from '../common/protocols';
 import type { ToolDescription } from '../common/protocols/types';
 import { keepAlive } from './keep-alive';

@@ -5,20 +5,10 @@
 // in a request. Pure, linear in the text: used by the workflow and the activities alike.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ProtocolName, ToolOutcome } from './protocols/types';
-import { wellFormed } from './safe-text';
+import { keptBefore, truncate, truncationMarker, wellFormed } from './safe-text';
 
 /** What one tool result or error, or any other text the orchestrator writes, may hold in the transcript. */
 export const DEFAULT_MAX_RESULT_CHARS = 100_000;
-
-/**
- * At most `max` characters, well-formed. A longer text is cut and ends with
- * `[output truncated: N of M characters omitted]`; the result is exactly `max` characters, marker included.
- */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return wellFormed(text);
-  const kept = keptBefore(text.length, max);
-  return wellFormed(text.slice(0, kept)) + truncationMarker(text.length, kept);
-}
 
 /**
  * At most `max` characters of text in all, well-formed: the text block that crosses the limit is cut and ends with
@@ -76,18 +66,6 @@ export function boundedMessage(message: MessageParam, protocol: ProtocolName, ma
     return { ...block, content: typeof inner === 'string' ? truncate(inner, max) : limitText(inner, max) };
   });
   return { ...message, content: blocks } as MessageParam;
-}
-
-/** `\n[output truncated: N of M characters omitted]` */
-function truncationMarker(total: number, kept: number): string {
-  return `\n[output truncated: ${total - kept} of ${total} characters omitted]`;
-}
-
-/** How much of a text of `total` characters fits in `max` with the marker (which counts what was left out). */
-function keptBefore(total: number, max: number): number {
-  let kept = max;
-  for (let i = 0; i < 3; i++) kept = Math.max(0, max - truncationMarker(total, kept).length);
-  return kept;
 }
 
 /** The block with `text`, or the block itself when its text is that already. */

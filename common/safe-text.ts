@@ -2,11 +2,8 @@
 // well-formed Unicode and small: the worker's core decodes them as UTF-8 and, on a lone surrogate, stops taking work
 // for every conversation on its task queue; a message of megabytes exceeds gRPC's limit and fails the task for ever.
 // Callers' and models' strings are checked with `wellFormedText` where they enter, and anything that quotes them is
-// passed through `safeText`. One pass over the UTF-16 code units, no regex: pure and workflow-safe.
+// passed through `truncate` (or `wellFormed`). One pass over the UTF-16 code units, no regex: pure and workflow-safe.
 import { z } from 'zod';
-
-/** What a text replaced by `safeText` is cut to, unless told otherwise. */
-export const SAFE_TEXT_CHARS = 2_000;
 
 const REPLACEMENT = '\ufffd';
 
@@ -24,33 +21,44 @@ export function isWellFormed(text: string): boolean {
 }
 
 /**
- * `text` well-formed (each lone surrogate becomes U+FFFD) and at most `maxChars` long, a cut marked as such; a cut
- * never splits a surrogate pair.
+ * At most `max` characters, well-formed. A longer text is cut and ends with
+ * `[output truncated: N of M characters omitted]`; the result is exactly `max` characters, marker included.
  */
-export function safeText(text: string, maxChars = SAFE_TEXT_CHARS): string {
-  let cut = text.length > maxChars ? maxChars : text.length;
-  const beforeCut = text.charCodeAt(cut - 1);
-  if (cut < text.length && beforeCut >= 0xd800 && beforeCut <= 0xdbff) cut--;
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return wellFormed(text);
+  const kept = keptBefore(text.length, max);
+  return wellFormed(text.slice(0, kept)) + truncationMarker(text.length, kept);
+}
+
+/** `\n[output truncated: N of M characters omitted]` */
+export function truncationMarker(total: number, kept: number): string {
+  return `\n[output truncated: ${total - kept} of ${total} characters omitted]`;
+}
+
+/** How much of a text of `total` characters fits in `max` with the marker (which counts what was left out). */
+export function keptBefore(total: number, max: number): number {
+  let kept = max;
+  for (let i = 0; i < 3; i++) kept = Math.max(0, max - truncationMarker(total, kept).length);
+  return kept;
+}
+
+/** `text` with each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, on every runtime). */
+export function wellFormed(text: string): string {
+  if (isWellFormed(text)) return text;
   let out = '';
   let start = 0;
-  for (let i = 0; i < cut; i++) {
+  for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
     if (unit < 0xd800 || unit > 0xdfff) continue;
     const next = text.charCodeAt(i + 1);
-    if (unit <= 0xdbff && i + 1 < cut && next >= 0xdc00 && next <= 0xdfff) {
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
       i++;
       continue;
     }
     out += text.slice(start, i) + REPLACEMENT;
     start = i + 1;
   }
-  out += text.slice(start, cut);
-  return cut < text.length ? `${out}… (${text.length - cut} more characters)` : out;
-}
-
-/** `text` with each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, on every runtime). */
-export function wellFormed(text: string): string {
-  return safeText(text, Infinity);
+  return out + text.slice(start);
 }
 
 /** At most `max` characters in all (an ellipsis marks a cut), well-formed: for summaries and lists of problems. */

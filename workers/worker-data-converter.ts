@@ -10,7 +10,7 @@
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { encode } from '@temporalio/common/lib/encoding';
 import { UNDECODABLE_ENCODING } from '../common/undecodable';
-import { safeText } from '../common/safe-text';
+import { truncate } from '../common/safe-text';
 
 export const PAYLOAD_CONVERTER_PATH = require.resolve('../common/converters/payload-converter');
 /** The failure converter of workers without encryption (codec/failure-converter.ts is the encrypting one). */
@@ -40,7 +40,7 @@ export class MarkingCodec implements PayloadCodec {
           const [decoded] = await this.inner.decode([payload]);
           return decoded!;
         } catch (err) {
-          const reason = safeText(err instanceof Error ? err.message : String(err), 500);
+          const reason = truncate(err instanceof Error ? err.message : String(err), 500);
           return { metadata: { encoding: encode(UNDECODABLE_ENCODING) }, data: encode(reason) };
         }
       }),

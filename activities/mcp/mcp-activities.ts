@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Tool as McpSdkTool } from '@modelcontextprotocol/sdk/types.js';
-import { truncate } from '../../common/bounded-text';
+import { truncate } from '../../common/safe-text';
 import { FailureType } from '../../common/failure-types';
 import {
   IDEMPOTENCY_KEY_META,

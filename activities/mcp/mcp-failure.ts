@@ -3,7 +3,8 @@
 // answer). A result with `isError` is not a failure: the tool ran and said what went wrong, and that is data.
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_MAX_RESULT_CHARS, truncate } from '../../common/bounded-text';
+import { DEFAULT_MAX_RESULT_CHARS } from '../../common/bounded-text';
+import { truncate } from '../../common/safe-text';
 import { McpFailureType } from '../../common/failure-types';
 import { McpConnectError, McpToolListTooLongError, McpUnknownServerError } from './mcp-client-pool';
 

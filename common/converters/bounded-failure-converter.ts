@@ -5,7 +5,7 @@
 // (payload encryption) the bounded message and stack then move into the encrypted payload, as the SDK's converter does.
 // Loaded by path into the workflow bundle: @temporalio/common and pure code only.
 import { DefaultFailureConverter, type PayloadConverter, type ProtoFailure } from '@temporalio/common';
-import { safeText } from '../safe-text';
+import { truncate } from '../safe-text';
 
 export const MAX_FAILURE_MESSAGE_CHARS = 8_000;
 export const MAX_FAILURE_STACK_CHARS = 16_000;
@@ -21,8 +21,8 @@ export class BoundedFailureConverter extends DefaultFailureConverter {
   // Causes are converted by this same method (the SDK recurses through it), so each level is bounded once.
   override errorToFailure(err: unknown, payloadConverter: PayloadConverter): ProtoFailure {
     const failure = { ...this.errorToFailureInner(err, payloadConverter) };
-    const message = safeText(failure.message ?? '', MAX_FAILURE_MESSAGE_CHARS);
-    const stackTrace = safeText(failure.stackTrace ?? '', MAX_FAILURE_STACK_CHARS);
+    const message = truncate(failure.message ?? '', MAX_FAILURE_MESSAGE_CHARS);
+    const stackTrace = truncate(failure.stackTrace ?? '', MAX_FAILURE_STACK_CHARS);
     if (!this.encode) return { ...failure, message, stackTrace };
     return {
       ...failure,

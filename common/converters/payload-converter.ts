@@ -13,7 +13,7 @@ import {
   type SerializationContext,
 } from '@temporalio/common';
 import { decode } from '@temporalio/common/lib/encoding';
-import { safeText } from '../safe-text';
+import { truncate } from '../safe-text';
 import { UNDECODABLE_ENCODING, type UndecodablePayload } from '../undecodable';
 
 export class LenientPayloadConverter extends DefaultPayloadConverter {
@@ -22,14 +22,14 @@ export class LenientPayloadConverter extends DefaultPayloadConverter {
       const encoding = payload.metadata?.encoding ? decode(payload.metadata.encoding) : '';
       if (encoding === UNDECODABLE_ENCODING) {
         const marked: UndecodablePayload = {
-          undecodablePayload: safeText(decode(payload.data ?? new Uint8Array()), 500),
+          undecodablePayload: truncate(decode(payload.data ?? new Uint8Array()), 500),
         };
         return marked as T;
       }
       return super.fromPayload(payload, context, hint);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      return { undecodablePayload: safeText(reason, 500) } as T;
+      return { undecodablePayload: truncate(reason, 500) } as T;
     }
   }
 }

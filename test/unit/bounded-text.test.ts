@@ -2,8 +2,8 @@
 // out, and well-formed (a lone surrogate becomes U+FFFD; a pair split by the cut too).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { boundedMessage, boundedOutcome, limitText, truncate } from '../../common/bounded-text';
-import { wellFormed } from '../../common/safe-text';
+import { boundedMessage, boundedOutcome, limitText } from '../../common/bounded-text';
+import { truncate, wellFormed } from '../../common/safe-text';
 
 /** String.prototype.isWellFormed (Node 20), which the project's TypeScript lib does not declare. */
 const isWellFormed = (text: string) => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
