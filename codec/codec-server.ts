@@ -25,7 +25,9 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { safeText } from '../common/safe-text';
+import { isWellFormed, safeText } from '../common/safe-text';
+import { KEY_ID_METADATA } from './aes-gcm-codec';
+import { KEY_ID } from './keys';
 import { LoginAttempts } from './login-attempts';
 
 export interface CodecServerOptions {
@@ -100,7 +102,8 @@ function mediaType(req: http.IncomingMessage): string {
 }
 
 function fromJson(value: unknown, index: number): Payload {
-  if (typeof value !== 'object' || value === null) throw new HttpError(400, `payloads[${index}] is not an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new HttpError(400, `payloads[${index}] is not an object`);
   const { metadata, data } = value as JsonPayload;
   if (metadata != null && typeof metadata !== 'object')
     throw new HttpError(400, `payloads[${index}].metadata is not an object`);
@@ -108,6 +111,7 @@ function fromJson(value: unknown, index: number): Payload {
     throw new HttpError(400, `payloads[${index}].data is not a base64 string`);
   // Keys are the caller's: a failure names the payload, not the key.
   const entries = Object.entries(metadata ?? {}).map(([key, encoded]): [string, Uint8Array] => {
+    if (!isWellFormed(key)) throw new HttpError(400, `payloads[${index}].metadata has a key that is not valid Unicode`);
     if (typeof encoded !== 'string')
       throw new HttpError(400, `payloads[${index}].metadata has a value that is not a string`);
     return [key, base64(encoded, `a value of payloads[${index}].metadata`)];
@@ -154,17 +158,30 @@ function cookie(header: string | undefined, name: string): string | undefined {
   return undefined;
 }
 
-async function readBody(req: http.IncomingMessage, max: number): Promise<Buffer> {
+/**
+ * The body, up to `max` bytes. Past it, 413 — and the rest is read and dropped rather than the stream destroyed, which
+ * would reset the connection before the refusal is sent (Node reads what is left after the response, within its
+ * request timeout).
+ */
+function readBody(req: http.IncomingMessage, max: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > max) throw new HttpError(413, `request body over ${max} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new HttpError(413, `request body over ${max} bytes`);
-    chunks.push(chunk as Buffer);
+  if (Number.isFinite(declared) && declared > max) {
+    return Promise.reject(new HttpError(413, `request body over ${max} bytes`));
   }
-  return Buffer.concat(chunks);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      if (size > max) return;
+      size += chunk.length;
+      if (size > max) {
+        chunks.length = 0;
+        reject(new HttpError(413, `request body over ${max} bytes`));
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
 }
 
 const LOGIN_PAGE = `<!doctype html>
@@ -281,6 +298,12 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     const raw = (body as { payloads?: unknown } | null)?.payloads;
     if (!Array.isArray(raw)) throw new HttpError(400, 'body must be {"payloads": [...]}');
     const payloads = raw.map(fromJson);
+    // The codec names the key a payload asks for when it has no such key: only ever a key id, never caller text.
+    payloads.forEach((payload, index) => {
+      const id = payload.metadata?.[KEY_ID_METADATA];
+      if (action === 'decode' && id && !KEY_ID.test(Buffer.from(id).toString('utf8')))
+        throw new HttpError(400, `payloads[${index}].metadata.${KEY_ID_METADATA} is not a key id`);
+    });
     let converted: Payload[];
     try {
       converted = action === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
@@ -307,11 +330,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
         const status = error instanceof HttpError ? error.status : 500;
         const message = error instanceof HttpError ? error.message : 'internal error';
         if (!res.headersSent) {
-          // A refusal before the body was read: the connection closes rather than reading what is left of it.
-          const unread = !req.complete;
           res.writeHead(status, {
             'Content-Type': 'text/plain; charset=utf-8',
-            ...(unread && { Connection: 'close' }),
             ...(error instanceof HttpError && error.headers),
           });
         }
