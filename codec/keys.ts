@@ -8,7 +8,7 @@ import { inspect } from 'node:util';
 import { z } from 'zod';
 
 export const KEY_BYTES = 32; // AES-256
-const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+export const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export interface EncryptionKey {
   id: string;

@@ -1,6 +1,8 @@
 // The codec server's configuration, from the environment (codec/server-main.ts, the compose file's codec-server
 // service). Validated once at start-up; a message names the variable, never a secret's value.
 import { z } from 'zod';
+import { durationMs } from '../common/options';
+import { DEFAULT_SESSION_MAX_AGE_S } from './codec-server';
 import { keyRingSchema } from './keys';
 
 export const DEFAULT_CODEC_SERVER_PORT = 8081;
@@ -22,6 +24,19 @@ export const codecServerConfigSchema = z.object({
   CODEC_SERVER_TOKEN: z.string().trim().min(16, 'must be at least 16 characters (e.g. `openssl rand -base64 32`)'),
   CODEC_SERVER_HOST: z.string().trim().min(1).default('127.0.0.1'),
   CODEC_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_CODEC_SERVER_PORT),
+  /** How long a browser's login lasts (the session cookie): a duration, 1 minute to 30 days. */
+  CODEC_SERVER_SESSION_MAX_AGE: z
+    .string()
+    .trim()
+    .transform((text, ctx) => {
+      const ms = durationMs(text);
+      if (ms === undefined || ms < 60_000 || ms > 30 * 86_400_000) {
+        ctx.addIssue({ code: 'custom', message: 'must be a duration from "1 minute" to "30 days", e.g. "8 hours"' });
+        return z.NEVER;
+      }
+      return Math.floor(ms / 1000);
+    })
+    .default(DEFAULT_SESSION_MAX_AGE_S),
   CODEC_SERVER_CORS_ORIGINS: z
     .string()
     .transform((text) =>

@@ -5,7 +5,8 @@
 //   … --check      validate the configuration and exit (no server)
 //
 // Environment: PAYLOAD_ENCRYPTION_KEYS (required), CODEC_SERVER_TOKEN (required), CODEC_SERVER_HOST (127.0.0.1),
-// CODEC_SERVER_PORT (8081), CODEC_SERVER_CORS_ORIGINS (comma-separated Web UI origins).
+// CODEC_SERVER_PORT (8081), CODEC_SERVER_CORS_ORIGINS (comma-separated Web UI origins), CODEC_SERVER_SESSION_MAX_AGE
+// (how long a browser's login lasts, "8 hours").
 // Then: `temporal workflow show -w <id> --codec-endpoint http://127.0.0.1:8081 --codec-auth "Bearer $CODEC_SERVER_TOKEN"`,
 // or the Web UI with TEMPORAL_CODEC_ENDPOINT / `--ui-codec-endpoint` (log in once at http://…:8081/login).
 import { AesGcmCodec } from './aes-gcm-codec';
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     allowedOrigins: config.CODEC_SERVER_CORS_ORIGINS,
     host: config.CODEC_SERVER_HOST,
     port: config.CODEC_SERVER_PORT,
+    sessionMaxAgeSeconds: config.CODEC_SERVER_SESSION_MAX_AGE,
     log: (line) => console.log(`[codec-server] ${line}`),
   });
   console.log(`Codec server listening on ${config.CODEC_SERVER_HOST}:${server.port}; ${summary}`);

@@ -53,7 +53,14 @@ class GenAiActivityInbound implements ActivityInboundCallsInterceptor {
   execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const type = this.ctx.info.activityType;
     const content = this.captureContent;
-    const run = () => next(input);
+    // Temporal's RunActivity span, around this attempt: it records the failure's message (taken off when content is
+    // off, tracing-sdk.ts), so it gets the failure's type here, which its exception event cannot name.
+    const attempt = otel.trace.getActiveSpan();
+    const run = () =>
+      next(input).catch((err: unknown) => {
+        attempt?.setAttribute(ERROR_TYPE, failureType(err));
+        throw err;
+      });
     // Tracing never fails a call: a span that cannot be described is left out, and the activity runs as it is.
     let span: SpanPlan | undefined;
     try {

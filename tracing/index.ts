@@ -5,3 +5,5 @@
 export { CAPTURE_CONTENT_VARIABLE, type TracingSettings, tracingSettings } from './tracing-settings';
 export { INSTRUMENTATION_NAME, startTracing, type StartTracingOptions, type Tracing } from './tracing-sdk';
 export { ATTEMPT, CONTENT_ATTRIBUTES, GEN_AI } from './genai-attributes';
+export { ContentFreeLogger } from './content-free-logger';
+export { describeError } from './content-free';

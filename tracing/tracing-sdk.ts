@@ -16,6 +16,7 @@ import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/export
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { ClientInterceptors } from '@temporalio/client';
 import type { WorkerInterceptors } from '@temporalio/worker';
+import { contentFreeSpanProcessor } from './content-free-span-processor';
 import { tracingSettings } from './tracing-settings';
 import { type TracedWorkerOptions, tracedWorkerOptions } from './worker-tracing';
 
@@ -23,13 +24,17 @@ import { type TracedWorkerOptions, tracedWorkerOptions } from './worker-tracing'
 export interface Tracing {
   tracer: otel.Tracer;
   resource: Resource;
-  /** Where the workflow's spans (made inside the workflow sandbox, handed out through a sink) go too. */
+  /**
+   * Where every span goes, the workflow's too (made inside the workflow sandbox, handed out through a sink): content
+   * (exception and status messages, content attributes) is taken off here unless it is to be kept.
+   */
   spanProcessor: SpanProcessor;
   /** Prompts, replies and tool input/output on spans (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true). */
   captureContent: boolean;
   /**
    * A worker's interceptors and sinks with tracing added (createConversationWorker calls it, so a worker without
-   * tracing loads none of this). With `payloadsProtected` (encryption) no content reaches a span, whatever was asked.
+   * tracing loads none of this). With `payloadsProtected` (encryption) no content reaches a span, whatever was asked:
+   * from then on no span of this process carries content.
    */
   workerOptions(interceptors: WorkerInterceptors | undefined, payloadsProtected: boolean): TracedWorkerOptions;
   /** For `new Client({ interceptors })` or ConversationClient.connect: a span per start, update, signal and query. */
@@ -54,23 +59,32 @@ export const INSTRUMENTATION_NAME = 'claude-temporal-orchestrator';
 export function startTracing(options: StartTracingOptions): Tracing {
   const env = options.env ?? process.env;
   const resource = new Resource({ 'service.name': options.serviceName }).merge(envDetectorSync.detect());
-  const spanProcessors = options.spanProcessor
+  const exporting = options.spanProcessor
     ? [options.spanProcessor]
     : exportersFromEnv(env).map((exporter) => new BatchSpanProcessor(exporter));
-  const provider = new NodeTracerProvider({ resource, spanProcessors });
+  const captureContent = options.captureContent ?? tracingSettings(env).captureContent;
+  // Content stays on spans only when asked for and no worker of this process encrypts its payloads.
+  let keepContent = captureContent;
+  const spanProcessor = contentFreeSpanProcessor(
+    {
+      onStart: (span, context) => exporting.forEach((processor) => processor.onStart(span, context)),
+      onEnd: (span) => exporting.forEach((processor) => processor.onEnd(span)),
+      forceFlush: async () => void (await Promise.all(exporting.map((processor) => processor.forceFlush()))),
+      shutdown: async () => void (await Promise.all(exporting.map((processor) => processor.shutdown()))),
+    },
+    () => keepContent,
+  );
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register();
-  const spanProcessor: SpanProcessor = {
-    onStart: (span, context) => spanProcessors.forEach((processor) => processor.onStart(span, context)),
-    onEnd: (span) => spanProcessors.forEach((processor) => processor.onEnd(span)),
-    forceFlush: async () => void (await Promise.all(spanProcessors.map((processor) => processor.forceFlush()))),
-    shutdown: async () => void (await Promise.all(spanProcessors.map((processor) => processor.shutdown()))),
-  };
   const tracing: Tracing = {
     tracer: provider.getTracer(INSTRUMENTATION_NAME),
     resource,
     spanProcessor,
-    captureContent: options.captureContent ?? tracingSettings(env).captureContent,
-    workerOptions: (interceptors, payloadsProtected) => tracedWorkerOptions(tracing, interceptors, payloadsProtected),
+    captureContent,
+    workerOptions: (interceptors, payloadsProtected) => {
+      if (payloadsProtected) keepContent = false;
+      return tracedWorkerOptions(tracing, interceptors, payloadsProtected);
+    },
     clientInterceptors: () => ({ workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] }),
     flush: () => provider.forceFlush(),
     async shutdown() {

@@ -40,6 +40,8 @@ export const configSchema = z.object({
     .trim()
     .regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
     .optional(),
+  /** The worker's log (stderr): the SDK's lines and the orchestrator's, this level and above. */
+  WORKER_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /** `id:base64key[,id:base64key...]` (32-byte keys, the first is current): encrypt every payload (codec/). */
   PAYLOAD_ENCRYPTION_KEYS: keyRingSchema.optional(),
   /** The MCP servers the worker may start or call, as JSON (activities/mcp/mcp-server-config.ts)… */

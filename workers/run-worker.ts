@@ -3,7 +3,8 @@
 // activities get the shutdown grace time to finish), and closes the connection and its MCP servers. A worker that
 // stops taking work without being asked to makes it reject (WorkerStoppedError): exit, and let a supervisor restart.
 import { readFileSync } from 'node:fs';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { IllegalStateError } from '@temporalio/common';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { ToolDefinition } from '../activities/tool-definition';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
 import {
@@ -23,6 +24,7 @@ import { runUntilStopped } from './run-until-stopped';
 import { describeIssues, durationMs } from '../common/options';
 import { type ModelPriceTable, modelPriceTableSchema } from '../common/pricing';
 import { type TracingSettings, tracingSettings } from '../tracing/tracing-settings';
+import { ContentFreeLogger } from '../tracing/content-free-logger';
 import type * as TracingSdk from '../tracing/tracing-sdk';
 
 export interface RunWorkerOptions {
@@ -65,9 +67,11 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
         env,
       })
     : undefined;
-  if (config.WORKER_METRICS_ADDRESS) installMetrics(config.WORKER_METRICS_ADDRESS);
+  installRuntime(config, traceSettings.captureContent);
   const connection = await NativeConnection.connect(connectionOptions(config));
-  const mcp = new McpClientPool(mcpServers, { log: (level, message) => Runtime.instance().logger[level](message) });
+  const mcp = new McpClientPool(mcpServers, {
+    log: (level, message, meta) => Runtime.instance().logger[level](message, meta),
+  });
   try {
     const worker = await createConversationWorker({
       connection,
@@ -168,14 +172,30 @@ function describe(
   ].join('; ');
 }
 
-/** Before the first connection: the runtime (and its Prometheus exporter) is created once per process. */
-function installMetrics(bindAddress: string): void {
+/**
+ * Before the first connection: the runtime is created once per process, with its logger — the SDK's lines, Temporal
+ * core's (forwarded to it) and the orchestrator's; without content unless content is to be kept (content capture on,
+ * payloads not encrypted: the same rule as for spans) — and its Prometheus exporter. A process that installed a
+ * runtime of its own keeps it, unless it asks for metrics, which need this one.
+ */
+function installRuntime(config: WorkerConfig, keepContent: boolean): void {
+  const logger = new DefaultLogger(config.WORKER_LOG_LEVEL);
   // Finer buckets than the SDK's default (50, 100, 500 ms…) for request latencies: a completion's round trip is the
   // window in which a crash makes a finished activity run again.
   const buckets = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
-  Runtime.install({
-    telemetryOptions: {
-      metrics: { prometheus: { bindAddress, histogramBucketOverrides: { request_latency: buckets } } },
-    },
-  });
+  const bindAddress = config.WORKER_METRICS_ADDRESS;
+  try {
+    Runtime.install({
+      logger: keepContent ? logger : new ContentFreeLogger(logger),
+      telemetryOptions: {
+        // Core's own default filter, forwarded to the logger instead of printed past it.
+        logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+        ...(bindAddress && {
+          metrics: { prometheus: { bindAddress, histogramBucketOverrides: { request_latency: buckets } } },
+        }),
+      },
+    });
+  } catch (err) {
+    if (bindAddress || !(err instanceof IllegalStateError)) throw err;
+  }
 }

@@ -44,8 +44,11 @@ export class McpUnknownServerError extends Error {
 }
 
 export interface McpClientPoolOptions {
-  /** Where the pool says what it does (servers started, exited) and what stdio servers print on stderr. */
-  log?: (level: 'info' | 'warn' | 'debug', message: string) => void;
+  /**
+   * Where the pool says what it does (servers started, exited) and what stdio servers print on stderr. What a server
+   * sent (errors, stderr) is in `meta`, never in the message, so a logger that keeps content out of logs can size it.
+   */
+  log?: (level: 'info' | 'warn' | 'debug', message: string, meta?: Record<string, unknown>) => void;
 }
 
 interface Connection {
@@ -146,7 +149,7 @@ export class McpClientPool {
         }
         await connection.client
           .close()
-          .catch((err: unknown) => this.log('warn', `MCP ${server}: close: ${String(err)}`));
+          .catch((error: unknown) => this.log('warn', `MCP ${server} did not close cleanly`, { error }));
       }),
     );
   }
@@ -191,23 +194,27 @@ export class McpClientPool {
     client.onclose = () => {
       if (connection.closed) return;
       connection.closed = true;
-      this.log('warn', `MCP ${config.name}: the connection closed; the next call opens a new one.`);
+      this.log('warn', `MCP ${config.name} closed the connection; the next call opens a new one`);
     };
     // Transport errors (a dropped HTTP stream, a line that is not JSON-RPC) are logged; a call that fails says why.
-    client.onerror = (error) => this.log('debug', `MCP ${config.name}: ${error.message}`);
+    client.onerror = (error) => this.log('debug', `MCP ${config.name} transport error`, { error });
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     } catch (err) {
       connection.closed = true;
       await client.close().catch(() => undefined);
       const tail = this.stderrTail(config.name);
-      if (tail.length > 0) this.log('warn', `MCP ${config.name} stderr:\n${tail.join('\n')}`);
+      if (tail.length > 0) {
+        this.log('warn', `MCP ${config.name} did not start; its last lines on stderr are attached`, {
+          stderr: tail.join('\n'),
+        });
+      }
       const reason = err instanceof Error ? err.message : String(err);
       throw new McpConnectError(`Could not start or reach the MCP server "${config.name}": ${reason}`, { cause: err });
     }
     const version = client.getServerVersion();
     const where = transport instanceof StdioClientTransport ? `pid ${transport.pid}` : config.type;
-    this.log('info', `MCP ${config.name}: connected (${version?.name ?? '?'} ${version?.version ?? ''}, ${where})`);
+    this.log('info', `MCP ${config.name} connected (${version?.name ?? '?'} ${version?.version ?? ''}, ${where})`);
     return connection;
   }
 
@@ -231,7 +238,7 @@ export class McpClientPool {
         .catch(async (err: unknown) => {
           // A slow answer is a busy server, not a gone one.
           if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return;
-          this.log('warn', `MCP ${server}: ping failed (${String(err)}); dropping the connection.`);
+          this.log('warn', `MCP ${server} did not answer a ping; dropping the connection`, { error: err });
           await this.drop(server, connection);
         })
         .finally(() => (pinging = false));
@@ -247,7 +254,7 @@ export class McpClientPool {
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
-        this.log('debug', `MCP ${server} stderr: ${line}`);
+        this.log('debug', `MCP ${server} wrote on stderr`, { line });
         tail.push(line);
         if (tail.length > STDERR_TAIL_LINES) tail.shift();
       }

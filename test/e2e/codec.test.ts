@@ -16,6 +16,7 @@ import { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionErro
 import { type CodecServer, SESSION_COOKIE, startCodecServer } from '../../codec/codec-server';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { KeyRing, parseKeyRing } from '../../codec/keys';
+import { loadCodecServerConfig } from '../../codec/server-config';
 import { loadConfig } from '../../workers/config';
 import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
 
@@ -468,7 +469,11 @@ describe('the codec server', () => {
 
   test('bad requests: not JSON, no payloads array, undecodable payload (400); wrong method (405); unknown path (404)', async () => {
     const auth = { Authorization: `Bearer ${TOKEN}` };
-    const notJson = await fetch(`${codecServer.url}/decode`, { method: 'POST', headers: auth, body: '{nope' });
+    const notJson = await fetch(`${codecServer.url}/decode`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: '{nope',
+    });
     assert.equal(notJson.status, 400);
     assert.equal((await postCodec('/decode', { body: { nothing: true }, headers: auth })).status, 400);
     const [foreign] = await new AesGcmCodec(parseKeyRing(`other:${b64(randomBytes(32))}`)).encode([jsonPayload('x')]);
@@ -477,6 +482,91 @@ describe('the codec server', () => {
     assert.match(await unknownKey.text(), /encryption key "other" is not configured/);
     assert.equal((await fetch(`${codecServer.url}/decode`, { headers: auth })).status, 405);
     assert.equal((await postCodec('/elsewhere', { body: {}, headers: auth })).status, 404);
+  });
+});
+
+describe('the codec server: sessions end, and logins are limited', () => {
+  /** A codec server on a clock the test moves. */
+  async function clockedServer(options: { sessionMaxAgeSeconds?: number } = {}) {
+    let nowMs = Date.parse('2026-03-01T09:00:00Z');
+    const server = await startCodecServer({
+      codec: new AesGcmCodec(RING10),
+      token: TOKEN,
+      allowedOrigins: [UI_ORIGIN],
+      now: () => nowMs,
+      ...options,
+    });
+    const login = (token: string) =>
+      fetch(`${server.url}/login`, { method: 'POST', body: new URLSearchParams({ token }) });
+    const decodeWith = async (cookieHeader: string) => {
+      const [encrypted] = await new AesGcmCodec(RING10).encode([jsonPayload('session check')]);
+      return fetch(`${server.url}/decode`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Cookie: cookieHeader },
+        body: JSON.stringify({ payloads: [toJson(encrypted!)] }),
+      });
+    };
+    return { server, login, decodeWith, advance: (ms: number) => (nowMs += ms) };
+  }
+
+  test('a login lasts 8 hours by default: the cookie says so (Max-Age), and the server refuses it afterwards', async () => {
+    const { server, login, decodeWith, advance } = await clockedServer();
+    try {
+      const response = await login(TOKEN);
+      assert.equal(response.status, 200);
+      const setCookie = response.headers.get('set-cookie') ?? '';
+      const session = setCookie.split(';')[0]!;
+      assert.equal((await decodeWith(session)).status, 200);
+      advance(8 * 3600_000 - 1_000);
+      assert.equal((await decodeWith(session)).status, 200, 'still within its lifetime');
+      advance(1_000);
+      assert.equal((await decodeWith(session)).status, 401, 'a browser that kept the cookie past Max-Age');
+      const forged = `${SESSION_COOKIE}=${session.split('=')[1]!.replace(/^\d+/, '9999999999')}`;
+      assert.equal((await decodeWith(forged)).status, 401, 'an issue time moved on is not the one signed');
+      assert.match(setCookie, /; Max-Age=28800(;|$)/, 'and the browser drops it then');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the lifetime is configurable (CODEC_SERVER_SESSION_MAX_AGE)', async () => {
+    const { server, login, decodeWith, advance } = await clockedServer({ sessionMaxAgeSeconds: 600 });
+    try {
+      const setCookie = (await login(TOKEN)).headers.get('set-cookie') ?? '';
+      assert.match(setCookie, /; Max-Age=600(;|$)/);
+      advance(600_000);
+      assert.equal((await decodeWith(setCookie.split(';')[0]!)).status, 401);
+    } finally {
+      await server.close();
+    }
+    const base = { PAYLOAD_ENCRYPTION_KEYS: `key1:${b64(KEY1)}`, CODEC_SERVER_TOKEN: TOKEN };
+    assert.equal(loadCodecServerConfig(base).CODEC_SERVER_SESSION_MAX_AGE, 8 * 3600);
+    assert.equal(
+      loadCodecServerConfig({ ...base, CODEC_SERVER_SESSION_MAX_AGE: '30 minutes' }).CODEC_SERVER_SESSION_MAX_AGE,
+      1800,
+    );
+    assert.throws(
+      () => loadCodecServerConfig({ ...base, CODEC_SERVER_SESSION_MAX_AGE: 'forever' }),
+      /CODEC_SERVER_SESSION_MAX_AGE: must be a duration/,
+    );
+  });
+
+  test('five failed logins a minute from one address, then 429 with Retry-After, even for the right token, until the minute is over', async () => {
+    const { server, login, advance } = await clockedServer();
+    try {
+      for (let i = 0; i < 5; i++) assert.equal((await login(`guess-${i}`)).status, 401);
+      const limited = await login('guess-5');
+      assert.equal(limited.status, 429);
+      assert.equal(limited.headers.get('retry-after'), '60');
+      assert.equal((await login(TOKEN)).status, 429, 'no more attempts, right or wrong, until the window moves on');
+      advance(30_000);
+      assert.equal((await login(TOKEN)).headers.get('retry-after'), '30');
+      advance(30_000);
+      assert.equal((await login(TOKEN)).status, 200);
+      assert.equal((await login('guess-6')).status, 401, 'a successful login clears the count');
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 // An OTLP/HTTP receiver for tests: worker processes export to it with OTEL_EXPORTER_OTLP_PROTOCOL=http/json, and the
-// test reads every span it was sent, tagged with the sending process's service.name. Only /v1/traces, JSON only.
+// test reads every span it was sent (with its events and status), tagged with the sending process's service.name.
+// Only /v1/traces, JSON only.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SpanNode } from '../../tracing/span-tree';
@@ -7,6 +8,9 @@ import type { SpanNode } from '../../tracing/span-tree';
 export interface ReceivedSpan extends SpanNode {
   traceId: string;
   service: string;
+  /** Events (e.g. `exception`, with `exception.message` and `exception.stacktrace`), attributes as plain values. */
+  events: { name: string; attributes: Record<string, unknown> }[];
+  status: { code: number; message?: string };
 }
 
 export interface OtlpReceiver {
@@ -31,6 +35,8 @@ interface OtlpSpan {
   startTimeUnixNano: string | number;
   endTimeUnixNano: string | number;
   attributes?: { key: string; value: OtlpValue }[];
+  events?: { name: string; attributes?: { key: string; value: OtlpValue }[] }[];
+  status?: { code?: number; message?: string };
 }
 interface OtlpRequest {
   resourceSpans?: {
@@ -77,9 +83,15 @@ function spanOf(span: OtlpSpan, service: string): ReceivedSpan {
     name: span.name,
     startMs: Number(startNs / 1000n) / 1000,
     durationMs: Number(endNs - startNs) / 1e6,
-    attributes: Object.fromEntries((span.attributes ?? []).map(({ key, value }) => [key, valueOf(value)])),
+    attributes: attributesOf(span.attributes),
     service,
+    events: (span.events ?? []).map((event) => ({ name: event.name, attributes: attributesOf(event.attributes) })),
+    status: { code: span.status?.code ?? 0, ...(span.status?.message && { message: span.status.message }) },
   };
+}
+
+function attributesOf(list: { key: string; value: OtlpValue }[] | undefined): Record<string, unknown> {
+  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
 }
 
 function attribute(list: { key: string; value: OtlpValue }[] | undefined, key: string): OtlpValue | undefined {

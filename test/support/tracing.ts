@@ -6,23 +6,28 @@ import { join } from 'node:path';
 import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { OTEL_WORKFLOW_INTERCEPTORS, WORKFLOWS_PATH } from '../../workers/workflow-bundles';
+import { type BundleVariant, conversationBundleOptions, PREBUILT_BUNDLES } from '../../workers/workflow-bundles';
 import type { SpanNode } from '../../tracing/span-tree';
 
-let traced: Promise<string> | undefined;
+const traced = new Map<BundleVariant, Promise<string>>();
 
-/** The workflows bundled with the tracing interceptors, once per test process (the `default-traced` bundle's recipe). */
-export function tracedWorkflowBundle(): Promise<string> {
-  traced ??= bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS],
-    logger: new DefaultLogger('WARN'),
-  }).then(({ code }) => {
-    const file = join(mkdtempSync(join(tmpdir(), 'traced-bundle-')), 'default-traced.js');
-    writeFileSync(file, code);
-    return file;
-  });
-  return traced;
+/**
+ * The workflows bundled with the tracing interceptors, once per test process and variant: the `default-traced`
+ * bundle's recipe, or `encoded-failures-traced`'s for a worker that encrypts payloads.
+ */
+export function tracedWorkflowBundle(variant: BundleVariant = PREBUILT_BUNDLES['default-traced']): Promise<string> {
+  let bundle = traced.get(variant);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ ...conversationBundleOptions(variant), logger: new DefaultLogger('WARN') }).then(
+      ({ code }) => {
+        const file = join(mkdtempSync(join(tmpdir(), 'traced-bundle-')), variant.file);
+        writeFileSync(file, code);
+        return file;
+      },
+    );
+    traced.set(variant, bundle);
+  }
+  return bundle;
 }
 
 export function nodeOf(span: ReadableSpan): SpanNode & { traceId: string; status: ReadableSpan['status'] } {

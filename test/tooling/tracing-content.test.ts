@@ -63,3 +63,49 @@ test('with encrypted payloads, no content reaches a span even though capture was
   assert.equal(attributes[GEN_AI.toolName], 'get_ticker_symbol');
   assert.doesNotMatch(JSON.stringify(attributes), /General Motors|"GM"/);
 });
+
+test('a span the workflow sandbox hands out through the sink loses its exception text too, once payloads are encrypted', () => {
+  exporter.reset();
+  const secret = 'SECRET-PATIENT-NAME-4711';
+  const { sinks } = tracing.workerOptions(undefined, true);
+  const exportSpans = (sinks.exporter as { export: { fn: (info: unknown, spans: unknown[]) => void } }).export.fn;
+  exportSpans({ workflowId: 'conv-1', runId: 'run-1', workflowType: 'conversation' }, [
+    {
+      name: 'HandleUpdate:sendMessage',
+      kind: 0,
+      spanContext: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 },
+      startTime: [1, 0],
+      endTime: [1, 1000],
+      status: { code: 2, message: `no ticker for "${secret}"` },
+      attributes: {},
+      links: [],
+      events: [
+        {
+          name: 'exception',
+          time: [1, 500],
+          attributes: {
+            'exception.type': 'ApplicationFailure',
+            'exception.message': `no ticker for "${secret}"`,
+            'exception.stacktrace': `ApplicationFailure: no ticker for "${secret}"\n    at lookup (workflow-bundle.js:1:1)`,
+          },
+        },
+      ],
+      duration: [0, 1000],
+      ended: true,
+      droppedAttributesCount: 0,
+      droppedLinksCount: 0,
+      droppedEventsCount: 0,
+      instrumentationLibrary: { name: 'test' },
+    },
+  ]);
+  const [span] = exporter.getFinishedSpans();
+  assert.ok(span);
+  assert.equal(span.attributes.workflowId, 'conv-1');
+  assert.deepEqual(span.status, { code: 2, message: 'ApplicationFailure (40 characters)' });
+  assert.deepEqual(span.events[0]!.attributes, {
+    'exception.type': 'ApplicationFailure',
+    'exception.message': 'ApplicationFailure (40 characters)',
+    'exception.stacktrace': '    at lookup (workflow-bundle.js:1:1)',
+  });
+  assert.doesNotMatch(JSON.stringify({ status: span.status, events: span.events }), /SECRET/);
+});
