@@ -25,7 +25,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { isWellFormed, safeText } from '../common/safe-text';
+import { isWellFormed, truncate } from '../common/safe-text';
 import { KEY_ID_METADATA } from './aes-gcm-codec';
 import { KEY_ID } from './keys';
 import { LoginAttempts } from './login-attempts';
@@ -93,7 +93,7 @@ function base64(value: string, what: string): Buffer {
 
 /** A string for a response or a log line: well-formed, control characters replaced, bounded. */
 function printable(text: string, max: number): string {
-  return safeText(text, max).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return truncate(text, max).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 }
 
 /** The media type of a request, without parameters (`application/json; charset=utf-8` → `application/json`). */
