@@ -32,8 +32,6 @@ import {
   modelContextRangeSchema,
   sendMessageUpdate,
   stateQuery,
-  streamEventsQuery,
-  streamOffsetSchema,
   submitMessageUpdate,
   transcriptQuery,
   transcriptRangeSchema,
@@ -46,6 +44,7 @@ import { listConversationMcpTools } from './mcp-tools';
 import { resolveModelPrices } from './model-prices';
 import { ConversationStream } from './conversation-stream';
 import { runToolCalls, type ToolRun } from './run-tool-calls';
+import { registerStreamReaders } from './stream-readers';
 import { searchAttributesPublisher } from './search-attributes-publisher';
 import { handleTypedReply } from './typed-answer';
 
@@ -72,7 +71,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   }
   const input = parsed.data as ConversationInput;
   const state = new ConversationState(input, workflowInfo().firstExecutionRunId);
-  const stream = new ConversationStream(input.stream);
+  // Only a run started by continue-as-new takes a log; one a caller sent with a new conversation is ignored.
+  const stream = new ConversationStream(workflowInfo().continuedFromExecutionRunId ? input.stream : undefined);
   const publish = searchAttributesPublisher(state);
   const mcpTools = new Map<string, McpTool>();
   registerHandlers(state, mcpTools, stream);
@@ -316,10 +316,7 @@ function registerHandlers(
   setHandler(endConversationSignal, () => state.requestEnd());
   setHandler(stateQuery, () => state.snapshot());
   setHandler(mcpToolsQuery, () => [...mcpTools.values()]);
-  setHandler(streamEventsQuery, (from) => ({
-    ...stream.read(streamOffsetSchema.parse(from)),
-    busy: state.currentTurn !== undefined || state.hasPendingMessage,
-  }));
+  registerStreamReaders(stream, () => state.currentTurn !== undefined || state.hasPendingMessage);
   setHandler(transcriptQuery, (range) => {
     const { from = 0, to } = transcriptRangeSchema.parse(range) ?? {};
     return state.transcript.slice(from, to);
