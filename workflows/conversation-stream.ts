@@ -71,8 +71,8 @@ export class ConversationStream {
     return this.base + this.events.length;
   }
 
-  /** Whether an event after `from` is in the log (what a long poll waits for). */
-  hasAfter(from: number): boolean {
+  /** Whether the log has an event at offset `from` or later (what a long poll from `from` waits for). */
+  hasEventsFrom(from: number): boolean {
     return this.offset() > Math.max(from, this.base);
   }
 

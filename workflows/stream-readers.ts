@@ -48,8 +48,8 @@ export function registerStreamReaders(stream: ConversationStream, busy: () => bo
       const { from, waitMs = MAX_POLL_WAIT_MS } = parsed.data;
       polls++;
       try {
-        if (waitMs > 0 && !stream.isDetached && !stream.hasAfter(from)) {
-          await condition(() => stream.isDetached || stream.hasAfter(from), waitMs);
+        if (waitMs > 0 && !stream.isDetached && !stream.hasEventsFrom(from)) {
+          await condition(() => stream.isDetached || stream.hasEventsFrom(from), waitMs);
         }
         return page(from);
       } finally {
