@@ -47,6 +47,7 @@ import { runToolCalls, type ToolRun } from './run-tool-calls';
 import { registerStreamReaders } from './stream-readers';
 import { searchAttributesPublisher } from './search-attributes-publisher';
 import { handleTypedReply } from './typed-answer';
+import { waitForUser } from './wait-for-user';
 
 const { describeTools } = proxyLocalActivities<{ describeTools(names: string[]): Promise<DescribeToolsResult> }>({
   startToCloseTimeout: '10 seconds',
@@ -118,10 +119,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
           state.waitForUser();
           publish();
           setCurrentDetails('Waiting for the next user message');
-          const woke = await condition(
-            () => state.hasPendingMessage || state.endRequested,
-            state.options.timeouts.idle,
-          );
+          const woke = await waitForUser(state);
+          if (woke === 'continue-as-new') continue; // a history grown while waiting (readers' polls)
           if (!state.hasPendingMessage) {
             state.close(woke ? 'completed' : 'idle_timeout');
             break;

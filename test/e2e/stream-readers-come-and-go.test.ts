@@ -9,7 +9,9 @@ import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor }
 import { temporal } from '@temporalio/proto';
 import { ConversationClient } from '../../client/conversation-client';
 import { MAX_POLLS_IN_FLIGHT } from '../../common/stream-events';
+import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messages';
 import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { failedWorkflowTasks } from '../support/hostile';
 
 const EventType = temporal.api.enums.v1.EventType;
 const READERS = 50;
@@ -114,6 +116,44 @@ test(
     });
     assert.ok(polls.accepted >= MAX_POLLS_IN_FLIGHT);
     assert.ok(polls.mostAtOnce <= MAX_POLLS_IN_FLIGHT, `${polls.mostAtOnce} long polls were in flight at once`);
+    await h.conversations.end(id);
+  },
+);
+
+test(
+  'a reader left open on a waiting conversation grows its history: the conversation continues as new when Temporal suggests it, and still takes messages',
+  {
+    timeout: 300_000,
+  },
+  async () => {
+    const id = `reader-left-open-${Date.now()}`;
+    await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
+    const handle = h.client.workflow.getHandle(id);
+    const firstRun = (await handle.describe()).runId;
+    // Each answered poll is an update in the history, as a parked reader's are every MAX_POLL_WAIT_MS while nobody
+    // writes; Temporal suggests continue-as-new at 4,096 events (or 1,800 of the 2,000 updates a run takes).
+    let from = 0;
+    let polls = 0;
+    while ((await handle.describe()).runId === firstRun && polls < 2_100) {
+      for (let i = 0; i < 50; i++, polls++) {
+        const page = await handle
+          .executeUpdate(pollEventsUpdate, { args: [{ from, waitMs: 0 }] })
+          .catch(() => undefined);
+        from = page?.next ?? from;
+      }
+    }
+    assert.notEqual((await handle.describe()).runId, firstRun, `still the first run after ${polls} polls`);
+    // The next run has everything: the message is answered, the log's offsets go on.
+    const reply = await h.conversations.sendMessage(id, uniquePrompt('Still there?'));
+    assert.match(reply.text, /Still there/);
+    const state = await h.conversations.getState(id);
+    assert.equal(state.runs, 2);
+    const page = await handle.query(streamEventsQuery, 0);
+    assert.deepEqual(
+      page.events.map(({ offset }) => offset),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
+    assert.equal(await failedWorkflowTasks(h, id), 0);
     await h.conversations.end(id);
   },
 );
