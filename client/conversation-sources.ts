@@ -97,8 +97,10 @@ export async function* conversationSources(
       const type = refusal ? (err.cause as ApplicationFailure).type : undefined;
       // Over the cap, or over Temporal's own limit of updates in flight (its client retried a while already).
       if (type === PollRefusal.ReadersBusy || grpcStatusOf(err) === GrpcStatus.RESOURCE_EXHAUSTED) return 'busy';
-      // The run hands over (continue-as-new) or ended while the poll waited.
-      if (type === PollRefusal.Detached || type === 'AcceptedUpdateCompletedWorkflow') return 'again';
+      // The run hands over (continue-as-new) or ended while the poll waited; or the server dropped the poll unseen
+      // (its workflow task was lost to a restart).
+      if (type === PollRefusal.Detached || type === 'AcceptedUpdateCompletedWorkflow' || type === 'UnprocessedUpdate')
+        return 'again';
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof WorkflowNotFoundError)
         return 'again';
       throw err;
