@@ -2,9 +2,9 @@
 // constants: this module is workflow-safe.
 import type { MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import type { ContextAccounting } from './context-accounting';
-import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
 import type { ConversationOptions } from './options';
 import type { ProtocolName } from './protocols/types';
+import type { ConversationStreamInput } from './stream-event-schema';
 import type { OutputSpec } from './structured-output';
 
 export const CONVERSATION_WORKFLOW = 'conversation';
@@ -180,8 +180,8 @@ export interface ConversationInput {
   /** The first user message, when the conversation is started with one. */
   firstMessage?: string;
   carried?: CarriedState;
-  /** The event log the previous run handed over (continue-as-new). */
-  stream?: WorkflowStreamState;
+  /** The event log the previous run handed over (continue-as-new only; a 0.1.0 run handed over its older format). */
+  stream?: ConversationStreamInput;
 }
 
 /** A queued user message: its turn, and the stream offset from which its events can be read. */

@@ -1,15 +1,13 @@
 // What a conversation streams to its readers. Two sources, one sequence:
-//   - the durable log: an ordered, offset-addressed WorkflowStream (@temporalio/workflow-streams, topic
-//     CONVERSATION_EVENTS) that only the workflow appends to, in memory (no history event): turns, each model call's
-//     start and final reply, tool calls and results, approvals;
+//   - the durable log (workflows/conversation-stream.ts): ordered, offset-addressed events that only the workflow
+//     appends to, in memory (no history event): turns, each model call's start and final reply, tool calls and
+//     results, approvals. Readers read it with a query (getStreamEvents) or a bounded long poll (pollEvents);
 //   - the live reply: while a model call runs, the model activity's heartbeat details hold what the API has streamed
 //     so far (LiveReply), which readers poll (DescribeWorkflowExecution) and turn into `live` text and tool events.
 // Text events carry their position (`at`) in their block, so text seen live and then in the final reply is shown
 // once. Types only: this module is workflow-safe.
 import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
 import type { ConversationStatus, PendingApproval, TokenUsage, TurnFailure } from './conversation-types';
-
-export const CONVERSATION_EVENTS = 'conversation';
 
 /** A model call is numbered like the conversation's calls (callNumber); each Temporal retry of it is an attempt. */
 export interface ModelAttempt {
@@ -81,17 +79,56 @@ export interface StreamItem {
   event: StreamEvent;
 }
 
-/** At most this many events per StreamPage. */
+/** At most this many events per StreamPage… */
 export const STREAM_PAGE_EVENTS = 500;
+/** …and at most this many bytes of their JSON (one event more when the first is larger): under the 2 MB payload limit. */
+export const STREAM_PAGE_BYTES = 1_000_000;
 
-/** A page of the durable log (the `getStreamEvents` query): events from an offset, and whether a turn is under way. */
+/**
+ * A page of the durable log (the `getStreamEvents` query, the `pollEvents` update): events from an offset, and whether
+ * a turn is under way.
+ */
 export interface StreamPage {
   events: { offset: number; event: StreamEvent }[];
-  /** The offset after the last event of the page. */
+  /** The offset after the last event of the page: where the next read starts. */
   next: number;
+  /** The log has events past this page (a page holds at most STREAM_PAGE_EVENTS, STREAM_PAGE_BYTES). */
+  more: boolean;
   /** A turn runs, or messages wait for one: more events are coming without anyone writing. */
   busy: boolean;
 }
+
+/**
+ * What a long poll (`pollEvents`) asks: the events from offset `from`, waiting up to `waitMs` (default and limit
+ * MAX_POLL_WAIT_MS) for the first one. It answers at once when the log has one; otherwise when one comes, when the run
+ * ends (continue-as-new, the conversation's end) or when the wait is over — with an empty page then.
+ */
+export interface PollRequest {
+  from: number;
+  waitMs?: number;
+}
+
+/**
+ * A long poll holds one of the few updates Temporal lets a workflow have in flight (10 by default) until it answers:
+ * it answers within this time even when nothing happens, so a reader that went away frees its slot soon.
+ */
+export const MAX_POLL_WAIT_MS = 20_000;
+
+/**
+ * Long polls a conversation holds at once; more are refused (READERS_BUSY) and those readers read by query instead.
+ * Temporal's default of 10 updates in flight then always leaves 6 for the updates that carry work: `sendMessage` and
+ * `awaitTurn` (each in flight until its turn ends), `approveToolCall` and `submitMessage`. The gateway shares one
+ * reader per conversation, so 4 is room for a few gateways and clients at once.
+ */
+export const MAX_POLLS_IN_FLIGHT = 4;
+
+/** Why a long poll was refused; the reader reads another way or asks again, it never fails for these. */
+export const PollRefusal = {
+  /** MAX_POLLS_IN_FLIGHT polls wait already: read by query (getStreamEvents) for a while. */
+  ReadersBusy: 'StreamReadersBusy',
+  /** The run is ending (continue-as-new, or the conversation's end): ask again, the next run answers. */
+  Detached: 'StreamDetached',
+} as const;
 
 /** What the model activity heartbeats while a reply streams: the reply so far (the tail of long text blocks). */
 export interface LiveReply {

@@ -5,7 +5,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type { ModelContext } from './activity-contracts';
-import type { StreamPage } from './stream-events';
+import { conversationStreamInputSchema } from './stream-event-schema';
+import { MAX_POLL_WAIT_MS, type PollRequest, type StreamPage } from './stream-events';
 import {
   type ApprovalDecision,
   type ConversationSnapshot,
@@ -38,6 +39,15 @@ export const transcriptQuery = defineQuery<MessageParam[], [range?: TranscriptRa
 /** The event log from an offset, read without an update (nothing in the history): readers use it while a turn runs. */
 export const streamEventsQuery = defineQuery<StreamPage, [from: number]>('getStreamEvents');
 export const streamOffsetSchema = z.number({ error: 'An offset is a number.' }).int().min(0);
+/**
+ * The log's long poll: events from `from`, waiting at most `waitMs` for the first (common/stream-events.ts). Only the
+ * workflow writes into the log; this reads it.
+ */
+export const pollEventsUpdate = defineUpdate<StreamPage, [request: PollRequest]>('pollEvents');
+export const pollRequestSchema = z.strictObject({
+  from: streamOffsetSchema,
+  waitMs: z.number().int().min(0).max(MAX_POLL_WAIT_MS).optional(),
+}) satisfies z.ZodType<PollRequest>;
 /** For the worker's model-call cache: the system prompt and the first `to` messages. */
 export const modelContextQuery = defineQuery<ModelContext, [range: { to: number }]>('getModelContext');
 
@@ -136,14 +146,6 @@ const carriedStateSchema = z.strictObject({
   lastCallUsage: usageSchema.optional(),
 });
 
-/** The event log a run hands to the next (WorkflowStreamState of @temporalio/workflow-streams). */
-const streamStateSchema = z.strictObject({
-  log: z.array(z.strictObject({ topic: z.string(), data: z.string(), offset: z.number().int().min(0) })),
-  base_offset: z.number().int().min(0),
-  publisher_sequences: z.record(z.string(), z.number().int().min(0)),
-  publisher_last_seen: z.record(z.string(), z.number().min(0)),
-});
-
 /**
  * The conversation workflow's input. Anything missing gets its default, so `{}` (a start from the Temporal CLI or the
  * Web UI without arguments) is a conversation with default options that waits for its first message.
@@ -152,5 +154,6 @@ export const conversationInputSchema = z.strictObject({
   options: conversationOptionsSchema.prefault({}),
   firstMessage: userMessageSchema.optional(),
   carried: carriedStateSchema.optional(),
-  stream: streamStateSchema.optional(),
+  /** The event log the previous run handed over; only a run started by continue-as-new may have one. */
+  stream: conversationStreamInputSchema.optional(),
 });

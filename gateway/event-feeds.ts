@@ -1,6 +1,6 @@
-// One reader per conversation, shared by every SSE client of the gateway that watches it: Temporal allows a workflow
-// only a few updates in flight (each reader holds one long poll), and a few browser tabs must not use them all, nor
-// multiply the live-reply reads. A feed keeps the durable events it has read and the last live reply (a cache, not
+// One reader per conversation, shared by every SSE client of the gateway that watches it: a conversation takes only a
+// few long polls at once (each parked reader holds one; the others watch by describe and query), and a few browser tabs
+// must not use them all, nor multiply the live-reply reads. A feed keeps the durable events it has read and the last live reply (a cache, not
 // state: a restarted gateway reads them again from Temporal); each client merges them from its own cursor
 // (StreamMerger), so it gets exactly what follows its Last-Event-ID. A client that asks for events older than the
 // feed has gets a reader of its own. A feed with no client left stops after a short grace.

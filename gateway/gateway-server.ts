@@ -25,6 +25,7 @@ import type { ConversationClient, StartOptions } from '../client/conversation-cl
 import { describeIssues } from '../common/options';
 import type { StreamItem } from '../common/stream-events';
 import { parseCursor, type StreamCursor } from '../client/stream-cursor';
+import { GrpcStatus, grpcStatusOf } from '../client/grpc-status';
 import { EventFeeds } from './event-feeds';
 import {
   approvalBodySchema,
@@ -69,6 +70,9 @@ const STATUS_OF: Record<ConversationErrorCode, number> = {
   timeout: 504,
   unavailable: 503,
 };
+
+/** With a 503: when to try again, in seconds (a long poll frees its slot within 20 s; most limits clear sooner). */
+const RETRY_SOON = { 'retry-after': '5' };
 
 /** An error with the HTTP status and code the caller gets. */
 class HttpError extends Error {
@@ -283,8 +287,21 @@ function describeError(err: unknown): {
 } {
   if (err instanceof HttpError)
     return { status: err.status, code: err.code, message: err.message, headers: err.headers };
-  if (err instanceof ConversationError)
-    return { status: STATUS_OF[err.code], code: err.code, message: err.message, headers: {} };
+  if (err instanceof ConversationError) {
+    const status = STATUS_OF[err.code];
+    return { status, code: err.code, message: err.message, headers: status === 503 ? RETRY_SOON : {} };
+  }
+  // Temporal refused for now (a limit such as the updates a conversation may have in flight), or cannot be reached:
+  // the caller may try again, unlike after a 500.
+  const grpc = grpcStatusOf(err);
+  if (grpc === GrpcStatus.RESOURCE_EXHAUSTED) {
+    const message = 'The conversation is too busy to take this now (a Temporal limit); try again shortly.';
+    return { status: 503, code: 'busy', message, headers: RETRY_SOON };
+  }
+  if (grpc === GrpcStatus.UNAVAILABLE) {
+    const message = 'Temporal cannot be reached; try again shortly.';
+    return { status: 503, code: 'unavailable', message, headers: RETRY_SOON };
+  }
   return { status: 500, code: 'internal', message: 'The gateway failed to answer; see its log.', headers: {} };
 }
 

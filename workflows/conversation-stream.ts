@@ -1,50 +1,89 @@
-// The conversation's event log (common/stream-events.ts), held by the workflow with Temporal's WorkflowStream and
-// appended to by the workflow only, in memory (no history event). Readers read it by query while the conversation
-// works and long-poll it (the WorkflowStream update) while it waits. It keeps the events of the current and the
+// The conversation's event log (common/stream-events.ts): plain JSON events that the workflow appends to, in memory
+// (no history event), and that nobody else can write. Readers read it by query while the conversation works and
+// with a bounded long poll while it waits (workflows/stream-readers.ts). It keeps the events of the current and the
 // previous turn; a run hands them to the next one at continue-as-new, within a byte budget, so offsets go on across
-// runs. A copy of the events as objects answers queries without decoding the stream's payloads each time.
-import { defaultPayloadConverter } from '@temporalio/workflow';
-import { decodePayloadWire, WorkflowStream, type WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
-import { CONVERSATION_EVENTS, STREAM_PAGE_EVENTS, type StreamEvent, type StreamPage } from '../common/stream-events';
+// runs.
+import {
+  type CarriedStream,
+  type ConversationStreamInput,
+  type LegacyCarriedStream,
+} from '../common/stream-event-schema';
+import { STREAM_PAGE_BYTES, STREAM_PAGE_EVENTS, type StreamEvent, type StreamPage } from '../common/stream-events';
 import { jsonBytes } from '../common/utf8-length';
 
 /** At most this much of the log is carried to the next run (within what the transcript leaves of the payload budget). */
 export const MAX_CARRIED_STREAM_BYTES = 512_000;
 
 export class ConversationStream {
-  private readonly stream: WorkflowStream;
-  /** The log's events, oldest kept first, and the offset of the first. */
-  private readonly events: StreamEvent[];
-  private base: number;
+  /** The log's events, oldest kept first, with the bytes of each one's JSON; `base` is the offset of the first. */
+  private readonly events: StreamEvent[] = [];
+  private readonly sizes: number[] = [];
+  private base = 0;
+  /**
+   * Where version 0.1.0's log would begin: its carried events are not decoded here (only counted), but its polls,
+   * replayed from old histories, waited on their own base. Equal to `base` on a run that started without them.
+   */
+  private oldBase = 0;
   /** Where the previous and the current turn began: older events are dropped when a turn ends. */
   private turnStarts: number[] = [];
+  private detached = false;
 
-  constructor(prior?: WorkflowStreamState) {
-    this.stream = new WorkflowStream(prior);
-    this.base = prior?.base_offset ?? 0;
-    this.events = (prior?.log ?? []).map((item) =>
-      defaultPayloadConverter.fromPayload<StreamEvent>(decodePayloadWire(item.data)),
-    );
-    if (prior) this.turnStarts = [prior.base_offset];
+  /** `prior`: what the previous run handed over (continue-as-new only; checked by conversationInputSchema). */
+  constructor(prior?: ConversationStreamInput) {
+    if (!prior) return;
+    if (isLegacy(prior)) {
+      // 0.1.0's base64 payloads are not decoded in workflow code: the new run goes on after them. A reader that had
+      // not read them resumes at the next event (the transcript has what it missed).
+      this.oldBase = prior.base_offset;
+      this.base = prior.base_offset + prior.log.length;
+      this.turnStarts = [prior.base_offset];
+      return;
+    }
+    this.base = this.oldBase = prior.base;
+    for (const event of prior.events) this.append(event);
+    this.turnStarts = [prior.base];
   }
 
+  /** Only the workflow writes into the log. */
   publish(event: StreamEvent): void {
-    this.stream.topic<StreamEvent>(CONVERSATION_EVENTS).publish(event);
-    this.events.push(event);
+    this.append(event);
   }
 
-  /** Events from offset `from` on (from the oldest kept one if `from` was dropped), a page at a time. */
+  /**
+   * Events from offset `from` on (from the oldest kept one if `from` was dropped), a page at a time: at most
+   * STREAM_PAGE_EVENTS, and STREAM_PAGE_BYTES of JSON unless the first event alone is larger.
+   */
   read(from: number): Omit<StreamPage, 'busy'> {
     const start = Math.max(from, this.base);
-    const events = this.events
-      .slice(start - this.base, start - this.base + STREAM_PAGE_EVENTS)
-      .map((event, i) => ({ offset: start + i, event }));
-    return { events, next: start + events.length };
+    const events: StreamPage['events'] = [];
+    let bytes = 0;
+    for (let i = start - this.base; i < this.events.length && events.length < STREAM_PAGE_EVENTS; i++) {
+      bytes += this.sizes[i]!;
+      if (bytes > STREAM_PAGE_BYTES && events.length > 0) break;
+      events.push({ offset: this.base + i, event: this.events[i]! });
+    }
+    const next = start + events.length;
+    return { events, next, more: next < this.offset() };
   }
 
   /** The offset the next event will have. */
   offset(): number {
     return this.base + this.events.length;
+  }
+
+  /** Whether the log has an event at offset `from` or later (what a long poll from `from` waits for). */
+  hasEventsFrom(from: number): boolean {
+    return this.offset() > Math.max(from, this.base);
+  }
+
+  /** The run is ending (continue-as-new, the conversation's end): long polls answer now, new ones are refused. */
+  get isDetached(): boolean {
+    return this.detached;
+  }
+
+  /** Where 0.1.0's log would begin now (see `oldBase`): for its replayed polls only. */
+  get legacyBase(): number {
+    return this.oldBase;
   }
 
   turnStarted(turn: number, text: string): void {
@@ -59,28 +98,42 @@ export class ConversationStream {
 
   /** No new polls from now on; polls waiting now return what they have (the run ends or continues as new). */
   detachReaders(): void {
-    this.stream.detachPollers();
+    this.detached = true;
   }
 
   /**
    * The log for the next run, within `budgetBytes`: both turns when they fit, else the current turn, else nothing
    * (a reader behind the kept part then resumes from the oldest kept event; the transcript has the rest).
    */
-  carry(budgetBytes: number): WorkflowStreamState {
+  carry(budgetBytes: number): CarriedStream {
     const budget = Math.min(budgetBytes, MAX_CARRIED_STREAM_BYTES);
-    let state = this.stream.getState();
     for (const keepFrom of [this.turnStarts.at(-1), this.offset()]) {
-      if (jsonBytes(state) <= budget || keepFrom === undefined) break;
+      if (this.carriedBytes() <= budget || keepFrom === undefined) break;
       this.truncate(keepFrom);
-      state = this.stream.getState();
     }
-    return state;
+    return { base: this.base, events: [...this.events] };
+  }
+
+  private append(event: StreamEvent): void {
+    this.events.push(event);
+    this.sizes.push(jsonBytes(event));
+  }
+
+  /** The JSON size of the carried log: its events, their commas, and `{"base":…,"events":[]}`. */
+  private carriedBytes(): number {
+    return this.sizes.reduce((sum, size) => sum + size + 1, 0) + 40;
   }
 
   private truncate(upTo: number): void {
-    if (upTo <= this.base) return;
-    this.stream.truncate(upTo);
-    this.events.splice(0, upTo - this.base);
-    this.base = upTo;
+    this.oldBase = Math.max(this.oldBase, upTo);
+    const drop = Math.min(upTo, this.offset()) - this.base;
+    if (drop <= 0) return;
+    this.events.splice(0, drop);
+    this.sizes.splice(0, drop);
+    this.base += drop;
   }
+}
+
+function isLegacy(prior: ConversationStreamInput): prior is LegacyCarriedStream {
+  return 'log' in prior;
 }

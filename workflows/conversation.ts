@@ -34,8 +34,6 @@ import {
   modelContextRangeSchema,
   sendMessageUpdate,
   stateQuery,
-  streamEventsQuery,
-  streamOffsetSchema,
   submitMessageUpdate,
   transcriptQuery,
   transcriptRangeSchema,
@@ -49,8 +47,10 @@ import { listConversationMcpTools } from './mcp-tools';
 import { resolveModelPrices } from './model-prices';
 import { ConversationStream } from './conversation-stream';
 import { BOUNDED_RESULTS_PATCH, runToolCalls, type ToolRun } from './run-tool-calls';
+import { registerStreamReaders } from './stream-readers';
 import { searchAttributesPublisher } from './search-attributes-publisher';
 import { handleTypedReply } from './typed-answer';
+import { waitForUser } from './wait-for-user';
 
 const { describeTools } = proxyLocalActivities<{ describeTools(names: string[]): Promise<DescribeToolsResult> }>({
   startToCloseTimeout: '10 seconds',
@@ -70,6 +70,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const state = new ConversationState(input, workflowInfo().firstExecutionRunId);
   // Histories from 0.1.0 wrote tool errors and results into the transcript uncut: they replay that way.
   if (!patched(BOUNDED_RESULTS_PATCH)) state.resultCap = undefined;
+  // checkedInput takes a log only in a run that continue-as-new started.
   const stream = new ConversationStream(input.stream);
   const publish = searchAttributesPublisher(state);
   const mcpTools = new Map<string, McpTool>();
@@ -116,10 +117,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
           state.waitForUser();
           publish();
           setCurrentDetails('Waiting for the next user message');
-          const woke = await condition(
-            () => state.hasPendingMessage || state.endRequested,
-            state.options.timeouts.idle,
-          );
+          const woke = await waitForUser(state);
+          if (woke === 'continue-as-new') continue; // a history grown while waiting (readers' polls)
           if (!state.hasPendingMessage) {
             state.close(woke ? 'completed' : 'idle_timeout');
             break;
@@ -348,10 +347,7 @@ function registerHandlers(
   setHandler(endConversationSignal, () => state.requestEnd());
   setHandler(stateQuery, () => state.snapshot());
   setHandler(mcpToolsQuery, () => [...mcpTools.values()]);
-  setHandler(streamEventsQuery, (from) => ({
-    ...stream.read(streamOffsetSchema.parse(from)),
-    busy: state.currentTurn !== undefined || state.hasPendingMessage,
-  }));
+  registerStreamReaders(stream, () => state.currentTurn !== undefined || state.hasPendingMessage);
   setHandler(transcriptQuery, (range) => {
     const { from = 0, to } = transcriptRangeSchema.parse(range) ?? {};
     return state.transcript.slice(from, to);

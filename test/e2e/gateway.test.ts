@@ -2,11 +2,14 @@
 // 4xx answers, and an event stream that resumes from Last-Event-ID.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Client, Connection, WorkflowUpdateStage } from '@temporalio/client';
+import { ConversationClient } from '../../client/conversation-client';
 import { StreamView } from '../../client/stream-view';
+import { awaitTurnUpdate } from '../../common/workflow-messages';
 import type { StreamItem } from '../../common/stream-events';
 import { type Gateway, startGateway } from '../../gateway/gateway-server';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
-import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
+import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
 
 const TOKEN = 'gateway-test-token-0123456789';
 let h: Harness;
@@ -209,6 +212,63 @@ describe('the event stream', () => {
     assert.equal(state.turns, 1);
     const served = (await (await call(`/api/conversations/${id}/transcript`, { headers: auth })).json()) as unknown[];
     assert.deepEqual(served, transcript);
+  });
+});
+
+describe('when Temporal refuses for now', () => {
+  // Temporal's client retries these for up to about 40 s before it gives up; without retries the gateway answers at once.
+  const gatewayOn = async (connection: Connection) =>
+    startGateway({
+      conversations: new ConversationClient({
+        client: new Client({ connection, namespace }),
+        taskQueue: h.taskQueue,
+        tools: ['buy_stock'],
+      }),
+      token: TOKEN,
+      namespace,
+    });
+
+  test('a conversation out of update slots (RESOURCE_EXHAUSTED) is 503 busy with Retry-After, not 500', async () => {
+    const id = `gateway-busy-${Date.now()}`;
+    await h.conversations.submitMessage(id, uniquePrompt('Buy 3 shares of General Motors'), { tools: ['buy_stock'] });
+    let pending;
+    while (!(pending = (await h.conversations.getState(id)).pendingApprovals[0]))
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    // Ten callers wait on the turn (awaitTurn): Temporal's limit of updates in flight for one workflow.
+    const handle = h.client.workflow.getHandle(id);
+    for (let i = 0; i < 10; i++) {
+      await handle.startUpdate(awaitTurnUpdate, { args: [1], waitForStage: WorkflowUpdateStage.ACCEPTED });
+    }
+    const connection = await Connection.connect({ address: temporalAddress, interceptors: [] });
+    const busy = await gatewayOn(connection);
+    try {
+      const response = await fetch(`${busy.url}/api/conversations/${id}/approvals`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ callId: pending.callId, argumentsDigest: pending.argumentsDigest, approve: true }),
+      });
+      assert.deepEqual({ ...(await errorOf(response)), message: '' }, { status: 503, code: 'busy', message: '' });
+      assert.equal(response.headers.get('retry-after'), '5');
+    } finally {
+      await busy.close();
+      await connection.close();
+      await handle.terminate('test over');
+    }
+  });
+
+  test('Temporal out of reach (UNAVAILABLE) is 503 unavailable with Retry-After, not 500', async () => {
+    const connection = Connection.lazy({ address: '127.0.0.1:1', interceptors: [] });
+    const away = await gatewayOn(connection);
+    try {
+      const response = await fetch(`${away.url}/api/conversations/anyone`, { headers: auth });
+      const error = await errorOf(response);
+      assert.deepEqual([error.status, error.code], [503, 'unavailable']);
+      assert.match(error.message, /try again/);
+      assert.equal(response.headers.get('retry-after'), '5');
+    } finally {
+      await away.close();
+      await connection.close();
+    }
   });
 });
 

@@ -103,14 +103,17 @@ describe('the package, installed from its tarball by another service', { timeout
     );
     const ours = strict.split('\n').filter((line) => line.includes(`node_modules/${PACKAGE_NAME}/`));
     assert.deepEqual(ours, []);
-    // With the overrides the README asks for, the installed tree holds one copy of each Temporal SDK package (the
-    // workflow code and the client would break on two).
-    const { stdout } = await run('npm', ['ls', '--all', '--parseable', '@temporalio/workflow', '@temporalio/client'], {
-      cwd: app,
-      env: npmEnv(),
-    });
+    // A plain install (the example has no npm overrides) holds one copy of each Temporal SDK package (the workflow
+    // code and the client would break on two).
+    const sdk = ['activity', 'client', 'common', 'proto', 'worker', 'workflow'].map((name) => `@temporalio/${name}`);
+    const manifest = JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')) as { overrides?: unknown };
+    assert.equal(manifest.overrides, undefined, 'the example installs without overrides');
+    const { stdout } = await run('npm', ['ls', '--all', '--parseable', ...sdk], { cwd: app, env: npmEnv() });
     const copies = [...new Set(stdout.split('\n').filter(Boolean))].map((dir) => path.relative(app, dir));
-    assert.deepEqual(copies.sort(), ['node_modules/@temporalio/client', 'node_modules/@temporalio/workflow']);
+    assert.deepEqual(
+      copies.sort(),
+      sdk.map((name) => `node_modules/${name}`),
+    );
   });
 
   test("the example's worker runs its own tools, and the starter's answers come from them", async (t) => {

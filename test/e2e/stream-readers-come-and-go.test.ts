@@ -1,0 +1,159 @@
+// Readers that come and go — page reloads, closed tabs — must never lock a conversation. Each parked reader holds a
+// long poll, an update, and Temporal lets a workflow have only 10 in flight: the conversation takes a few polls at
+// once (MAX_POLLS_IN_FLIGHT), sends the other readers to its query, and ends every poll by itself within
+// MAX_POLL_WAIT_MS, whether its reader is still there or not. So a message and an approval go through at once after
+// 50 readers left in the middle of their polls.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { ConversationClient } from '../../client/conversation-client';
+import { MAX_POLLS_IN_FLIGHT } from '../../common/stream-events';
+import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messages';
+import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { failedWorkflowTasks } from '../support/hostile';
+
+const EventType = temporal.api.enums.v1.EventType;
+const READERS = 50;
+const RESOURCE_EXHAUSTED = 8;
+
+let h: Harness;
+let connection: Connection;
+/** Calls Temporal refused with RESOURCE_EXHAUSTED (its client retries them, so a refusal would only show as delay). */
+let exhausted = 0;
+let counted: ConversationClient;
+before(async () => {
+  h = await startHarness();
+  const retry = defaultGrpcRetryOptions();
+  connection = await Connection.connect({
+    address: temporalAddress,
+    interceptors: [
+      makeGrpcRetryInterceptor({
+        ...retry,
+        retryableDecider(attempt, status) {
+          if (status.code === RESOURCE_EXHAUSTED) exhausted++;
+          return retry.retryableDecider(attempt, status);
+        },
+      }),
+    ],
+  });
+  counted = new ConversationClient({
+    client: new Client({ connection, namespace }),
+    taskQueue: h.taskQueue,
+    tools: ['buy_stock'],
+  });
+});
+after(async () => {
+  await connection?.close();
+  await h?.close();
+});
+
+/** The long polls of the conversation's history: how many were ever in flight at once, and how many are now. */
+async function pollsOf(id: string): Promise<{ accepted: number; inFlight: number; mostAtOnce: number }> {
+  const history = await h.client.workflow.getHandle(id).fetchHistory();
+  const open = new Set<string>();
+  let accepted = 0;
+  let mostAtOnce = 0;
+  for (const event of history.events ?? []) {
+    if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED) {
+      const request = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+      if (request?.input?.name !== 'pollEvents') continue;
+      open.add(request.meta?.updateId ?? '');
+      accepted++;
+      mostAtOnce = Math.max(mostAtOnce, open.size);
+    }
+    if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED) {
+      open.delete(event.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId ?? '');
+    }
+  }
+  return { accepted, inFlight: open.size, mostAtOnce };
+}
+
+async function until<T>(read: () => Promise<T | undefined | false>): Promise<T> {
+  for (;;) {
+    const value = await read();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+test(
+  `${READERS} readers leave in the middle of their long polls: a message and an approval then go through at once, and the polls end by themselves`,
+  {
+    timeout: 90_000,
+  },
+  async () => {
+    const id = `readers-come-and-go-${Date.now()}`;
+    await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { tools: ['buy_stock'] });
+
+    // Every reader reads the log and parks: a few on long polls, the others on the query.
+    const leave = new AbortController();
+    let seen = 0;
+    const readers = Array.from({ length: READERS }, async () => {
+      for await (const item of h.conversations.events(id, { signal: leave.signal })) if (item.offset >= 0) seen++;
+    });
+    await until(async () => (await pollsOf(id)).inFlight >= MAX_POLLS_IN_FLIGHT);
+    await until(async () => seen >= READERS * 5); // each read the first turn's 5 events
+    leave.abort();
+    await Promise.all(readers); // they end quietly
+
+    exhausted = 0;
+    const turn = counted.sendMessage(id, uniquePrompt('Buy 3 shares of General Motors'));
+    const pending = await until(async () => (await counted.getState(id)).pendingApprovals[0]);
+    await counted.approveToolCall(id, {
+      callId: pending.callId,
+      argumentsDigest: pending.argumentsDigest,
+      approve: true,
+    });
+    const result = await turn;
+    assert.match(result.text, /filled/i);
+    assert.equal(exhausted, 0, 'neither the message nor the approval was refused for lack of an update slot');
+
+    // No reader is left: every poll ends by itself, and never were more in flight than the conversation takes.
+    const polls = await until(async () => {
+      const now = await pollsOf(id);
+      return now.inFlight === 0 && now;
+    });
+    assert.ok(polls.accepted >= MAX_POLLS_IN_FLIGHT);
+    assert.ok(polls.mostAtOnce <= MAX_POLLS_IN_FLIGHT, `${polls.mostAtOnce} long polls were in flight at once`);
+    await h.conversations.end(id);
+  },
+);
+
+test(
+  'a reader left open on a waiting conversation grows its history: the conversation continues as new when Temporal suggests it, and still takes messages',
+  {
+    timeout: 300_000,
+  },
+  async () => {
+    const id = `reader-left-open-${Date.now()}`;
+    await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
+    const handle = h.client.workflow.getHandle(id);
+    const firstRun = (await handle.describe()).runId;
+    // Each answered poll is an update in the history, as a parked reader's are every MAX_POLL_WAIT_MS while nobody
+    // writes; Temporal suggests continue-as-new at 4,096 events (or 1,800 of the 2,000 updates a run takes).
+    let from = 0;
+    let polls = 0;
+    while ((await handle.describe()).runId === firstRun && polls < 2_100) {
+      for (let i = 0; i < 50; i++, polls++) {
+        const page = await handle
+          .executeUpdate(pollEventsUpdate, { args: [{ from, waitMs: 0 }] })
+          .catch(() => undefined);
+        from = page?.next ?? from;
+      }
+    }
+    assert.notEqual((await handle.describe()).runId, firstRun, `still the first run after ${polls} polls`);
+    // The next run has everything: the message is answered, the log's offsets go on.
+    const reply = await h.conversations.sendMessage(id, uniquePrompt('Still there?'));
+    assert.match(reply.text, /Still there/);
+    const state = await h.conversations.getState(id);
+    assert.equal(state.runs, 2);
+    const page = await handle.query(streamEventsQuery, 0);
+    assert.deepEqual(
+      page.events.map(({ offset }) => offset),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
+    assert.equal(await failedWorkflowTasks(h, id), 0);
+    await h.conversations.end(id);
+  },
+);
