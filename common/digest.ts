@@ -1,15 +1,10 @@
 // A short, stable digest of JSON-like data (FNV-1a over a canonical encoding). Pure and workflow-safe:
 // it binds an approval to the exact arguments of a call; it is not a security boundary.
+import { jsonText } from './json-text';
 
+/** JSON with object keys sorted; written without recursion, so a model's deeply nested input cannot stop a task. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+  return jsonText(value, { sortKeys: true });
 }
 
 export function digest(value: unknown): string {

@@ -1,16 +1,32 @@
 // One-line descriptions of what a conversation is doing, for the Web UI (activity summaries, current details).
+import { jsonText } from './json-text';
 
 const MAX_VALUE_CHARS = 60;
+/**
+ * A tool call's summary stops after this many characters: the model chooses how many arguments there are and how
+ * long they are, and a summary is one line in the Web UI, recorded with every tool activity. (Temporal's own limit
+ * for summaries, `limit.userMetadataSummarySize`, is 400 bytes; the dev server does not apply it to activities.)
+ */
+export const MAX_TOOL_CALL_SUMMARY_CHARS = 100;
 
-function shortValue(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? 'undefined');
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** `get_ticker_symbol(company_name="General Motors")` */
+/** A value's JSON, cut short; written without recursion and no further than needed (the model chose its size). */
+function shortValue(value: unknown): string {
+  return value === undefined ? 'undefined' : cut(jsonText(value, { maxChars: MAX_VALUE_CHARS }), MAX_VALUE_CHARS);
+}
+
+/** `get_ticker_symbol(company_name="General Motors")`, at most MAX_TOOL_CALL_SUMMARY_CHARS long. */
 export function toolCallSummary(name: string, input: Record<string, unknown>): string {
-  const args = Object.entries(input).map(([key, value]) => `${key}=${shortValue(value)}`);
-  return `${name}(${args.join(', ')})`;
+  let args = '';
+  for (const key in input) {
+    if (!Object.hasOwn(input, key)) continue;
+    args += `${args ? ', ' : ''}${cut(key, MAX_VALUE_CHARS)}=${shortValue(input[key])}`;
+    if (name.length + args.length > MAX_TOOL_CALL_SUMMARY_CHARS) break;
+  }
+  return cut(`${name}(${args})`, MAX_TOOL_CALL_SUMMARY_CHARS);
 }
 
 /** `claude-sonnet-4-5 · call 2 · max_tokens 1024` */
