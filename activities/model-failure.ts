@@ -4,6 +4,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { ModelFailureType as T } from '../common/failure-types';
+import { shownText } from '../common/text-checks';
 
 export interface ModelFailureKind {
   type: string;
@@ -64,19 +65,26 @@ export function classifyModelError(error: unknown): ModelFailureKind {
   return { type: T.CallError, retryable: true };
 }
 
+/**
+ * The most of an error's text a failure carries. The endpoint writes it (a proxy can write megabytes, or text that is
+ * not well-formed): a failure the worker cannot report is no failure at all — the attempt times out instead.
+ */
+export const MAX_FAILURE_MESSAGE_CHARS = 2_000;
+
 /** The failure a model activity throws for `error`; its message is what reaches the caller. */
 export function toModelFailure(error: unknown): ApplicationFailure {
   const kind = classifyModelError(error);
   const apiError = error instanceof Anthropic.APIError ? error : undefined;
   const delay = apiError ? requestedDelayMs(apiError.headers) : undefined;
-  const message = describe(error);
+  const message = shownText(describe(error), MAX_FAILURE_MESSAGE_CHARS);
+  const shown = (value: unknown) => (typeof value === 'string' ? shownText(value, 200) : null);
   return ApplicationFailure.create({
     type: kind.type,
     message,
     nonRetryable: !kind.retryable,
     ...(kind.retryable && delay !== undefined && { nextRetryDelay: delay }),
     details: apiError
-      ? [{ status: apiError.status ?? null, requestId: apiError.requestID ?? null, errorType: apiError.type ?? null }]
+      ? [{ status: apiError.status ?? null, requestId: shown(apiError.requestID), errorType: shown(apiError.type) }]
       : [],
   });
 }

@@ -5,7 +5,8 @@
 // started a conversation no command line can name.
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import { conversationIdSchema, isWellFormed, unprintable } from '../common/conversation-id';
+import { conversationIdSchema } from '../common/conversation-id';
+import { isWellFormed, unprintable } from '../common/text-checks';
 import { FINAL_STATUSES, OPEN_STATUSES } from '../common/conversation-types';
 import {
   approvalDecisionSchema,

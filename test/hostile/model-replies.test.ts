@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { StartOptions } from '../../client/conversation-client';
 import { GET_TICKER_SYMBOL, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { RecordedRequest, ScriptBlock, ScriptStep } from '../../testing/messages-api/types';
-import { type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
+import { attemptsOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
 import { assertUnharmed } from '../support/hostile';
 
 let h: Harness;
@@ -295,6 +295,27 @@ describe('replies with nothing usable, or an unknown stop reason', () => {
     assert.equal(reply.status, 'awaiting_user');
     assert.equal((await h.conversations.sendMessage(id, 'Still there?')).text, 'Here now.');
     assertAllAccepted(requests());
+    await assertUnharmed(h, id);
+  });
+});
+
+describe('error replies', () => {
+  test('an error whose message is 3 MiB with a lone surrogate fails the turn with a short, well-formed message', async () => {
+    const prompt = uniquePrompt('huge error');
+    h.mock.script(prompt, [{ fault: 'status', status: 400, message: `bad \ud800 ${'x'.repeat(3 * 2 ** 20)}` }]);
+    const id = `hostile-reply-huge-error-${Date.now()}`;
+    const error = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS }).then(
+      () => assert.fail('expected the turn to fail'),
+      (err: Error & { code?: string }) => err,
+    );
+    assert.equal(error.code, 'turn_failed');
+    assert.ok(error.message.length < 5_000, `a short message (${error.message.length} characters)`);
+    assert.doesNotMatch(error.message, /[\ud800-\udbff](?![\udc00-\udfff])/);
+    // Refused at once: the failure was reported, not lost to a heartbeat timeout and retried.
+    assert.deepEqual(
+      (await attemptsOf(h.client, id)).map((a) => [a.type, a.attempt]),
+      [['callModel', 1]],
+    );
     await assertUnharmed(h, id);
   });
 });
