@@ -96,6 +96,18 @@ describe('timeouts', () => {
     });
   }
 
+  test('connect with an address that is a number, or a task queue with a NUL, is refused before it connects', async () => {
+    const connect = (options: Record<string, unknown>) => () =>
+      ConversationClient.connect({ address: temporalAddress, namespace, taskQueue: 'q', ...options } as never);
+    await refused(
+      connect({ address: 42 }),
+      'invalid_options',
+      /^Invalid options for ConversationClient\.connect: address: /,
+    );
+    await refused(connect({ taskQueue: 'q\u0000' }), 'invalid_options', /taskQueue: a task queue is printable text/);
+    await refused(connect({ turnTimeoutMs: -5 }), 'invalid_options', /turnTimeoutMs: a timeout is more than 0 ms/);
+  });
+
   test('a client whose turn timeout is NaN is refused when it is made', async () => {
     await refused(
       () => new ConversationClient({ client: h.client, taskQueue: h.taskQueue, turnTimeoutMs: NaN }),
