@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import type { StartOptions } from '../../client/conversation-client';
 import { GET_TICKER_SYMBOL, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { RecordedRequest, ScriptBlock, ScriptStep } from '../../testing/messages-api/types';
-import { attemptsOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
+import { activitiesOf, attemptsOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
+import { MAX_TOOL_CALL_SUMMARY_CHARS } from '../../common/summaries';
 import { assertUnharmed } from '../support/hostile';
 
 let h: Harness;
@@ -218,13 +219,15 @@ describe('tool inputs that are not what a tool can take', () => {
     await assertUnharmed(h, id);
   });
 
-  test('a call with 500 arguments runs, its summary within what Temporal records', async () => {
+  test("a call with 500 arguments runs, its activity's summary one short line", async () => {
     const input = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`argument_${i}`, 'é'.repeat(80)]));
     const { id, reply } = await converse('500 arguments', [
       asks(toolUse(TICKER, { company_name: 'General Motors', ...input }, 'toolu_many')),
       says('Recovered.'),
     ]);
     assert.equal(reply.text, 'Recovered.');
+    const ticker = (await activitiesOf(h.client, id)).find((activity) => activity.type === TICKER);
+    assert.ok(ticker!.summary!.length <= MAX_TOOL_CALL_SUMMARY_CHARS, `${ticker!.summary!.length} characters`);
     await assertUnharmed(h, id);
   });
 });
