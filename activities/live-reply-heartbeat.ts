@@ -4,6 +4,7 @@
 // keepAlive does otherwise. Long text blocks are sent as their tail: a reader further behind waits for the final reply.
 import type { Context } from '@temporalio/activity';
 import type { BetaMessage, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import { cutDeepInput } from '../common/protocols/tool-use-blocks';
 import type { LiveBlock, LiveReply } from '../common/stream-events';
 
 /** The most text of one block a heartbeat carries. */
@@ -44,7 +45,8 @@ export class LiveReplyHeartbeat {
     } else if (event.type === 'content_block_stop') {
       const block = this.blocks.get(event.index);
       const done = snapshot.content[event.index];
-      if (block?.kind === 'tool' && done?.type === 'tool_use') block.input = done.input;
+      // A model's input can nest deeper than a heartbeat's JSON can go: cut like the activity's result.
+      if (block?.kind === 'tool' && done?.type === 'tool_use') block.input = cutDeepInput(done.input);
       else return;
     } else {
       return;

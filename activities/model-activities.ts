@@ -8,6 +8,7 @@ import { Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
 import { afterCompaction, readReply, type ReplyBlock } from '../common/compaction';
 import { protocolFor } from '../common/protocols';
+import { cutDeepInput } from '../common/protocols/tool-use-blocks';
 import { callModelResultOf, compactedPromptTokens, withContextManagement } from './managed-context';
 import { buildingRequest, toModelFailure } from './model-failure';
 import type { ToolDescription } from '../common/protocols/types';
@@ -80,7 +81,7 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: 
     if (reply.stop_reason !== 'max_tokens') {
       // The workflow appends exactly this message (same pure protocol code), so the next call needs only what follows;
       // after a compaction, like the workflow, it keeps only what the model still sees.
-      const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber);
+      const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber, messages);
       cache.remember(input.conversation, {
         ...(system !== undefined && { system }),
         messages: afterCompaction([...messages, reading.assistant]),
@@ -89,7 +90,7 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: 
     }
     return {
       ...reply,
-      content: reply.content.map(withoutEmptyFields),
+      content: reply.content.map(forTheHistory),
       attempt: context.info.attempt,
       ...(billing.before && { failedAttempts: billing.before }),
     };
@@ -98,10 +99,16 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: 
   return { callModel };
 }
 
-/** Drops response fields that say nothing (`citations: null`, `caller: {type: 'direct'}`) to keep histories readable. */
-function withoutEmptyFields(block: ReplyBlock): ReplyBlock {
+/**
+ * A reply block as the activity's result records it: response fields that say nothing dropped (`citations: null`,
+ * `caller: {type: 'direct'}`) to keep histories readable, and a tool input nested too deep for the workflow cut to
+ * one level past the limit (cutDeepInput), so that the result can be serialised at all and the workflow refuses the
+ * call as nested too deep — exactly as the transcript cache above read it.
+ */
+export function forTheHistory(block: ReplyBlock): ReplyBlock {
   const entries = Object.entries(block).filter(
     ([key, value]) => value !== null && !(key === 'caller' && (value as { type?: string }).type === 'direct'),
   );
-  return Object.fromEntries(entries) as ReplyBlock;
+  const kept = Object.fromEntries(entries) as ReplyBlock;
+  return kept.type === 'tool_use' ? { ...kept, input: cutDeepInput(kept.input) } : kept;
 }

@@ -100,13 +100,15 @@ export function toModelFailure(error: unknown, billed?: TokenUsage): Application
   const kind = classifyModelError(error);
   const apiError = error instanceof Anthropic.APIError ? error : undefined;
   const delay = apiError ? requestedDelayMs(apiError.headers) : undefined;
-  // What the API (or a proxy in front of it) said, bounded and well-formed: the worker encodes this failure itself.
+  // What the API (or a proxy in front of it) said, bounded and well-formed: the worker encodes this failure itself,
+  // and a failure it cannot report is no failure at all (the attempt would time out instead).
   const message = truncate(describe(error), MAX_FAILURE_MESSAGE_CHARS);
+  const shown = (value: unknown) => (typeof value === 'string' ? boundedText(value, 200) : null);
   const about = {
     ...(apiError && {
       status: apiError.status ?? null,
-      requestId: apiError.requestID ?? null,
-      errorType: apiError.type ?? null,
+      requestId: shown(apiError.requestID),
+      errorType: shown(apiError.type),
     }),
     ...(billed && { billed }),
   };

@@ -14,6 +14,8 @@ import { parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConversationSnapshot } from '../common/conversation-types';
 import { formatUsd } from '../common/pricing';
+import { conversationIdSchema } from '../common/conversation-id';
+import { checked } from './call-arguments';
 import { ConversationClient, type StartOptions } from './conversation-client';
 import { ConversationError } from './errors';
 import { followConversation } from './progress';
@@ -217,9 +219,12 @@ async function main(): Promise<void> {
     if (!value) throw new ConversationError('invalid_options', `${command} needs ${what}.`);
     return value;
   };
+  // Ids follow the one rule every door applies (common/conversation-id.ts), checked before anything is sent.
+  const needId = (value: string | undefined): string =>
+    checked(conversationIdSchema, need(value, 'a conversation id'), command, 'conversation id');
   switch (command) {
     case 'chat':
-      return chat(client, rest[0] ?? flags.id ?? `conversation-${Date.now()}`);
+      return chat(client, rest[0] || flags.id ? needId(rest[0] ?? flags.id) : `conversation-${Date.now()}`);
     case 'start': {
       const message = rest.join(' ') || undefined;
       const id = await client.startConversation({
@@ -231,25 +236,25 @@ async function main(): Promise<void> {
       return out({ id, reply }, () => console.log(reply ? `${id}\n${reply.text}` : id));
     }
     case 'send': {
-      const id = need(rest[0], 'a conversation id');
+      const id = needId(rest[0]);
       const reply = await send(client, id, need(rest.slice(1).join(' '), 'a message'));
       return out(reply, () => console.log(reply.text));
     }
     case 'transcript': {
-      const transcript = await client.getTranscript(need(rest[0], 'a conversation id'));
+      const id = needId(rest[0]);
+      const transcript = await client.getTranscript(id);
       return out(transcript, () => {
         transcript.forEach((m) => formatMessage(m).forEach((l) => console.log(renderLine(l))));
-        return costLine(client, rest[0]!);
+        return costLine(client, id);
       });
     }
     case 'state': {
-      const state = await client.getState(need(rest[0], 'a conversation id'));
+      const state = await client.getState(needId(rest[0]));
       return out(state, () => console.log(JSON.stringify(state, null, 2)));
     }
     case 'list': {
       const found = await client.list({
         ...(flags.status && { status: flags.status as ConversationSnapshot['status'] }),
-        ...(flags['mcp-servers'] && { mcpServers: list(flags['mcp-servers']) }),
         ...(flags.model && { model: flags.model }),
       });
       return out(found, () =>
@@ -261,10 +266,14 @@ async function main(): Promise<void> {
       );
     }
     case 'approve': {
-      const id = need(rest[0], 'a conversation id');
+      const id = needId(rest[0]);
       const callId = need(rest[1], 'a tool call id');
       const pending = (await client.getState(id)).pendingApprovals.find((p) => p.callId === callId);
-      if (!pending) throw new ConversationError('rejected', `No tool call ${callId} is waiting for approval.`);
+      if (!pending)
+        throw new ConversationError(
+          'rejected',
+          `No tool call ${JSON.stringify(callId.slice(0, 80))} is waiting for approval.`,
+        );
       await client.approveToolCall(id, {
         callId,
         argumentsDigest: pending.argumentsDigest,
@@ -273,14 +282,18 @@ async function main(): Promise<void> {
       });
       return out({ id, callId, approved: !flags.reject }, () => console.log(flags.reject ? 'rejected' : 'approved'));
     }
-    case 'end':
-      await client.end(need(rest[0], 'a conversation id'));
-      return out({ ended: rest[0] }, () => console.log('ended'));
-    case 'cancel':
-      await client.cancel(need(rest[0], 'a conversation id'));
-      return out({ cancelled: rest[0] }, () => console.log('cancelled'));
+    case 'end': {
+      const id = needId(rest[0]);
+      await client.end(id);
+      return out({ ended: id }, () => console.log('ended'));
+    }
+    case 'cancel': {
+      const id = needId(rest[0]);
+      await client.cancel(id);
+      return out({ cancelled: id }, () => console.log('cancelled'));
+    }
     default:
-      throw new ConversationError('invalid_options', `Unknown command "${command}".`);
+      throw new ConversationError('invalid_options', `Unknown command ${JSON.stringify(command.slice(0, 40))}.`);
   }
 }
 

@@ -25,20 +25,15 @@ import {
   type ConversationResult,
   type ConversationSnapshot,
   type ConversationStatus,
+  type PendingApproval,
   type SubmittedMessage,
   type TurnOutcome,
   type TurnResult,
 } from '../common/conversation-types';
-import {
-  type ConversationOptions,
-  type ConversationOptionsInput,
-  conversationOptionsSchema,
-  describeIssues,
-} from '../common/options';
+import { type ConversationOptions, type ConversationOptionsInput, conversationOptionsSchema } from '../common/options';
 import * as attributes from '../common/search-attributes';
 import { firstLine } from '../common/summaries';
 import {
-  approvalDecisionSchema,
   approveToolCallUpdate,
   awaitTurnUpdate,
   endConversationSignal,
@@ -48,11 +43,31 @@ import {
   submitMessageUpdate,
   type TranscriptRange,
   transcriptQuery,
-  userMessageSchema,
 } from '../common/workflow-messages';
 import type { conversation } from '../workflows/conversation';
 import type { StreamItem } from '../common/stream-events';
 import { type AnswerFormat, outputSpecOf, typedResult, type TypedTurnResult } from './answer-format';
+import {
+  approvalSchema,
+  checked,
+  checkedText,
+  clientOptionsSchema,
+  connectOptionsSchema,
+  conversationIdSchema,
+  describeCallIssues,
+  eventsOptionsSchema,
+  listFilterSchema,
+  messageOptionsSchema,
+  objectArgument,
+  optionsObject,
+  PENDING_APPROVAL_FIELDS,
+  refreshSchema,
+  sendOptionsSchema,
+  streamOptionsSchema,
+  transcriptRangeSchema,
+  turnNumberSchema,
+  waitOptionsSchema,
+} from './call-arguments';
 import { conversationEvents, type EventsOptions } from './conversation-events';
 import { ConversationError, toConversationError } from './errors';
 
@@ -127,6 +142,7 @@ export class ConversationClient {
   private readonly turnTimeoutMs: number;
 
   constructor(options: ConversationClientOptions) {
+    checked(clientOptionsSchema, options, 'new ConversationClient', 'options');
     this.client = options.client;
     this.taskQueue = options.taskQueue;
     this.configuredTools = options.tools;
@@ -145,6 +161,7 @@ export class ConversationClient {
       interceptors?: ClientOptions['interceptors'];
     } & Omit<ConversationClientOptions, 'client'>,
   ): Promise<ConversationClient> {
+    checked(connectOptionsSchema, options, 'ConversationClient.connect', 'options');
     const { address, namespace, dataConverter, connection: connectionOptions, interceptors, ...rest } = options;
     const connection = await Connection.connect({ ...connectionOptions, address });
     const client = new Client({
@@ -161,8 +178,10 @@ export class ConversationClient {
    * that names a conversation already (running or closed) is refused with `already_started`: send it a message.
    */
   async startConversation(options: StartOptions & { firstMessage?: string } = {}): Promise<string> {
+    checked(optionsObject, options, 'startConversation', 'options');
     const { id = `conversation-${randomUUID()}`, firstMessage, ...rest } = options;
-    if (firstMessage !== undefined) checkMessage(firstMessage);
+    checked(conversationIdSchema, id, 'startConversation', 'options.id');
+    if (firstMessage !== undefined) checkedText(firstMessage, 'startConversation');
     const input: ConversationInput = {
       options: await this.validate(rest),
       ...(firstMessage !== undefined && { firstMessage }),
@@ -202,7 +221,10 @@ export class ConversationClient {
     start?: Omit<StartOptions, 'id'>,
     wait: SendOptions = {},
   ): Promise<TurnResult> {
-    checkMessage(text);
+    checked(conversationIdSchema, id, 'sendMessage', 'id');
+    checkedText(text, 'sendMessage');
+    checked(optionsObject, start, 'sendMessage', 'start');
+    checked(sendOptionsSchema, wait, 'sendMessage', 'wait');
     const output = wait.output && outputSpecOf(wait.output);
     const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
     const input: ConversationInput | undefined = start ? { options: await this.validate(start) } : undefined;
@@ -241,7 +263,10 @@ export class ConversationClient {
     start?: Omit<StartOptions, 'id'>,
     message: Pick<SendOptions, 'output'> = {},
   ): Promise<SubmittedMessage> {
-    checkMessage(text);
+    checked(conversationIdSchema, id, 'submitMessage', 'id');
+    checkedText(text, 'submitMessage');
+    checked(optionsObject, start, 'submitMessage', 'start');
+    checked(messageOptionsSchema, message, 'submitMessage', 'message');
     const output = message.output && outputSpecOf(message.output);
     const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
     const input: ConversationInput | undefined = start ? { options: await this.validate(start) } : undefined;
@@ -269,6 +294,8 @@ export class ConversationClient {
    * to resume after a drop, pass the last offset seen + 1. Ends when the conversation does (or `signal` aborts).
    */
   events(id: string, options: EventsOptions = {}): AsyncGenerator<StreamItem, void, undefined> {
+    checked(conversationIdSchema, id, 'events', 'id');
+    checked(eventsOptionsSchema, options, 'events', 'options');
     return conversationEvents(this.client, id, options);
   }
 
@@ -282,6 +309,10 @@ export class ConversationClient {
     start?: Omit<StartOptions, 'id'>,
     options: Pick<EventsOptions, 'signal'> & Pick<SendOptions, 'output'> = {},
   ): AsyncGenerator<StreamItem, void, undefined> {
+    checked(conversationIdSchema, id, 'streamMessage', 'id');
+    checkedText(text, 'streamMessage');
+    checked(optionsObject, start, 'streamMessage', 'start');
+    checked(streamOptionsSchema, options, 'streamMessage', 'options');
     const { output, ...eventsOptions } = options;
     const { turn, offset } = await this.submitMessage(id, text, start, output ? { output } : {});
     let ours = false;
@@ -297,6 +328,9 @@ export class ConversationClient {
 
   /** The reply to `turn` (a message sent earlier, e.g. with `startConversation({ firstMessage })`). */
   async awaitTurn(id: string, turn: number, wait: WaitOptions = {}): Promise<TurnResult> {
+    checked(conversationIdSchema, id, 'awaitTurn', 'id');
+    checked(turnNumberSchema, turn, 'awaitTurn', 'turn');
+    checked(waitOptionsSchema, wait, 'awaitTurn', 'wait');
     const deadline = Date.now() + (wait.timeoutMs ?? this.turnTimeoutMs);
     try {
       return await this.follow(id, { kind: 'continued', turn }, deadline);
@@ -306,38 +340,49 @@ export class ConversationClient {
   }
 
   async getState(id: string): Promise<ConversationSnapshot> {
-    return this.call(id, (handle) => handle.query(stateQuery));
+    return this.call('getState', id, (handle) => handle.query(stateQuery));
   }
 
   async getTranscript(id: string, range?: TranscriptRange): Promise<MessageParam[]> {
-    return this.call(id, (handle) => handle.query(transcriptQuery, range));
+    checked(transcriptRangeSchema, range, 'getTranscript', 'range');
+    return this.call('getTranscript', id, (handle) => handle.query(transcriptQuery, range));
   }
 
-  async approveToolCall(id: string, decision: ApprovalDecision): Promise<void> {
-    const parsed = approvalDecisionSchema.safeParse(decision);
-    if (!parsed.success)
-      throw new ConversationError(
-        'invalid_options',
-        `Invalid approval decision: ${describeIssues(parsed.error, 'decision')}`,
-      );
-    return this.call(id, (handle) => handle.executeUpdate(approveToolCallUpdate, { args: [parsed.data] }));
+  /**
+   * Approves or rejects a pending tool call. A state's PendingApproval with `approve` (and `reason`) added is a
+   * decision too: its `tool`, `input` and `requestedAt` are dropped; any other key is refused.
+   */
+  async approveToolCall(
+    id: string,
+    decision: ApprovalDecision & Partial<Pick<PendingApproval, (typeof PENDING_APPROVAL_FIELDS)[number]>>,
+  ): Promise<void> {
+    checked(conversationIdSchema, id, 'approveToolCall', 'id');
+    checked(objectArgument('a decision', false), decision, 'approveToolCall', 'decision');
+    const sent = Object.fromEntries(
+      Object.entries(decision).filter(([key]) => !(PENDING_APPROVAL_FIELDS as readonly string[]).includes(key)),
+    );
+    const parsed = checked(approvalSchema, sent, 'approveToolCall', 'decision');
+    return this.call('approveToolCall', id, (handle) =>
+      handle.executeUpdate(approveToolCallUpdate, { args: [parsed] }),
+    );
   }
 
   /** Ends an open conversation after the turns already sent; it completes with status `completed`. */
   async end(id: string): Promise<void> {
-    return this.call(id, (handle) => handle.signal(endConversationSignal));
+    return this.call('end', id, (handle) => handle.signal(endConversationSignal));
   }
 
   /** Cancels the conversation at once (Temporal cancellation: running activities are cancelled). */
   async cancel(id: string): Promise<void> {
-    await this.call(id, (handle) => handle.cancel());
+    await this.call('cancel', id, (handle) => handle.cancel());
   }
 
   async waitForResult(id: string): Promise<ConversationResult> {
-    return this.call(id, (handle) => handle.result());
+    return this.call('waitForResult', id, (handle) => handle.result());
   }
 
   async list(filter: ListFilter = {}): Promise<ConversationSummary[]> {
+    checked(listFilterSchema, filter, 'list', 'filter');
     const clauses = [`WorkflowType = '${CONVERSATION_WORKFLOW}'`];
     if (filter.status) clauses.push(`${attributes.ConversationStatus.name} = ${quote(filter.status)}`);
     if (filter.model) clauses.push(`${attributes.ConversationModel.name} = ${quote(filter.model)}`);
@@ -365,11 +410,13 @@ export class ConversationClient {
 
   /** The tool names a conversation may ask for: the configured ones, or those a worker of the task queue registers. */
   async tools(refresh = false): Promise<readonly string[]> {
+    checked(refreshSchema, refresh, 'tools', 'refresh');
     return this.configuredTools ?? (await this.catalog(refresh)).tools;
   }
 
   /** The MCP servers a conversation may name: the configured ones, or those a worker of the task queue has. */
   async mcpServers(refresh = false): Promise<readonly string[]> {
+    checked(refreshSchema, refresh, 'mcpServers', 'refresh');
     return this.configuredMcpServers ?? (await this.catalog(refresh)).mcpServers;
   }
 
@@ -398,10 +445,17 @@ export class ConversationClient {
   }
 
   handle(id: string): WorkflowHandle<typeof conversation> {
+    checked(conversationIdSchema, id, 'handle', 'id');
     return this.client.workflow.getHandle<typeof conversation>(id);
   }
 
-  private async call<T>(id: string, fn: (handle: WorkflowHandle<typeof conversation>) => Promise<T>): Promise<T> {
+  /** `fn` on the conversation's handle, once its id is checked; Temporal's errors become ConversationError. */
+  private async call<T>(
+    name: string,
+    id: string,
+    fn: (handle: WorkflowHandle<typeof conversation>) => Promise<T>,
+  ): Promise<T> {
+    checked(conversationIdSchema, id, name, 'id');
     try {
       return await fn(this.handle(id));
     } catch (err) {
@@ -432,7 +486,7 @@ export class ConversationClient {
     if (!parsed.success) {
       throw new ConversationError(
         'invalid_options',
-        `Invalid conversation options: ${describeIssues(parsed.error, 'options')}`,
+        `Invalid conversation options: ${describeCallIssues(parsed.error, 'options')}`,
       );
     }
     if (parsed.data.tools.length > 0) {
@@ -519,11 +573,6 @@ function untilAnswered<T>(client: Client, deadline: number, call: () => Promise<
       }
     }
   });
-}
-
-function checkMessage(text: unknown): void {
-  const parsed = userMessageSchema.safeParse(text);
-  if (!parsed.success) throw new ConversationError('invalid_message', parsed.error.issues[0]!.message);
 }
 
 function quote(value: string): string {

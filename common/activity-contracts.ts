@@ -154,8 +154,9 @@ export interface ToolActivityInput {
   input: Record<string, unknown>;
   protocol: ProtocolName;
   /**
-   * `<workflowId>/<first run id>/<call id>`: the same for every attempt of this call, and never the same for
-   * another call, even of a conversation that reuses the id after this one closed.
+   * `<workflowId>/<first run id>/<call ref>` (ToolCall.ref: the model call's number and the call's place in the
+   * reply; runs begun before that used the tool_use id): the same for every attempt of this call, and never the same
+   * for another call, even of a conversation that reuses the id after this one closed.
    */
   idempotencyKey: string;
 }

@@ -66,6 +66,25 @@ export function boundedText(text: string, max: number): string {
   return wellFormed(text.length > max ? `${text.slice(0, max - 1)}…` : text);
 }
 
+/** Why a string is not well-formed, printable text, or undefined when it is. Linear; stops at the first problem. */
+export function unprintable(text: string): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 0x1f || (c >= 0x7f && c <= 0x9f)) return `a control character (U+${hex(c)}) at position ${i}`;
+    if (c === 0x2028 || c === 0x2029) return `a line break (U+${hex(c)}) at position ${i}`;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+      else return `a lone surrogate (U+${hex(c)}) at position ${i}`;
+    } else if (c >= 0xdc00 && c <= 0xdfff) return `a lone surrogate (U+${hex(c)}) at position ${i}`;
+  }
+  return undefined;
+}
+
+function hex(code: number): string {
+  return code.toString(16).toUpperCase().padStart(4, '0');
+}
+
 /** A string of at most `maxChars` characters with no lone surrogate; the error says which rule it broke, not the text. */
 export function wellFormedText(maxChars: number, what = 'The text') {
   return z.string({ error: `${what} must be a string.` }).superRefine((text, ctx) => {

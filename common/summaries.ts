@@ -1,32 +1,33 @@
 // One-line descriptions of what a conversation is doing, for the Web UI (activity summaries, current details).
-
-import { jsonExtentProblem } from './json-extent';
+import { jsonText } from './json-text';
 import { boundedText } from './safe-text';
 
 const MAX_VALUE_CHARS = 60;
-/** A whole summary: the model chooses how many arguments a call has and how long their names are. */
-const MAX_SUMMARY_CHARS = 1_000;
-/** An argument is shown only while serialising it is cheap and shallow (it comes from the model). */
-const SHOWN_VALUE_LIMITS = { maxDepth: 16, maxNodes: 1_000 };
+/**
+ * A tool call's summary stops after this many characters: the model chooses how many arguments there are and how
+ * long they are, and a summary is one line in the Web UI, recorded with every tool activity. (Temporal's own limit
+ * for summaries, `limit.userMetadataSummarySize`, is 400 bytes; the dev server does not apply it to activities.)
+ */
+export const MAX_TOOL_CALL_SUMMARY_CHARS = 100;
 
+/** A value's JSON, cut short; written without recursion and no further than needed (the model chose its size). */
 function shortValue(value: unknown): string {
-  if (jsonExtentProblem(value, SHOWN_VALUE_LIMITS)) return Array.isArray(value) ? '[…]' : '{…}';
-  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? 'undefined');
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+  return value === undefined
+    ? 'undefined'
+    : boundedText(jsonText(value, { maxChars: MAX_VALUE_CHARS }), MAX_VALUE_CHARS);
 }
 
-/** `get_ticker_symbol(company_name="General Motors")` */
+/** `get_ticker_symbol(company_name="General Motors")`, at most MAX_TOOL_CALL_SUMMARY_CHARS long. */
 export function toolCallSummary(name: string, input: Record<string, unknown>): string {
-  const args: string[] = [];
-  let length = name.length;
-  // A non-object input (the model's mistake) is summarised without arguments rather than thrown on.
-  for (const [key, value] of typeof input === 'object' && input !== null ? Object.entries(input) : []) {
-    if (length > MAX_SUMMARY_CHARS) break;
-    const arg = `${key.length > MAX_VALUE_CHARS ? `${key.slice(0, MAX_VALUE_CHARS - 1)}…` : key}=${shortValue(value)}`;
-    args.push(arg);
-    length += arg.length + 2;
+  let args = '';
+  // A non-object input (the model's mistake) is summarised without arguments.
+  const members = typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {};
+  for (const key in members) {
+    if (!Object.hasOwn(members, key)) continue;
+    args += `${args ? ', ' : ''}${boundedText(key, MAX_VALUE_CHARS)}=${shortValue(members[key])}`;
+    if (name.length + args.length > MAX_TOOL_CALL_SUMMARY_CHARS) break;
   }
-  return boundedText(`${name}(${args.join(', ')})`, MAX_SUMMARY_CHARS);
+  return boundedText(`${name}(${args})`, MAX_TOOL_CALL_SUMMARY_CHARS);
 }
 
 /** `claude-sonnet-4-5 · call 2 · max_tokens 1024` */
@@ -36,5 +37,5 @@ export function modelCallSummary(model: string, call: number, maxTokens: number)
 
 export function firstLine(text: string, max = 120): string {
   const line = text.trim().split('\n')[0] ?? '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return boundedText(line, max);
 }

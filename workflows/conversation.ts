@@ -256,29 +256,27 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       );
       return 'done';
     }
-    const reading = readReply(protocol, reply, state.modelCalls);
+    // What the model sent, made into what the API takes back (ids, inputs, empty replies: common/protocols).
+    const reading = readReply(protocol, reply, state.modelCalls, state.transcript);
+    const { stopReason } = reading;
     state.appendReply(reading.assistant, reply.id);
     followContext(state, reply);
-    if (reply.stop_reason === 'refusal') {
-      state.finishTurn(reading.text || 'The model declined to answer.', reply.stop_reason, 'refused');
+    if (stopReason === 'refusal') {
+      state.finishTurn(reading.text || 'The model declined to answer.', stopReason, 'refused');
       return 'done';
     }
-    if (reply.stop_reason === 'pause_turn') continue; // the server paused a long turn: send it back as it is
-    const typed = await handleTypedReply(run, reply.stop_reason, reading);
+    if (stopReason === 'pause_turn') continue; // the server paused a long turn: send it back as it is
+    const typed = await handleTypedReply(run, stopReason, reading);
     if (typed === 'done') return 'done';
     if (typed === 'next') continue;
     if (reading.toolCalls.length === 0) {
-      state.finishTurn(
-        reading.text,
-        reply.stop_reason,
-        state.options.closeAfterFirstReply ? 'completed' : 'awaiting_user',
-      );
+      state.finishTurn(reading.text, stopReason, state.options.closeAfterFirstReply ? 'completed' : 'awaiting_user');
       return 'done';
     }
     if (turn.toolCalls + reading.toolCalls.length > limits.maxToolCallsPerTurn) {
       state.finishTurn(
         `Stopped: the model asked for more than ${limits.maxToolCallsPerTurn} tool calls in one turn.`,
-        reply.stop_reason,
+        stopReason,
         'limit_reached',
       );
       return 'done';

@@ -85,7 +85,7 @@ export async function listConversationMcpTools(
 export async function callMcpTool(
   tool: McpTool,
   call: ToolCall,
-  how: { policy: ToolPolicy; protocol: Protocol; summary: string; idempotencyKey: string },
+  how: { policy: ToolPolicy; protocol: Protocol; summary: string; activityId: string; idempotencyKey: string },
 ): Promise<McpToolCallResult> {
   const decoded = how.protocol.decodeToolInput(call.input, tool.input_schema);
   if (!decoded.ok) return { ok: false, content: [{ type: 'text', text: `InvalidInput: ${decoded.error}` }] };
@@ -95,7 +95,7 @@ export async function callMcpTool(
     heartbeatTimeout: policy.heartbeatTimeout,
     retry: { maximumAttempts: policy.maximumAttempts, initialInterval: policy.initialInterval, backoffCoefficient: 2 },
   })[CALL_MCP_TOOL_ACTIVITY];
-  return activity.executeWithOptions({ summary: how.summary, activityId: `tool-${call.id}` }, [
+  return activity.executeWithOptions({ summary: how.summary, activityId: how.activityId }, [
     { server: tool.server, tool: tool.tool, arguments: decoded.value, idempotencyKey: how.idempotencyKey },
   ]);
 }

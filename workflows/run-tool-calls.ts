@@ -1,7 +1,7 @@
 // Running the tool calls of one reply: one activity per call, all calls of a reply at once, outcomes in the model's
 // order. Every way a call can go wrong becomes an error outcome the model can read.
 import { ActivityFailure } from '@temporalio/common';
-import { condition, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { ToolActivityInput, ToolActivityResult, ToolPolicy } from '../common/activity-contracts';
 import { boundedOutcome } from '../common/bounded-text';
 import { digest } from '../common/digest';
@@ -78,13 +78,13 @@ async function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
     if (refusal) return fail(refusal);
   }
 
-  const idempotencyKey = `${workflowInfo().workflowId}/${state.firstRunId}/${call.id}`;
+  const { activityId, idempotencyKey } = toolActivityNames(state, call);
   setCurrentDetails(`Running ${summary}`);
   state.startActivity(call.id, { kind: 'tool', name: summary, startedAt: new Date().toISOString() });
   try {
     if (mcpTool) {
       const protocol = protocolFor(state.options.protocol);
-      const result = await callMcpTool(mcpTool, call, { policy, protocol, summary, idempotencyKey });
+      const result = await callMcpTool(mcpTool, call, { policy, protocol, summary, activityId, idempotencyKey });
       return { callId: call.id, name: call.name, isError: !result.ok, content: result.content };
     }
     const tool = proxyActivities<ToolActivities>({
@@ -96,7 +96,7 @@ async function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
         backoffCoefficient: 2,
       },
     })[call.name]!;
-    const result = await tool.executeWithOptions({ summary, activityId: `tool-${call.id}` }, [
+    const result = await tool.executeWithOptions({ summary, activityId }, [
       { input: call.input, protocol: state.options.protocol, idempotencyKey },
     ]);
     return { callId: call.id, name: call.name, isError: !result.ok, content: result.content };
@@ -106,6 +106,19 @@ async function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
   } finally {
     state.finishActivity(call.id);
   }
+}
+
+/**
+ * Tool activities are named after the orchestrator's `ref` of the call (`tool-<model call>-<n>`), and so are their
+ * idempotency keys: unique and well-formed whatever ids the model wrote. Runs that began before this scheduled them by
+ * the model's tool_use id (`tool-toolu_…`), and keep doing so when replayed.
+ */
+export const TOOL_NAMES_FROM_CALL_REF = 'tool-activity-ids-from-call-ref';
+
+/** The activity id of a call's tool activity, and the idempotency key every attempt of it gets (the same each time). */
+function toolActivityNames(state: ConversationState, call: ToolCall): { activityId: string; idempotencyKey: string } {
+  const name = patched(TOOL_NAMES_FROM_CALL_REF) ? call.ref : call.id;
+  return { activityId: `tool-${name}`, idempotencyKey: `${workflowInfo().workflowId}/${state.firstRunId}/${name}` };
 }
 
 /** Waits for a person to approve this exact call; returns why it may not run, or undefined to run it. */

@@ -1,25 +1,9 @@
 // The Messages API's own tool use: `tools` in the request, `tool_use` blocks in the reply, `tool_result` blocks in
 // the next user message.
-import type {
-  ContentBlock,
-  ContentBlockParam,
-  Tool,
-  ToolChoice,
-  ToolResultBlockParam,
-} from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, Tool, ToolChoice, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { knownStopReason, sendableBlock } from './reply-content';
+import { readToolUse } from './tool-use-blocks';
 import type { Protocol, ToolCall, ToolDescription, ToolRequestOptions } from './types';
-
-/** A reply block as it goes back to the API: response-only fields (citations: null, …) dropped. */
-function toParam(block: ContentBlock): ContentBlockParam {
-  switch (block.type) {
-    case 'text':
-      return { type: 'text', text: block.text };
-    case 'tool_use':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
-    default:
-      return block as ContentBlockParam;
-  }
-}
 
 /** The description, then what the tool returns and raises: the API has no fields for those. */
 function describe(tool: ToolDescription): string {
@@ -50,26 +34,29 @@ export const nativeProtocol: Protocol = {
     return { tools: rendered, ...(choice && { tool_choice: choice }) };
   },
 
-  readReply(reply) {
+  readReply(reply, callNumber, takenIds = new Set()) {
     const toolCalls: ToolCall[] = [];
     const texts: string[] = [];
-    for (const block of reply.content) {
-      if (block.type === 'text') texts.push(block.text);
-      if (block.type === 'tool_use') {
-        const input = block.input;
-        const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
-        toolCalls.push({
-          id: block.id,
-          name: block.name,
-          input: isObject ? (input as Record<string, unknown>) : {},
-          ...(!isObject && { malformed: `the input of ${block.name} must be a JSON object` }),
-        });
+    const blocks: ContentBlockParam[] = [];
+    const taken = new Set(takenIds);
+    for (const block of Array.isArray(reply.content) ? (reply.content as unknown[]) : []) {
+      const type = typeof block === 'object' && block !== null ? (block as { type?: unknown }).type : undefined;
+      if (type === 'tool_use') {
+        const read = readToolUse(block, callNumber, toolCalls.length, taken);
+        blocks.push(read.block);
+        toolCalls.push(read.call);
+        continue;
       }
+      const text = type === 'text' ? (block as { text?: unknown }).text : undefined;
+      if (typeof text === 'string') texts.push(text);
+      const sendable = sendableBlock(block);
+      if (sendable) blocks.push(sendable);
     }
     return {
-      assistant: { role: 'assistant', content: reply.content.map(toParam) },
+      assistant: { role: 'assistant', content: blocks },
       toolCalls,
       text: texts.join('\n').trim(),
+      stopReason: knownStopReason(reply.stop_reason),
     };
   },
 

@@ -6,6 +6,7 @@ import type {
   ImageBlockParam,
   Message,
   MessageParam,
+  StopReason,
   TextBlockParam,
   Tool,
   ToolChoice,
@@ -28,8 +29,16 @@ export type ModelReply = Pick<Message, 'content' | 'stop_reason' | 'stop_sequenc
 
 /** One tool call the model asked for. */
 export interface ToolCall {
-  /** The `tool_use` id (native), or an id the protocol makes up, unique within the conversation (legacy). */
+  /**
+   * The `tool_use` id (native: the model's when the API would take it back, else the orchestrator's), or an id the
+   * protocol makes up (legacy); unique within the transcript.
+   */
   id: string;
+  /**
+   * The orchestrator's own name for the call, `<model call number>-<position among the reply's calls>`: unique in the
+   * conversation whatever the model wrote. Activity ids and idempotency keys are made of it.
+   */
+  ref: string;
   name: string;
   /** The arguments as the model wrote them; `decodeToolInput` turns them into what the tool's schema checks. */
   input: Record<string, unknown>;
@@ -56,6 +65,8 @@ export interface ReplyReading {
   toolCalls: ToolCall[];
   /** The text a person should see as the answer (legacy: the `<answer>` content when present). */
   text: string;
+  /** The reply's stop reason when it is one the API defines; null otherwise (a proxy can send anything). */
+  stopReason: StopReason | null;
 }
 
 /** The protocol's part of a Messages API request: where the tools go, and how the model is told to stop. */
@@ -80,8 +91,12 @@ export interface Protocol {
   readonly name: ProtocolName;
   /** The tools (and tool choice) as this protocol puts them into a request; nothing when there are no tools. */
   renderTools(tools: readonly ToolDescription[], options: ToolRequestOptions): ToolsInRequest;
-  /** `callNumber` counts the conversation's model calls (this one included); the legacy protocol makes ids from it. */
-  readReply(reply: ModelReply, callNumber: number): ReplyReading;
+  /**
+   * `callNumber` counts the conversation's model calls (this one included): calls' `ref`s and the ids the
+   * orchestrator makes up come from it. `takenIds`: the tool_use ids the transcript holds already, which the reply's
+   * own may not repeat. The assistant message is always one the API accepts back.
+   */
+  readReply(reply: ModelReply, callNumber: number, takenIds?: ReadonlySet<string>): ReplyReading;
   /** A call's input as the tool's JSON Schema expects it (the legacy protocol's values arrive as text). */
   decodeToolInput(input: Record<string, unknown>, schema: ToolDescription['input_schema']): DecodedInput;
   /** One user message answering every call of the last reply, in the model's order. */

@@ -227,6 +227,67 @@ describe('local Messages API validation: tool_use / tool_result pairing', () => 
       /^messages\.1\.content\.0\.tool_use\.input: Input should be a valid dictionary$/,
     );
   });
+  test('a tool_use id with characters outside [a-zA-Z0-9_-] → 400', async () => {
+    for (const id of ['toolu_a.b', 'toolu a', 'toolu_\ud800', 'call:0']) {
+      await expect400(
+        { ...base, messages: [user(STOCK_QUESTION), assistant([toolUse(id)]), user([toolResult(id)])] },
+        /^messages\.1\.content\.0\.tool_use\.id: String should match pattern '\^\[a-zA-Z0-9_-\]\+\$'$/,
+      );
+    }
+  });
+  test('the same tool_use id twice in one message or across messages → 400', async () => {
+    await expect400(
+      {
+        ...base,
+        messages: [
+          user(STOCK_QUESTION),
+          assistant([toolUse('toolu_1'), toolUse('toolu_1')]),
+          user([toolResult('toolu_1')]),
+        ],
+      },
+      /^messages\.1\.content\.1: `tool_use` ids must be unique$/,
+    );
+    await expect400(
+      {
+        ...base,
+        messages: [
+          user(STOCK_QUESTION),
+          assistant([toolUse('toolu_1')]),
+          user([toolResult('toolu_1')]),
+          assistant([toolUse('toolu_1')]),
+          user([toolResult('toolu_1')]),
+        ],
+      },
+      /^messages\.3\.content\.0: `tool_use` ids must be unique$/,
+    );
+  });
+});
+
+describe('local Messages API validation: text', () => {
+  test('an empty text block → 400', async () => {
+    await expect400(
+      { ...base, messages: [user(STOCK_QUESTION), assistant([{ type: 'text', text: '' }]), user('and?')] },
+      /^messages: text content blocks must be non-empty$/,
+    );
+  });
+  test('a message whose only text is blank → 400; blank text next to other text is accepted', async () => {
+    await expect400(
+      { ...base, messages: [user(STOCK_QUESTION), assistant([{ type: 'text', text: ' \n' }]), user('and?')] },
+      /^messages: text content blocks must contain non-whitespace text$/,
+    );
+    await expect400(
+      { ...base, messages: [user(STOCK_QUESTION), assistant(' \n'), user('and?')] },
+      /^messages: text content blocks must contain non-whitespace text$/,
+    );
+    const blankAndText = [
+      { type: 'text' as const, text: ' ' },
+      { type: 'text' as const, text: 'Hello.' },
+    ];
+    assert.deepEqual(
+      validateRequest({ ...base, messages: [user(STOCK_QUESTION), assistant(blankAndText), user('and?')] }),
+      { ok: true },
+    );
+  });
 });
 
 describe('local Messages API validation: caching and sampling parameters', () => {

@@ -3,10 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { boundedMessage, boundedOutcome, limitText } from '../../common/bounded-text';
-import { truncate, wellFormed } from '../../common/safe-text';
-
-/** String.prototype.isWellFormed (Node 20), which the project's TypeScript lib does not declare. */
-const isWellFormed = (text: string) => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+import { isWellFormed, truncate, wellFormed } from '../../common/safe-text';
 
 describe('wellFormed', () => {
   test('lone surrogates become U+FFFD; pairs, NUL and everything else stay', () => {

@@ -31,6 +31,7 @@ describe('compaction blocks', () => {
         { type: 'tool_use', id: 't1', name: 'get_weather', input: { location: 'Tokyo' }, caller: { type: 'direct' } },
       ]),
       7,
+      [],
     );
     assert.deepEqual(reading.assistant, {
       role: 'assistant',
@@ -54,17 +55,20 @@ describe('compaction blocks', () => {
       protocolFor('legacy-xml'),
       reply([block, { type: 'text', text: calls, citations: null }], 'stop_sequence'),
       3,
+      [],
     );
     assert.deepEqual(reading.assistant, {
       role: 'assistant',
       content: [asParam, { type: 'text', text: calls + LEGACY_STOP_SEQUENCE }],
     });
-    assert.deepEqual(reading.toolCalls, [{ id: 'legacy-3-0', name: 'get_weather', input: { location: 'Tokyo' } }]);
+    assert.deepEqual(reading.toolCalls, [
+      { id: 'legacy-3-0', ref: '3-0', name: 'get_weather', input: { location: 'Tokyo' } },
+    ]);
   });
 
   test('a reply that is the block alone (paused after compacting) is an assistant message of that block', () => {
     for (const name of ['native', 'legacy-xml'] as const) {
-      const reading = readReply(protocolFor(name), reply([block], 'end_turn'), 1);
+      const reading = readReply(protocolFor(name), reply([block], 'end_turn'), 1, []);
       assert.deepEqual(reading.assistant, { role: 'assistant', content: [asParam] });
       assert.deepEqual(reading.toolCalls, []);
     }

@@ -890,6 +890,7 @@ describe('legacyXmlProtocol', () => {
     assert.deepEqual(first.toolCalls, [
       {
         id: 'legacy-1-0',
+        ref: '1-0',
         name: 'get_ticker_symbol',
         input: { company_name: 'General Motors' },
       },
@@ -908,6 +909,7 @@ describe('legacyXmlProtocol', () => {
     assert.deepEqual(second.toolCalls, [
       {
         id: 'legacy-2-0',
+        ref: '2-0',
         name: 'get_current_stock_price',
         input: { symbol: 'GM' },
       },
@@ -925,6 +927,7 @@ describe('legacyXmlProtocol', () => {
       assistant: { role: 'assistant', content: DOC_FINAL_REPLY },
       toolCalls: [],
       text: 'The current stock price of General Motors is $38.50.',
+      stopReason: 'end_turn',
     });
   });
 
@@ -946,8 +949,14 @@ describe('legacyXmlProtocol', () => {
       '<invoke>\n<parameters>\n<y>2</y>\n</parameters>\n</invoke>\n';
     const r = legacyXmlProtocol.readReply(reply(text), 0);
     assert.deepEqual(r.toolCalls, [
-      { id: 'legacy-0-0', name: 'a', input: { x: '1' } },
-      { id: 'legacy-0-1', name: '', input: { y: '2' }, malformed: 'could not read <invoke> 2: it has no <tool_name>' },
+      { id: 'legacy-0-0', ref: '0-0', name: 'a', input: { x: '1' } },
+      {
+        id: 'legacy-0-1',
+        ref: '0-1',
+        name: '',
+        input: { y: '2' },
+        malformed: 'could not read <invoke> 2: it has no <tool_name>',
+      },
     ]);
   });
 
@@ -964,7 +973,12 @@ describe('legacyXmlProtocol', () => {
   it('treats a <function_calls> mentioned in a finished answer as text', () => {
     const text = 'Tools are called with a <function_calls> block.';
     const r = legacyXmlProtocol.readReply(reply(text, 'end_turn'), 0);
-    assert.deepEqual(r, { assistant: { role: 'assistant', content: text }, toolCalls: [], text });
+    assert.deepEqual(r, {
+      assistant: { role: 'assistant', content: text },
+      toolCalls: [],
+      text,
+      stopReason: 'end_turn',
+    });
   });
 
   it('reads calls written without the stop sequence and drops the results the model imagined after them', () => {

@@ -17,8 +17,11 @@ export type ReplyBlock =
   | { type: 'text'; text: string }
   /** The summary of a compacted conversation; it opens the reply (context-management.ts). */
   | { type: 'compaction'; content: string; encrypted_content: string; signature: string }
-  /** `partialJson`: cut off by max_tokens; only this prefix of the input JSON is streamed (JSON answer: `{}`). */
-  | { type: 'tool_use'; id: string; name: string; input: Json; partialJson?: string };
+  /**
+   * `partialJson`: cut off by max_tokens; only this prefix of the input JSON is streamed (JSON answer: `{}`).
+   * `inputJson`: the input as this raw JSON text instead of `input` (for inputs JSON.stringify cannot write).
+   */
+  | { type: 'tool_use'; id: string; name: string; input: unknown; partialJson?: string; inputJson?: string };
 
 export interface ReplyUsage extends CacheUsage {
   output_tokens: number;
@@ -30,8 +33,8 @@ export interface Reply {
   id: string;
   model: string;
   content: ReplyBlock[];
-  /** `compaction`: paused after compacting (`pause_after_compaction`). */
-  stop_reason: StopReason | 'compaction';
+  /** `compaction`: paused after compacting (`pause_after_compaction`); scripts may send any other string, or null. */
+  stop_reason: StopReason | 'compaction' | (string & {}) | null;
   stop_sequence: string | null;
   usage: ReplyUsage;
   /** Present when the request asked for context management: the edits applied to its prompt. */
@@ -68,6 +71,25 @@ function blockJson(block: ReplyBlock): Json {
 
 function messageShell(reply: Reply): Json {
   return { id: reply.id, type: 'message', role: 'assistant', model: reply.model };
+}
+
+/** The JSON text of a tool_use block's input as the reply carries it. */
+export function inputJsonOf(block: Extract<ReplyBlock, { type: 'tool_use' }>): string {
+  return block.inputJson ?? JSON.stringify(block.input) ?? 'null';
+}
+
+/** The non-streaming answer as JSON text: a complete Message, raw `inputJson` inputs written into it as they are. */
+export function messageText(reply: Reply): string {
+  const raw: string[] = [];
+  const marker = (i: number) => `\u0000raw-input-${i}\u0000`;
+  const content = reply.content.map((block) => {
+    if (block.type !== 'tool_use' || block.inputJson === undefined || block.partialJson !== undefined) return block;
+    raw.push(block.inputJson);
+    return { ...block, inputJson: undefined, input: marker(raw.length - 1) };
+  });
+  let text = JSON.stringify(messageJson({ ...reply, content }));
+  raw.forEach((json, i) => (text = text.split(JSON.stringify(marker(i))).join(json)));
+  return text;
 }
 
 /** The non-streaming answer: a complete Message. */
@@ -167,7 +189,7 @@ function blockEvents(block: ReplyBlock, index: number, paced: boolean): WireEven
         content_block: { type: 'tool_use', id: block.id, name: block.name, input: {}, caller: { type: 'direct' } },
       }),
     });
-    const json = block.partialJson ?? JSON.stringify(block.input);
+    const json = block.partialJson ?? inputJsonOf(block);
     for (const partial_json of ['', ...split(json)]) {
       out.push({
         delta: partial_json !== '',

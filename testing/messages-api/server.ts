@@ -27,7 +27,7 @@ import { demoReply, firstUserText } from './demo-model';
 import { errorBody, errorTypeForStatus, statusForErrorType } from './errors';
 import { messageId, requestId, toolUseId } from './ids';
 import { PromptCache } from './prompt-cache';
-import { messageJson, streamReply, wait, type Reply, type ReplyBlock, type ReplyUsage } from './respond';
+import { inputJsonOf, messageText, streamReply, wait, type Reply, type ReplyBlock, type ReplyUsage } from './respond';
 import { outputTokens } from './tokens';
 import type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep, ScriptUsage } from './types';
 import { outputSchemaOf, validateRequest } from './validate-request';
@@ -338,7 +338,13 @@ class MessagesApiServer implements MessagesApi {
           ? { type: 'text', text: block.text }
           : block.type === 'json'
             ? { type: 'text', text: JSON.stringify(block.value) }
-            : { type: 'tool_use', id: block.id ?? toolUseId(), name: block.name, input: block.input },
+            : {
+                type: 'tool_use',
+                id: block.id ?? toolUseId(),
+                name: block.name,
+                input: block.input,
+                ...(block.inputJson !== undefined && { inputJson: block.inputJson }),
+              },
       );
       const notJson = notJsonAnswer(body, content);
       if (notJson) return this.sendError(ex, 400, 'invalid_request_error', notJson);
@@ -385,7 +391,7 @@ class MessagesApiServer implements MessagesApi {
         b.type === 'text'
           ? [b]
           : b.type === 'tool_use'
-            ? [{ type: 'tool_use' as const, name: b.name, json: b.partialJson ?? JSON.stringify(b.input) }]
+            ? [{ type: 'tool_use' as const, name: b.name, json: b.partialJson ?? inputJsonOf(b) }]
             : [],
       ),
     );
@@ -438,7 +444,7 @@ class MessagesApiServer implements MessagesApi {
   private async send(ex: Exchange, reply: Reply, delayMs: number, step: ScriptStep): Promise<void> {
     if (ex.record.stream) return streamReply(ex.res, reply, { ...this.streamOptions(ex, step), delayMs });
     if (!(await wait(delayMs, ex.signal))) return;
-    this.sendJson(ex, 200, messageJson(reply));
+    this.sendText(ex, 200, messageText(reply));
   }
 
   /** Pacing (the step's, else the server's) and where a paced stream records its tokens. */
@@ -462,8 +468,11 @@ class MessagesApiServer implements MessagesApi {
   }
 
   private sendJson(ex: Exchange, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+    this.sendText(ex, status, JSON.stringify(payload), headers);
+  }
+
+  private sendText(ex: Exchange, status: number, text: string, headers: Record<string, string> = {}): void {
     if (ex.res.destroyed || ex.res.headersSent) return;
-    const text = JSON.stringify(payload);
     this.writeHead(ex, status, {
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(text)),

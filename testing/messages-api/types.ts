@@ -10,12 +10,19 @@ export interface ScriptTextBlock {
   text: string;
 }
 
-/** A tool_use block of a scripted reply. Without `id` the server makes one up (`toolu_…`). */
+/**
+ * A tool_use block of a scripted reply. Without `id` the server makes one up (`toolu_…`). What is given goes out as
+ * it is, whether the real API would send it or not: a proxy or another model behind the same endpoint can send ids
+ * with any characters, repeated ids, and inputs that are not objects.
+ */
 export interface ScriptToolUseBlock {
   type: 'tool_use';
   id?: string;
   name: string;
-  input: Record<string, unknown>;
+  /** Usually an object; anything JSON can hold goes out as it is (a string, null, an array). */
+  input?: unknown;
+  /** The input as raw JSON text, instead of `input`: for inputs JSON.stringify cannot write (nested 10,000 deep). */
+  inputJson?: string;
 }
 
 /**
@@ -53,7 +60,8 @@ export type ScriptStep =
       fault?: never;
       reply: {
         content: ScriptBlock[];
-        stop_reason: StopReason;
+        /** Any string (or null) goes out as it is: a proxy may send a stop reason the API does not define. */
+        stop_reason: StopReason | (string & {}) | null;
         stop_sequence?: string | null;
         usage?: ScriptUsage;
       };

@@ -1,7 +1,9 @@
 // Validation of a Messages API request body, as the real API does it before any model runs. A failure is answered
 // 400 `invalid_request_error` with `message`. Wording follows what the API answers where it is known (from its error
 // reports: "messages: roles must alternate…", "tools.3.custom.name: String should match pattern…", "`tool_use` ids
-// were found without `tool_result` blocks immediately after…", "A maximum of 4 blocks with cache_control…");
+// were found without `tool_result` blocks immediately after…", "`tool_use` ids must be unique", "tool_use.id: String
+// should match pattern '^[a-zA-Z0-9_-]+$'", "text content blocks must be non-empty", "A maximum of 4 blocks with
+// cache_control…");
 // paths like `messages.1.content.0` point at the offending element.
 //
 // Deliberately stricter than today's API in one place: two consecutive messages with the same role are an error
@@ -15,6 +17,7 @@ export interface ValidateOptions {
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 const TOOL_CHOICE_TYPES = ['auto', 'any', 'tool', 'none'] as const;
 const MAX_CACHE_BREAKPOINTS = 4;
 
@@ -129,8 +132,44 @@ function check(body: unknown, options: ValidateOptions): void {
       fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
     }
   });
+  checkText(typed);
+  checkToolUseIds(typed);
   checkToolPairing(typed);
   checkCacheControl(body);
+}
+
+/**
+ * Text the API refuses: an empty text block anywhere, and blank text (a blank string content, or blank text blocks in
+ * a message with no other text).
+ */
+function checkText(messages: Array<{ content: string | Json[] }>): void {
+  for (const message of messages) {
+    const content = message.content;
+    if (typeof content === 'string') {
+      if (content !== '' && content.trim() === '')
+        fail('messages: text content blocks must contain non-whitespace text');
+      continue;
+    }
+    const texts = content.filter((b) => b['type'] === 'text').map((b) => b['text'] as string);
+    if (texts.some((text) => text === '')) fail('messages: text content blocks must be non-empty');
+    if (texts.length > 0 && texts.every((text) => text.trim() === '')) {
+      fail('messages: text content blocks must contain non-whitespace text');
+    }
+  }
+}
+
+/** A tool_use id may appear once in a request, across all its messages. */
+function checkToolUseIds(messages: Array<{ content: string | Json[] }>): void {
+  const seen = new Set<string>();
+  messages.forEach((message, i) => {
+    if (typeof message.content === 'string') return;
+    message.content.forEach((block, j) => {
+      if (block['type'] !== 'tool_use') return;
+      const id = String(block['id']);
+      if (seen.has(id)) fail(`messages.${i}.content.${j}: \`tool_use\` ids must be unique`);
+      seen.add(id);
+    });
+  });
 }
 
 function checkMessageShape(message: unknown, i: number): void {
@@ -158,6 +197,7 @@ function checkBlockShape(block: unknown, path: string, role: string): void {
     case 'tool_use':
       if (role !== 'assistant') fail(`${path}: \`tool_use\` blocks can only be in "assistant" messages`);
       if (typeof block['id'] !== 'string' || block['id'] === '') fail(`${path}.tool_use.id: Field required`);
+      if (!TOOL_USE_ID.test(block['id'])) fail(`${path}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (typeof block['name'] !== 'string') fail(`${path}.tool_use.name: Field required`);
       if (!isObject(block['input'])) fail(`${path}.tool_use.input: Input should be a valid dictionary`);
       break;

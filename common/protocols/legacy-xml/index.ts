@@ -4,6 +4,7 @@
 //
 // Pure and deterministic (it runs in the workflow sandbox): no Node built-ins, no I/O, no clocks, no randomness.
 // The pieces live next to this file; it assembles the Protocol and re-exports them.
+import { knownStopReason } from '../reply-content';
 import type { ModelReply, Protocol, ReplyReading, ToolCall } from '../types';
 import { extractAnswer } from './answer';
 import { coerceParameters } from './coerce';
@@ -33,12 +34,14 @@ function readReply(reply: ModelReply, callNumber: number): ReplyReading {
   const stopped = reply.stop_reason === 'stop_sequence' && reply.stop_sequence === LEGACY_STOP_SEQUENCE;
   const parsed = parseFunctionCalls(text);
   // A `<function_calls>` mentioned in prose, with no <invoke> and no stop, is just text.
+  const stopReason = knownStopReason(reply.stop_reason);
   if (parsed === null || (!stopped && parsed.calls.length === 0)) {
-    return { assistant: { role: 'assistant', content: text }, toolCalls: [], text: extractAnswer(text) };
+    return { assistant: { role: 'assistant', content: text }, toolCalls: [], text: extractAnswer(text), stopReason };
   }
   const toolCalls: ToolCall[] = parsed.calls.map((call) => {
     const toolCall: ToolCall = {
       id: `legacy-${callNumber}-${call.index}`,
+      ref: `${callNumber}-${call.index}`,
       name: call.name,
       input: call.parameters,
     };
@@ -49,6 +52,7 @@ function readReply(reply: ModelReply, callNumber: number): ReplyReading {
     // The model stopped on `</function_calls>` without a readable call: answer with an error so it can try again.
     toolCalls.push({
       id: `legacy-${callNumber}-0`,
+      ref: `${callNumber}-0`,
       name: '',
       input: {},
       malformed: parsed.errors.join('; ') || 'the <function_calls> block contains no <invoke>',
@@ -57,7 +61,7 @@ function readReply(reply: ModelReply, callNumber: number): ReplyReading {
   // The transcript keeps the exchange complete: the block closed by the stop sequence the API swallowed, and nothing
   // after it (text after a written `</function_calls>` can only be the model imagining the results).
   const assistantText = text.slice(0, parsed.end) + LEGACY_STOP_SEQUENCE;
-  return { assistant: { role: 'assistant', content: assistantText }, toolCalls, text: extractAnswer(text) };
+  return { assistant: { role: 'assistant', content: assistantText }, toolCalls, text: extractAnswer(text), stopReason };
 }
 
 export const legacyXmlProtocol: Protocol = {

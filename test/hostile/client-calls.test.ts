@@ -1,0 +1,375 @@
+// Hostile input through the client (ConversationClient, the CLI): what a careless or malicious caller passes. Every
+// bad argument is a ConversationError with the right code that names the argument and does not repeat the value; the
+// client sends nothing to Temporal when it can tell (a gRPC interceptor counts every call), and the calling process
+// never sees an uncaught exception or an unhandled rejection.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import { ConversationClient } from '../../client/conversation-client';
+import { ConversationError, type ConversationErrorCode } from '../../client/errors';
+import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
+import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { assertWorkerServes } from '../support/hostile';
+
+let h: Harness;
+let connection: Connection;
+let conversations: ConversationClient;
+/** Every gRPC call the client under test made. */
+let rpcs = 0;
+/** What reached the process's last resort while the tests ran. */
+const escaped: unknown[] = [];
+const onEscape = (error: unknown) => escaped.push(error);
+/** An open conversation for the calls that need one. */
+let openId: string;
+
+before(async () => {
+  process.on('uncaughtException', onEscape);
+  process.on('unhandledRejection', onEscape);
+  h = await startHarness();
+  type Interceptor = NonNullable<ConnectionOptions['interceptors']>[number];
+  const counting: Interceptor = (options, next) => {
+    rpcs++;
+    return next(options) as ReturnType<Interceptor>;
+  };
+  connection = await Connection.connect({ address: temporalAddress, interceptors: [counting] });
+  conversations = new ConversationClient({
+    client: new Client({ connection, namespace }),
+    taskQueue: h.taskQueue,
+    tools: [...STOCK_TOOLS, 'buy_stock'],
+  });
+  openId = `client-calls-open-${Date.now()}`;
+  await conversations.sendMessage(openId, uniquePrompt('Hello there'), { tools: STOCK_TOOLS });
+});
+
+after(async () => {
+  process.off('uncaughtException', onEscape);
+  process.off('unhandledRejection', onEscape);
+  await connection?.close();
+  await h?.close();
+});
+
+/**
+ * The call fails with a ConversationError of `code` whose message names the argument (`names`), stays short and
+ * well-formed, and nothing went to Temporal.
+ */
+async function refused(call: () => unknown, code: ConversationErrorCode, names: RegExp): Promise<ConversationError> {
+  const before = rpcs;
+  let error: unknown;
+  try {
+    const value = call();
+    if (value && typeof (value as AsyncIterator<unknown>).next === 'function') {
+      await (value as AsyncIterator<unknown>).next();
+    } else {
+      await value;
+    }
+  } catch (err) {
+    error = err;
+  }
+  assert.ok(error instanceof ConversationError, `a ConversationError, not ${String(error).slice(0, 200)}`);
+  assert.equal(error.code, code, error.message);
+  assert.match(error.message, names);
+  assert.ok(error.message.length <= 1_500, `a short message (${error.message.length} characters)`);
+  assert.doesNotMatch(error.message, /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])/);
+  assert.equal(rpcs, before, 'nothing was sent to Temporal');
+  return error;
+}
+
+const HUGE = 'x'.repeat(3 * 2 ** 20);
+const LONE = 'hello \ud800 there';
+
+describe('timeouts', () => {
+  for (const timeoutMs of [NaN, Infinity, -Infinity, -1, 0, 2 ** 53, '1000', null]) {
+    test(`sendMessage and awaitTurn with timeoutMs ${String(timeoutMs)}`, async () => {
+      await refused(
+        () => conversations.sendMessage(openId, 'hi', undefined, { timeoutMs } as never),
+        'invalid_options',
+        /^Invalid wait for sendMessage: timeoutMs: /,
+      );
+      await refused(
+        () => conversations.awaitTurn(openId, 1, { timeoutMs } as never),
+        'invalid_options',
+        /^Invalid wait for awaitTurn: timeoutMs: /,
+      );
+    });
+  }
+
+  test('connect with an address that is a number, or a task queue with a NUL, is refused before it connects', async () => {
+    const connect = (options: Record<string, unknown>) => () =>
+      ConversationClient.connect({ address: temporalAddress, namespace, taskQueue: 'q', ...options } as never);
+    await refused(
+      connect({ address: 42 }),
+      'invalid_options',
+      /^Invalid options for ConversationClient\.connect: address: /,
+    );
+    await refused(connect({ taskQueue: 'q\u0000' }), 'invalid_options', /taskQueue: a task queue is printable text/);
+    await refused(connect({ turnTimeoutMs: -5 }), 'invalid_options', /turnTimeoutMs: a timeout is more than 0 ms/);
+  });
+
+  test('a client whose turn timeout is NaN is refused when it is made', async () => {
+    await refused(
+      () => new ConversationClient({ client: h.client, taskQueue: h.taskQueue, turnTimeoutMs: NaN }),
+      'invalid_options',
+      /turnTimeoutMs/,
+    );
+  });
+});
+
+describe('list filters', () => {
+  const filters: [string, unknown, RegExp][] = [
+    ['a string as a date', { startedAfter: 'yesterday' }, /startedAfter: a date is a valid Date/],
+    ['an invalid Date', { startedBefore: new Date('not a date') }, /startedBefore: /],
+    ['a number as a date', { startedAfter: Date.now() }, /startedAfter/],
+    ['a NaN limit', { limit: NaN }, /limit: /],
+    ['a negative limit', { limit: -1 }, /limit: a limit is at least 1/],
+    ['a fractional limit', { limit: 1.5 }, /limit: a limit is a whole number/],
+    ['a string limit', { limit: 'ten' }, /limit: /],
+    ['an unknown status', { status: 'sleeping' }, /status: not a conversation status/],
+    ['a model with a NUL', { model: 'claude\u0000' }, /model: a model name is printable text/],
+    ['an unknown key', { mcpServers: ['x'] }, /filter: unknown key "mcpServers"/],
+    ['a key 1 MiB long', { [HUGE.slice(0, 2 ** 20)]: 1 }, /unknown key "x{39}…"/],
+    ['a string as the filter', 'awaiting_user', /filter: /],
+  ];
+  for (const [what, filter, names] of filters) {
+    test(`list with ${what}`, async () => {
+      await refused(() => conversations.list(filter as never), 'invalid_options', names);
+    });
+  }
+});
+
+describe('event stream options', () => {
+  const options: [string, unknown, RegExp][] = [
+    ['fromOffset NaN', { fromOffset: NaN }, /fromOffset: /],
+    ['fromOffset -1', { fromOffset: -1 }, /fromOffset: an offset is 0 or more/],
+    ['fromOffset 1.5', { fromOffset: 1.5 }, /fromOffset: an offset is a whole number/],
+    ['fromOffset "3"', { fromOffset: '3' }, /fromOffset: /],
+    ['a cursor that is none', { after: 'tomorrow' }, /after: not a cursor/],
+    ['a cursor 3 MiB long', { after: HUGE }, /after: /],
+    ['liveIntervalMs 0', { liveIntervalMs: 0 }, /liveIntervalMs: an interval is at least 10 ms/],
+    ['a string as the signal', { signal: 'abort' }, /signal: a signal is an AbortSignal/],
+    ['an unknown key', { from: 0 }, /unknown key "from"/],
+  ];
+  for (const [what, eventOptions, names] of options) {
+    test(`events with ${what}`, async () => {
+      await refused(() => conversations.events(openId, eventOptions as never), 'invalid_options', names);
+    });
+  }
+  test('streamMessage with a string as its options', async () => {
+    await refused(
+      () => conversations.streamMessage(openId, 'hi', undefined, 'fast' as never),
+      'invalid_options',
+      /^Invalid options for streamMessage/,
+    );
+  });
+});
+
+describe('conversation ids', () => {
+  const ids: [string, unknown][] = [
+    ['empty', ''],
+    ['a NUL', 'a\u0000b'],
+    ['a line break', 'line\nbreak'],
+    ['DEL', 'del\u007f'],
+    ['a C1 control', 'next\u0085line'],
+    ['a line separator', 'a\u2028b'],
+    ['a lone surrogate', 'half \ud800'],
+    ['a lone low surrogate', '\udc00'],
+    ['1,001 ASCII characters', 'x'.repeat(1_001)],
+    ['1,002 bytes of UTF-8 in 501 characters', 'é'.repeat(501)],
+    ['3 MiB', HUGE],
+    ['a number', 42],
+    ['null', null],
+    ['an object', { id: 'x' }],
+  ];
+  const calls: [string, (id: never) => unknown][] = [
+    ['sendMessage', (id) => conversations.sendMessage(id, 'hi', { tools: [] })],
+    ['submitMessage', (id) => conversations.submitMessage(id, 'hi')],
+    ['startConversation', (id) => conversations.startConversation({ id })],
+    ['streamMessage', (id) => conversations.streamMessage(id, 'hi')],
+    ['events', (id) => conversations.events(id)],
+    ['awaitTurn', (id) => conversations.awaitTurn(id, 1)],
+    ['getState', (id) => conversations.getState(id)],
+    ['getTranscript', (id) => conversations.getTranscript(id)],
+    [
+      'approveToolCall',
+      (id) => conversations.approveToolCall(id, { callId: 'c', argumentsDigest: 'd', approve: true }),
+    ],
+    ['end', (id) => conversations.end(id)],
+    ['cancel', (id) => conversations.cancel(id)],
+    ['waitForResult', (id) => conversations.waitForResult(id)],
+    ['handle', (id) => conversations.handle(id)],
+  ];
+  for (const [what, id] of ids) {
+    test(`an id with ${what} is refused by every call`, async () => {
+      for (const [name, call] of calls) {
+        const error = await refused(() => call(id as never), 'invalid_options', new RegExp(`for ${name}: `));
+        assert.match(error.message, /\bid\b/);
+      }
+    });
+  }
+
+  test('the longest id Temporal takes is accepted: 1,000 bytes', async () => {
+    const id = `${'é'.repeat(450)}${'x'.repeat(100)}`;
+    await assert.rejects(conversations.getState(id), (err: ConversationError) => err.code === 'not_found');
+  });
+});
+
+describe('message texts', () => {
+  const texts: [string, unknown, RegExp][] = [
+    ['3 MiB', HUGE, /has 3145728 characters; the limit is 200000/],
+    ['a lone surrogate', LONE, /not well-formed text/],
+    ['only blanks', ' \n\t ', /The message is empty/],
+    ['a number', 42, /must be a string/],
+    ['undefined', undefined, /must be a string/],
+  ];
+  for (const [what, text, names] of texts) {
+    test(`a text with ${what}`, async () => {
+      await refused(() => conversations.sendMessage(openId, text as never), 'invalid_message', names);
+      await refused(() => conversations.submitMessage(openId, text as never), 'invalid_message', names);
+      await refused(() => conversations.streamMessage(openId, text as never), 'invalid_message', names);
+      // (No first message at all is a conversation that waits for one.)
+      if (text !== undefined) {
+        await refused(() => conversations.startConversation({ firstMessage: text as never }), 'invalid_message', names);
+      }
+    });
+  }
+});
+
+describe('option objects of the wrong type', () => {
+  const cases: [string, () => unknown, RegExp][] = [
+    ['sendMessage start as a string', () => conversations.sendMessage(openId, 'hi', 'tools' as never), /start/],
+    ['sendMessage start as an array', () => conversations.sendMessage(openId, 'hi', [] as never), /start/],
+    ['sendMessage start as a number', () => conversations.sendMessage(openId, 'hi', 5 as never), /start/],
+    ['sendMessage wait as a string', () => conversations.sendMessage(openId, 'hi', undefined, 'x' as never), /wait/],
+    ['sendMessage wait with null', () => conversations.sendMessage(openId, 'hi', undefined, null as never), /wait/],
+    [
+      'sendMessage wait with an unknown key',
+      () => conversations.sendMessage(openId, 'hi', undefined, { timeout: 5 } as never),
+      /unknown key "timeout"/,
+    ],
+    [
+      'sendMessage an update id with a NUL',
+      () => conversations.sendMessage(openId, 'hi', undefined, { updateId: 'u\u0000' }),
+      /updateId: an update id is printable text/,
+    ],
+    [
+      'sendMessage an output that is not an answer format',
+      () => conversations.sendMessage(openId, 'hi', undefined, { output: 5 } as never),
+      /output: /,
+    ],
+    [
+      'submitMessage options as a number',
+      () => conversations.submitMessage(openId, 'hi', undefined, 5 as never),
+      /message/,
+    ],
+    ['startConversation options as a string', () => conversations.startConversation('x' as never), /options/],
+    ['awaitTurn turn 0', () => conversations.awaitTurn(openId, 0), /turn: /],
+    ['awaitTurn turn NaN', () => conversations.awaitTurn(openId, NaN), /turn: /],
+    ['awaitTurn turn "1"', () => conversations.awaitTurn(openId, '1' as never), /turn: /],
+    ['getTranscript range from -1', () => conversations.getTranscript(openId, { from: -1 }), /from: /],
+    ['getTranscript range as a string', () => conversations.getTranscript(openId, 'all' as never), /range/],
+    ['getTranscript range with NaN', () => conversations.getTranscript(openId, { to: NaN }), /to: /],
+    ['tools("yes")', () => conversations.tools('yes' as never), /refresh/],
+    ['mcpServers(1)', () => conversations.mcpServers(1 as never), /refresh/],
+    ['a decision as a string', () => conversations.approveToolCall(openId, 'yes' as never), /decision/],
+    ['a decision of null', () => conversations.approveToolCall(openId, null as never), /decision/],
+    [
+      'a decision whose approve is "true"',
+      () => conversations.approveToolCall(openId, { callId: 'c', argumentsDigest: 'd', approve: 'true' } as never),
+      /approve: /,
+    ],
+    [
+      'a decision with an unknown key',
+      () =>
+        conversations.approveToolCall(openId, {
+          callId: 'c',
+          argumentsDigest: 'd',
+          approve: true,
+          force: true,
+        } as never),
+      /unknown key "force"/,
+    ],
+    [
+      'a decision whose call id has a lone surrogate',
+      () => conversations.approveToolCall(openId, { callId: '\ud800', argumentsDigest: 'd', approve: true }),
+      /callId: a call id is printable/,
+    ],
+    [
+      'a decision whose reason is 3 MiB',
+      () => conversations.approveToolCall(openId, { callId: 'c', argumentsDigest: 'd', approve: false, reason: HUGE }),
+      /reason: /,
+    ],
+  ];
+  for (const [what, call, names] of cases) {
+    test(what, async () => {
+      await refused(call, 'invalid_options', names);
+    });
+  }
+});
+
+describe('an approval made from the pending approval itself', () => {
+  test('{ ...pendingApprovals[0], approve } is accepted: tool, input and requestedAt are dropped', async () => {
+    const prompt = uniquePrompt('Buy 2 GM');
+    h.mock.script(prompt, [
+      {
+        reply: {
+          content: [{ type: 'tool_use', name: 'buy_stock', input: { symbol: 'GM', quantity: 2 } }],
+          stop_reason: 'tool_use',
+        },
+      },
+      { reply: { content: [{ type: 'text', text: 'Not bought.' }], stop_reason: 'end_turn' } },
+    ]);
+    const id = `client-calls-approval-${Date.now()}`;
+    const reply = conversations.sendMessage(id, prompt, { tools: ['buy_stock'] });
+    let state = await conversations.getState(id).catch(() => undefined);
+    for (let i = 0; i < 200 && !state?.pendingApprovals.length; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      state = await conversations.getState(id).catch(() => undefined);
+    }
+    const [pending] = state!.pendingApprovals;
+    assert.deepEqual(Object.keys(pending!).sort(), ['argumentsDigest', 'callId', 'input', 'requestedAt', 'tool']);
+    await conversations.approveToolCall(id, { ...pending!, approve: false, reason: 'not today' });
+    assert.equal((await reply).text, 'Not bought.');
+    assert.equal(h.executions(id, 'buy_stock').length, 0);
+    await conversations.end(id);
+  });
+});
+
+describe('the CLI', () => {
+  const run = promisify(execFile);
+  async function cli(
+    ...args: string[]
+  ): Promise<{ code: number; json: { error?: { code: string; message: string } } }> {
+    const result = await run(
+      process.execPath,
+      ['--import', 'tsx', join(__dirname, '..', '..', 'client', 'cli.ts'), ...args, '--json'],
+      { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue } },
+    ).then(
+      (r) => ({ code: 0, stdout: r.stdout }),
+      (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
+    );
+    return { code: result.code, json: JSON.parse(result.stdout) };
+  }
+
+  test('an id with a control character is refused before anything is sent, with the rule it breaks', async () => {
+    for (const args of [
+      ['send', 'a\u0001b', 'Hello'],
+      ['start', '--id', 'tab\there', 'Hello'],
+      ['state', 'é'.repeat(501)],
+    ]) {
+      const { code, json } = await cli(...args);
+      assert.equal(code, 1);
+      assert.equal(json.error?.code, 'invalid_options');
+      assert.match(json.error!.message, /conversation id|options\.id/);
+    }
+  });
+});
+
+test('after all of it nothing escaped to the process, and the conversation and the worker still serve', async () => {
+  // A round trip on the same connection: whatever a refused call could have set off has happened by now.
+  assert.equal((await conversations.getState(openId)).status, 'awaiting_user');
+  await conversations.end(openId);
+  await assertWorkerServes(h);
+  assert.deepEqual(escaped, [], 'no uncaught exception, no unhandled rejection');
+});
