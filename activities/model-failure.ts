@@ -30,8 +30,11 @@ const BY_STATUS: Record<number, ModelFailureKind> = {
   529: { type: T.Overloaded, retryable: true },
 };
 
-/** The most characters of a failure's message. */
-const MAX_FAILURE_MESSAGE_CHARS = 10_000;
+/**
+ * The most of an error's text a failure carries. The endpoint writes it (a proxy can write megabytes, or text that is
+ * not well-formed).
+ */
+export const MAX_FAILURE_MESSAGE_CHARS = 2_000;
 
 /** The API's 400 for a prompt longer than the model's context window (`prompt is too long: 210000 tokens > 200000`). */
 const PROMPT_TOO_LONG = /prompt is too long|exceeds? the (?:model's )?context window/i;

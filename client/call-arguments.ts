@@ -167,10 +167,8 @@ export function checked<S extends z.ZodType>(
 /** A message's text: `invalid_message` when it is not one the conversation takes. */
 export function checkedText(text: unknown, call: string): string {
   const parsed = userMessageSchema.safeParse(text);
+  // The workflow's own schema: a lone surrogate, an empty or an over-long text are refused here as there.
   if (!parsed.success) throw new ConversationError('invalid_message', `${call}: ${parsed.error.issues[0]!.message}`);
-  if (!isWellFormed(parsed.data)) {
-    throw new ConversationError('invalid_message', `${call}: the message is not well-formed text (a lone surrogate).`);
-  }
   return parsed.data;
 }
 

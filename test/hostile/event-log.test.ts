@@ -4,14 +4,20 @@
 // refused or ignored, no workflow task fails, and the worker goes on serving every conversation on its queue.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
 import type { StreamPage } from '../../common/stream-events';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
-import { assertUnharmed, skipWithoutCli, temporalCli } from '../support/hostile';
+import {
+  answeredConversation,
+  assertUnharmed,
+  conversationFailure,
+  skipWithoutCli,
+  temporalCli,
+} from '../support/hostile';
 
 const THREE_MIB = 'a'.repeat(3 * 2 ** 20);
 const LONE_SURROGATE = '\ud800';
@@ -23,13 +29,6 @@ before(async () => {
 after(async () => {
   await h?.close();
 });
-
-/** A conversation that answered its first message and now waits for the next one. */
-async function waitingConversation(name: string): Promise<string> {
-  const id = `hostile-log-${name}-${Date.now()}`;
-  await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
-  return id;
-}
 
 /** The whole log as the getStreamEvents query reads it. */
 async function logOf(id: string): Promise<StreamPage['events']> {
@@ -68,7 +67,7 @@ function assertPlainRefusal(failure: ApplicationFailure): void {
 
 describe("0.1.0's publish signal, from the Temporal CLI", { skip: skipWithoutCli }, () => {
   test('42, null, {"items":"x"}, a bad base64 item and a well-formed forged event are all ignored', async () => {
-    const id = await waitingConversation('publish');
+    const id = await answeredConversation(h, 'publish');
     const before = await logOf(id);
     const forged = { type: 'conversation_ended', status: 'completed' };
     for (const input of [
@@ -107,7 +106,7 @@ describe("0.1.0's publish signal, from the Temporal CLI", { skip: skipWithoutCli
 
 describe("0.1.0's poll update", { skip: skipWithoutCli }, () => {
   test('null, {"from_offset":0} and a well-formed poll are refused, pointing to pollEvents', async () => {
-    const id = await waitingConversation('legacy-poll');
+    const id = await answeredConversation(h, 'legacy-poll');
     for (const input of ['null', '{"from_offset":0}', '{"topics":["conversation"],"from_offset":0}']) {
       const sent = await temporalCli(
         'workflow',
@@ -130,7 +129,7 @@ describe("0.1.0's poll update", { skip: skipWithoutCli }, () => {
 
 describe('the long poll pollEvents and the query getStreamEvents', () => {
   test('wrong types, missing fields, bad offsets and waits, 3 MiB strings and lone surrogates are refused plainly', async () => {
-    const id = await waitingConversation('poll');
+    const id = await answeredConversation(h, 'poll');
     for (const arg of [
       null,
       42,
@@ -227,16 +226,9 @@ describe('a log in the start input', { skip: skipWithoutCli }, () => {
     ]) {
       const id = `hostile-log-start-bad-${Date.now()}`;
       assert.equal((await start(id, { stream })).ok, true);
-      const error = await h.client.workflow
-        .getHandle(id)
-        .result()
-        .then(
-          () => assert.fail('the conversation started'),
-          (err: unknown) => err,
-        );
-      assert.ok(error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure, String(error));
-      assert.equal(error.cause.type, FailureType.InvalidConversationInput);
-      assert.match(error.cause.message, /stream/);
+      const failure = await conversationFailure(h, id);
+      assert.equal(failure.type, FailureType.InvalidConversationInput);
+      assert.match(failure.message, /stream/);
       await assertUnharmed(h, id);
     }
   });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, RawValue } from '@temporalio/common';
 import { encode } from '@temporalio/common/lib/encoding';
 import { encryptingDataConverter } from '../../codec/data-converter';
@@ -13,8 +13,10 @@ import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import {
+  answeredConversation,
   assertUnharmed,
   assertWorkerServes,
+  conversationFailure,
   failedWorkflowTasks,
   skipWithoutCli,
   temporalCli,
@@ -33,13 +35,6 @@ after(async () => {
   await h?.close();
 });
 
-/** An open conversation that has answered one message. */
-async function openConversation(name: string): Promise<string> {
-  const id = `raw-${name}-${Date.now()}`;
-  await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
-  return id;
-}
-
 /** Sends an update by name through the raw client; resolves with the refusal's message (fails if it was accepted). */
 async function refusal(id: string, update: string, args: [unknown, ...unknown[]]): Promise<string> {
   const error = await h.client.workflow
@@ -55,22 +50,9 @@ async function refusal(id: string, update: string, args: [unknown, ...unknown[]]
   return error.cause.message;
 }
 
-async function failureOf(id: string): Promise<ApplicationFailure> {
-  const error = await h.client.workflow
-    .getHandle(id)
-    .result()
-    .then(
-      () => assert.fail('the conversation did not fail'),
-      (err: unknown) => err,
-    );
-  assert.ok(error instanceof WorkflowFailedError, String(error));
-  assert.ok(error.cause instanceof ApplicationFailure, String(error.cause));
-  return error.cause;
-}
-
 describe('updates with arguments that cannot be sent back', () => {
   test('awaitTurn with a lone surrogate is refused without quoting it, and the queue keeps working', async () => {
-    const id = await openConversation('await-surrogate');
+    const id = await answeredConversation(h, 'await-surrogate');
     const message = await refusal(id, 'awaitTurn', [LONE_SURROGATE]);
     assert.equal(message, 'A turn is a whole number from 1 on.');
     await assertUnharmed(h, id);
@@ -78,7 +60,7 @@ describe('updates with arguments that cannot be sent back', () => {
   });
 
   test('approveToolCall with a lone-surrogate callId or reason is refused, the field named', async () => {
-    const id = await openConversation('approve-surrogate');
+    const id = await answeredConversation(h, 'approve-surrogate');
     for (const decision of [
       { callId: LONE_SURROGATE, argumentsDigest: 'x', approve: true },
       { callId: 'toolu_1', argumentsDigest: 'x', approve: false, reason: `no ${LONE_SURROGATE}` },
@@ -92,7 +74,7 @@ describe('updates with arguments that cannot be sent back', () => {
   });
 
   test('sendMessage and submitMessage with a lone surrogate are refused: the API could not read the text', async () => {
-    const id = await openConversation('message-surrogate');
+    const id = await answeredConversation(h, 'message-surrogate');
     for (const update of ['sendMessage', 'submitMessage']) {
       assert.equal(
         await refusal(id, update, [`hi ${LONE_SURROGATE}`]),
@@ -113,7 +95,7 @@ describe('updates with arguments that cannot be sent back', () => {
     ['an unknown key of 1 MiB in the message options', 'sendMessage', ['hi', { ['k'.repeat(2 ** 20)]: 1 }]],
   ] as const) {
     test(`${what} is refused with a short message naming the limit`, async () => {
-      const id = await openConversation('big-argument');
+      const id = await answeredConversation(h, 'big-argument');
       const message = await refusal(id, update, [...args] as [unknown, ...unknown[]]);
       assert.ok(message.length < 10_000, `the refusal has ${message.length} characters`);
       await assertUnharmed(h, id);
@@ -124,7 +106,7 @@ describe('updates with arguments that cannot be sent back', () => {
     // Temporal's core sends a rejected update's request back with the rejection, and the server refuses a task
     // completion over its 2 MB blob limit: the update is dropped (FAILED_PRECONDITION to the caller) and the
     // server schedules the next workflow task without it. The conversation must go on as before.
-    const id = await openConversation('three-mib');
+    const id = await answeredConversation(h, 'three-mib');
     for (const [update, args] of [
       ['awaitTurn', [THREE_MIB]],
       ['sendMessage', [THREE_MIB]],
@@ -173,7 +155,7 @@ describe('start inputs and signals from outside', { skip: skipWithoutCli }, () =
       const id = `cli-start-${Date.now()}`;
       const started = await start(id, ...flags);
       assert.equal(started.ok, true, started.output);
-      const failure = await failureOf(id);
+      const failure = await conversationFailure(h, id);
       assert.equal(failure.type, FailureType.InvalidConversationInput);
       assert.match(failure.message, reason);
       await assertUnharmed(h, id);
@@ -184,7 +166,7 @@ describe('start inputs and signals from outside', { skip: skipWithoutCli }, () =
     ['an unknown encoding', ['--input', '1', '--input-meta', 'encoding=binary/evil']],
   ] as const) {
     test(`endConversation with ${what} still ends the conversation, its argument ignored`, async () => {
-      const id = await openConversation('signal');
+      const id = await answeredConversation(h, 'signal');
       const sent = await temporalCli('workflow', 'signal', '--workflow-id', id, '--name', 'endConversation', ...flags);
       assert.equal(sent.ok, true, sent.output);
       assert.equal((await h.conversations.waitForResult(id)).status, 'completed');
@@ -195,21 +177,21 @@ describe('start inputs and signals from outside', { skip: skipWithoutCli }, () =
   test('json/plain bytes that are not JSON, as a start input (raw client): InvalidConversationInput at once', async () => {
     const id = `raw-start-not-json-${Date.now()}`;
     await h.client.workflow.start(CONVERSATION_WORKFLOW, { taskQueue: h.taskQueue, workflowId: id, args: [NOT_JSON] });
-    const failure = await failureOf(id);
+    const failure = await conversationFailure(h, id);
     assert.equal(failure.type, FailureType.InvalidConversationInput);
     assert.match(failure.message, /could not be decoded/);
     await assertUnharmed(h, id);
   });
 
   test('json/plain bytes that are not JSON, as the argument of endConversation (raw client): ignored, the end taken', async () => {
-    const id = await openConversation('signal-not-json');
+    const id = await answeredConversation(h, 'signal-not-json');
     await h.client.workflow.getHandle(id).signal('endConversation', NOT_JSON);
     assert.equal((await h.conversations.waitForResult(id)).status, 'completed');
     await assertUnharmed(h, id);
   });
 
   test('an update whose argument cannot be decoded is refused, the conversation unharmed', async () => {
-    const id = await openConversation('update-undecodable');
+    const id = await answeredConversation(h, 'update-undecodable');
     const sent = await temporalCli(
       'workflow',
       'update',
@@ -256,16 +238,9 @@ describe(
         '{}',
       );
       assert.equal(started.ok, true, started.output);
-      const error = await encrypted.client.workflow
-        .getHandle(id)
-        .result()
-        .then(
-          () => assert.fail('the conversation did not fail'),
-          (err: unknown) => err,
-        );
-      assert.ok(error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure, String(error));
-      assert.equal(error.cause.type, FailureType.InvalidConversationInput);
-      assert.match(error.cause.message, /could not be decoded \(Refusing a payload that is not encrypted/);
+      const failure = await conversationFailure(encrypted, id);
+      assert.equal(failure.type, FailureType.InvalidConversationInput);
+      assert.match(failure.message, /could not be decoded \(Refusing a payload that is not encrypted/);
       await assertUnharmed(encrypted, id);
     });
 

@@ -8,15 +8,19 @@ import { after, before, describe, test } from 'node:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { ConversationError } from '../../client/errors';
 import { CONVERSATION_WORKFLOW, INVALID_OUTPUT } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
 import { wellFormed } from '../../common/safe-text';
 import type { ScriptStep } from '../../testing/messages-api/types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
-import { assertUnharmed, failedWorkflowTasks, skipWithoutCli, temporalCli } from '../support/hostile';
+import {
+  assertUnharmed,
+  conversationFailure,
+  failedWorkflowTasks,
+  skipWithoutCli,
+  temporalCli,
+} from '../support/hostile';
 
 let h: Harness;
 before(async () => {
@@ -121,11 +125,12 @@ describe('answers that cost a backtracking or recursive check unbounded time: th
       why: /the answer is too large to check: it nests deeper than 64 levels/,
     },
     {
+      // The reply's reader already replaced the over-deep input by {} and answered the call with an error.
       name: 'an answer tool input nested 2,000 deep',
       schema: CATASTROPHIC,
       mode: 'tool',
       answer: answerTool({ s: JSON.parse(`${'['.repeat(2_000)}${']'.repeat(2_000)}`) as unknown }),
-      why: /the answer is too large to check: it nests deeper than 64 levels/,
+      why: /nests deeper than 64 levels/,
     },
     {
       name: 'an answer that makes 12 nested union branches fail on 40,000 items',
@@ -308,17 +313,10 @@ describe(
           [`{"options":{"output":{"schema":${json}}}}`],
         );
         assert.equal(start.ok, true, start.output);
-        const failed = await h.client.workflow
-          .getHandle(startedId)
-          .result()
-          .then(
-            () => assert.fail('the conversation did not fail'),
-            (err: unknown) => err,
-          );
-        assert.ok(failed instanceof WorkflowFailedError && failed.cause instanceof ApplicationFailure, String(failed));
-        assert.equal(failed.cause.type, FailureType.InvalidConversationInput);
-        assert.match(failed.cause.message, why);
-        assertWellFormed(failed.cause.message);
+        const failure = await conversationFailure(h, startedId);
+        assert.equal(failure.type, FailureType.InvalidConversationInput);
+        assert.match(failure.message, why);
+        assertWellFormed(failure.message);
         assert.equal(await failedWorkflowTasks(h, startedId), 0, 'no workflow task failed');
       });
     }

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { type Harness, namespace, temporalAddress, uniquePrompt } from './harness';
 
@@ -55,4 +57,24 @@ export async function assertWorkerServes(h: Harness): Promise<void> {
 export async function assertUnharmed(h: Harness, workflowId: string): Promise<void> {
   assert.equal(await failedWorkflowTasks(h, workflowId), 0, `no workflow task of ${workflowId} failed`);
   await assertWorkerServes(h);
+}
+
+/** An open conversation that has answered one message and waits for the next. */
+export async function answeredConversation(h: Harness, name: string): Promise<string> {
+  const id = `hostile-${name}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
+  await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
+  return id;
+}
+
+/** The ApplicationFailure a conversation ended with (the test fails if it did not fail). */
+export async function conversationFailure(h: Pick<Harness, 'client'>, workflowId: string): Promise<ApplicationFailure> {
+  const error = await h.client.workflow
+    .getHandle(workflowId)
+    .result()
+    .then(
+      () => assert.fail('the conversation did not fail'),
+      (err: unknown) => err,
+    );
+  assert.ok(error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure, String(error));
+  return error.cause;
 }
