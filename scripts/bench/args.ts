@@ -3,7 +3,7 @@
 //   npm run bench -- --only overhead,history --conversations 10,100 --steps 5 --latency 1000
 import { UsageError } from '../script-main';
 
-export const SECTIONS = ['overhead', 'throughput', 'history', 'memory', 'cost', 'streaming'] as const;
+export const SECTIONS = ['overhead', 'throughput', 'history', 'memory', 'cost', 'streaming', 'peer', 'guard'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {
@@ -27,13 +27,21 @@ export interface BenchArgs {
   /** The whole bench should be done by then: throughput runs get what is left, shared equally. */
   budgetMs: number;
   outDir: string;
+  /** Side by side (peer) and guard: concurrent conversations, chain lengths, rounds. */
+  peerConversations: number;
+  peerSteps: number[];
+  rounds: number;
+  /** Rewrite scripts/bench/baseline.json from this run's guard figures. */
+  updateBaseline: boolean;
   /** Worker processes write V8 CPU profiles here (node --cpu-prof); summarize with scripts/bench/profile-summary.ts. */
   profileDir?: string;
 }
 
 const HELP = `npm run bench -- [options]
 
-  --only LIST              sections to run: ${SECTIONS.join(',')} (default: all; memory is sampled during throughput)
+  --only LIST              sections to run: ${SECTIONS.join(',')} (default: all; memory is sampled during
+                           throughput; peer: the side by side with @temporalio/ai-sdk and the floor; guard: fails the
+                           bench when the cost per step grew past the baseline, from peer's runs or its own)
   --conversations LIST     concurrent conversations for throughput (default 10,100,1000)
   --steps N                chain steps per conversation, overhead and throughput (default 5)
   --latency MS             model latency for throughput (default 1000)
@@ -41,6 +49,10 @@ const HELP = `npm run bench -- [options]
   --overhead-reps N        measured chains per system and latency (default 10 below 100 ms, 3 above)
   --history-steps LIST     chain lengths for history growth (default 10,100,500)
   --cost-steps N           chain length for the prompt-cache cost run (default 20)
+  --peer-conversations N   concurrent conversations of the side by side and the guard (default 20)
+  --peer-steps LIST        their chain lengths (default 1,8,32)
+  --rounds N               their rounds, systems alternated (default 2)
+  --update-baseline        rewrite scripts/bench/baseline.json from this run (the guard then passes)
   --no-ceiling             skip the bare-activity ceiling runs
   --run-timeout S          cut one throughput run after S seconds (default 240); steps done by then count
   --budget S               the whole bench should take about S seconds (default 570): throughput runs share
@@ -82,6 +94,10 @@ export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
     overheadLatencies: [0, 1000],
     historySteps: [10, 100, 500],
     costSteps: 20,
+    peerConversations: 20,
+    peerSteps: [1, 8, 32],
+    rounds: 2,
+    updateBaseline: false,
     ceiling: true,
     runTimeoutMs: 240_000,
     budgetMs: 570_000,
@@ -135,6 +151,18 @@ export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
       case '--cost-steps':
         args.costSteps = one(flag, value());
         break;
+      case '--peer-conversations':
+        args.peerConversations = one(flag, value());
+        break;
+      case '--peer-steps':
+        args.peerSteps = positiveInts(flag, value()).sort((a, b) => a - b);
+        break;
+      case '--rounds':
+        args.rounds = one(flag, value());
+        break;
+      case '--update-baseline':
+        args.updateBaseline = true;
+        break;
       case '--no-ceiling':
         args.ceiling = false;
         break;
@@ -154,7 +182,8 @@ export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
         throw new UsageError(`Unknown option ${raw}.\n\n${HELP}`);
     }
   }
-  // Memory is measured during the throughput runs.
+  // Memory is measured during the throughput runs; the baseline is the guard's.
   if (args.only.has('memory')) args.only.add('throughput');
+  if (args.updateBaseline) args.only.add('guard');
   return args;
 }

@@ -1,8 +1,6 @@
 // What every section of the bench stands on: the Temporal server and a client, the local Messages API server, the
-// workflow bundles, and the two kinds of worker process (conversations; the bare chain), each on its own task queue.
-import { randomUUID } from 'node:crypto';
+// workflow bundles, and worker processes (systems.ts says which), each on its own task queue.
 import type { Client } from '@temporalio/client';
-import { ConversationClient } from '../../client/conversation-client';
 import type { DevServer } from '../../testing/dev-server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { spawnWorker, type WorkerProcess } from '../worker-process';
@@ -20,11 +18,6 @@ export interface BenchContext {
   log(line: string): void;
 }
 
-export interface RunningWorker {
-  worker: WorkerProcess;
-  taskQueue: string;
-}
-
 /** Passed through from the bench's environment to every worker, so a tuning can be tried without code changes. */
 const TUNING_VARIABLES = [
   'WORKER_MAX_CONCURRENT_ACTIVITIES',
@@ -35,7 +28,7 @@ const TUNING_VARIABLES = [
 ];
 
 /** A worker process (its own, so its memory and CPU can be read from /proc/<pid> without the bench's mixed in). */
-function startBenchWorker(
+export function startBenchWorker(
   ctx: BenchContext,
   entry: string,
   taskQueue: string,
@@ -57,29 +50,6 @@ function startBenchWorker(
     stopTimeoutMs: 20_000,
     ...(ctx.args.profileDir && { profileDir: ctx.args.profileDir }),
   });
-}
-
-/** `node --import tsx scripts/rig-worker.ts` (the production worker plus the rigs' instrumentation), against the local Messages API server. */
-export async function startConversationWorker(
-  ctx: BenchContext,
-  label: string,
-): Promise<RunningWorker & { conversations: ConversationClient }> {
-  const taskQueue = `bench-${label}-${randomUUID().slice(0, 8)}`;
-  const worker = await startBenchWorker(ctx, 'scripts/rig-worker.ts', taskQueue, {
-    ANTHROPIC_BASE_URL: ctx.mock.url,
-    WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
-    TOOL_LATENCY_MS: '0',
-  });
-  return { worker, taskQueue, conversations: new ConversationClient({ client: ctx.client, taskQueue }) };
-}
-
-/** The bare chain's worker (scripts/bench/bare-worker.ts), the same shape. */
-export async function startBareWorker(ctx: BenchContext, label: string): Promise<RunningWorker> {
-  const taskQueue = `bench-bare-${label}-${randomUUID().slice(0, 8)}`;
-  const worker = await startBenchWorker(ctx, 'scripts/bench/bare-worker.ts', taskQueue, {
-    WORKFLOW_BUNDLE_PATH: ctx.bundles.bare,
-  });
-  return { worker, taskQueue };
 }
 
 /** Terminates open workflows (conversations stay open awaiting the next message), a few at a time; errors ignored. */

@@ -2,6 +2,7 @@
 // with the server's own measures (describe(): historyLength, historySize — the ones its limits apply to).
 import type { Client } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 
 export type HistoryEvent = NonNullable<History['events']>[number];
 
@@ -31,6 +32,11 @@ export async function runsOf(client: Client, workflowId: string, maxRuns = 100):
     runId = previous;
   }
   return runs;
+}
+
+/** The history's size as the server sends it: its events encoded as a History message (fetchHistory's bytes). */
+export function encodedBytes(events: readonly HistoryEvent[]): number {
+  return temporal.api.history.v1.History.encode({ events: [...events] }).finish().length;
 }
 
 /** An event's server timestamp in ms since the epoch (seconds may be a Long or a plain number). */
@@ -65,7 +71,10 @@ function typeOf(event: HistoryEvent): string {
  * Uint8Array in the event) per event type, and for activity events per activity type too ("activityTaskScheduled
  * callModel"): what makes a history large, as opposed to the fixed per-event overhead.
  */
-export function payloadBytesByType(events: readonly HistoryEvent[]): Record<string, number> {
+export function payloadBytesByType(
+  events: readonly HistoryEvent[],
+  modelActivity = 'callModel',
+): Record<string, number> {
   const activityTypes = new Map<string, string>();
   const bytes: Record<string, number> = {};
   const walk = (value: unknown): number => {
@@ -88,7 +97,7 @@ export function payloadBytesByType(events: readonly HistoryEvent[]): Record<stri
       : closed
         ? activityTypes.get(String(closed.scheduledEventId))
         : undefined;
-    if (activity) type = `${type} ${activity === 'callModel' || activity === 'echoModel' ? 'model' : 'tool'}`;
+    if (activity) type = `${type} ${activity === modelActivity ? 'model' : 'tool'}`;
     bytes[type] = (bytes[type] ?? 0) + walk(event);
   }
   return bytes;

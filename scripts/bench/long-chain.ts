@@ -32,7 +32,7 @@ import { firstUserText } from '../../testing/messages-api/demo-model';
 import { CHAIN_TOOLS, scriptChain } from './chain-script';
 import { runsOf } from './history-runs';
 import { terminateAll } from './context';
-import { textTable } from './text-table';
+import { textTable } from './table';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 

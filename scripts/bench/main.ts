@@ -5,9 +5,12 @@
 //   3. history growth per chain step;
 //   4. the worker's peak RSS (sampled during 2);
 //   5. input tokens per call with prompt caching on and off;
-//   6. streaming replies: token → client latency, history bytes per model call and throughput, on vs off.
-// Prints the tables and PASS/FAIL per target, and writes results/bench-<time>.json and .html (inline SVG), plus
-// results/latest.json and latest.html. `npm run bench -- --help` for the flags.
+//   6. streaming replies: token → client latency, history bytes per model call and throughput, on vs off;
+//   7. side by side (peer): the same load on ours, @temporalio/ai-sdk and the plain Temporal chain (the floor);
+//   8. the guard: exit code 1 when the cost per step grew past scripts/bench/baseline.json (--update-baseline).
+// Every load runs through load.ts and every report is built from tables (table.ts). Prints the tables and PASS/FAIL
+// per target, and writes results/bench-<time>.json and .html (inline SVG), plus results/latest.json and latest.html.
+// `npm run bench -- --help` for the flags.
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,11 +19,12 @@ import { parseArgs } from './args';
 import { buildBundles } from './bundles';
 import type { BenchContext } from './context';
 import { runCost } from './cost';
+import { runGuard } from './guard';
 import { runHistoryGrowth } from './history-growth';
 import { runOverhead } from './overhead';
-import { htmlReport } from './report-html';
-import { textReport } from './report-text';
+import { htmlReport, textReport } from './report';
 import { type BenchResults, gitState, machineInfo } from './results';
+import { runSideBySide } from './side-by-side';
 import { checkTargets } from './targets';
 import { runStreaming } from './streaming';
 import { runThroughput } from './throughput';
@@ -62,8 +66,11 @@ async function main(): Promise<number> {
     log(
       `sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`,
     );
-    // The bare Temporal chain (the floor) runs in the overhead and the throughput sections.
-    const needBare = args.ceiling && (args.only.has('throughput') || args.only.has('overhead'));
+    // The floor runs in the overhead and throughput sections (with the ceiling on), the side by side and the guard.
+    const needBare =
+      (args.ceiling && (args.only.has('throughput') || args.only.has('overhead'))) ||
+      args.only.has('peer') ||
+      args.only.has('guard');
     const [serverResult, bundleResult] = await Promise.allSettled([
       connectOrStartDevServer({ log }),
       buildBundles(needBare),
@@ -102,6 +109,13 @@ async function main(): Promise<number> {
     if (args.only.has('overhead')) results.overhead = await runOverhead(ctx);
     if (args.only.has('history')) results.history = await runHistoryGrowth(ctx);
     if (args.only.has('cost')) results.cost = await runCost(ctx);
+    const side = { conversations: args.peerConversations, lengths: args.peerSteps, rounds: args.rounds };
+    if (args.only.has('peer')) results.sideBySide = await runSideBySide(ctx, ['ours', 'peer', 'floor'], side);
+    if (args.only.has('guard')) {
+      const runs = results.sideBySide ?? (await runSideBySide(ctx, ['ours', 'floor'], side));
+      const machine = machineInfo(loadAverageStart);
+      results.guard = runGuard(runs, { update: args.updateBaseline, machine, commit: results.git?.commit });
+    }
     if (args.only.has('streaming')) results.streaming = await runStreaming(ctx);
     if (args.only.has('throughput')) results.throughput = await runThroughput(ctx);
 
@@ -117,7 +131,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${text}\n`);
     const stamp = started.toISOString().replace(/[:.]/g, '-');
     const json = JSON.stringify(complete, null, 1);
-    const html = htmlReport(complete, text);
+    const html = htmlReport(complete);
     const files = [path.join(outDir, `bench-${stamp}.json`), path.join(outDir, `bench-${stamp}.html`)];
     await fsp.writeFile(files[0]!, json);
     await fsp.writeFile(files[1]!, html);
@@ -133,6 +147,10 @@ async function main(): Promise<number> {
       if (err instanceof Error && err.message === 'Channel has been shut down') return;
       throw err;
     });
+    if (complete.guard && !complete.guard.pass) {
+      process.stdout.write('FAIL: the guard found a cost per step past its margin (see the Guard table above).\n');
+      return 1;
+    }
     return 0;
   } finally {
     await cleanup();

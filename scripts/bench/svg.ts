@@ -1,4 +1,4 @@
-// Minimal SVG charts (grouped bars, stacked bars, lines) as strings, for a report that needs no network and no
+// Minimal SVG charts (grouped bars, stacked bars) as strings, for a report that needs no network and no
 // dependency: every chart is a self-contained <svg> with its title, axes, ticks and legend.
 
 export interface Series {
@@ -7,16 +7,9 @@ export interface Series {
   values: number[];
 }
 
-export interface LineSeries {
-  name: string;
-  color: string;
-  points: [number, number][];
-}
-
 interface Frame {
   title: string;
   yLabel: string;
-  xLabel?: string;
   width?: number;
   height?: number;
 }
@@ -97,9 +90,6 @@ function frame(
     `<text x="${M.left}" y="18" font-size="13" font-weight="600">${escapeXml(f.title)}</text>` +
     grid.join('') +
     `<text transform="translate(14 ${M.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(f.yLabel)}</text>` +
-    (f.xLabel
-      ? `<text x="${M.left + plotW / 2}" y="${height - 22}" text-anchor="middle">${escapeXml(f.xLabel)}</text>`
-      : '') +
     body +
     xAxis +
     legendItems.join('') +
@@ -179,39 +169,4 @@ export function stackedBars(f: Frame & { categories: string[]; series: Series[] 
     )
     .join('');
   return frame(f, top, step, bars.join(''), f.series, xAxis);
-}
-
-/** Lines over a numeric x axis. */
-export function lineChart(f: Frame & { series: LineSeries[] }): string {
-  const width = f.width ?? 640;
-  const height = f.height ?? 320;
-  const plotW = width - M.left - M.right;
-  const plotH = height - M.top - M.bottom;
-  const xs = f.series.flatMap((s) => s.points.map((p) => p[0])).filter(Number.isFinite);
-  const ys = f.series.flatMap((s) => s.points.map((p) => p[1])).filter(Number.isFinite);
-  const { top, step } = niceScale(Math.max(0, ...ys));
-  const x = niceScale(Math.max(0, ...xs), 8);
-  const px = (v: number): number => M.left + (v / x.top) * plotW;
-  const py = (v: number): number => M.top + plotH - (v / top) * plotH;
-  const lines = f.series.map((s) => {
-    const d = s.points
-      .filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]))
-      .map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)} ${py(p[1]).toFixed(1)}`)
-      .join(' ');
-    const dots =
-      s.points.length <= 12
-        ? s.points
-            .map(
-              (p) =>
-                `<circle cx="${px(p[0]).toFixed(1)}" cy="${py(p[1]).toFixed(1)}" r="3" fill="${s.color}"><title>${escapeXml(`${s.name}: ${p[0]}, ${+p[1].toFixed(2)}`)}</title></circle>`,
-            )
-            .join('')
-        : '';
-    return `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"/>${dots}`;
-  });
-  const ticks: string[] = [];
-  for (let v = 0; v <= x.top + 1e-9; v += x.step) {
-    ticks.push(`<text x="${px(v).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${short(v)}</text>`);
-  }
-  return frame(f, top, step, lines.join(''), f.series, ticks.join(''));
 }
