@@ -1,11 +1,14 @@
 // What every section of the bench stands on: the Temporal server and a client, the local Messages API server, the
 // workflow bundles, and worker processes (systems.ts says which), each on its own task queue.
-import type { Client } from '@temporalio/client';
-import type { DevServer } from '../../testing/dev-server';
-import type { MessagesApi } from '../../testing/messages-api/types';
+import fsp from 'node:fs/promises';
+import { Client, Connection } from '@temporalio/client';
+import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
+import { startMessagesApi } from '../../testing/messages-api/server';
+import type { MessagesApi, MessagesApiOptions } from '../../testing/messages-api/types';
+import { cleanUpOnSignal } from '../script-main';
 import { spawnWorker, type WorkerProcess } from '../worker-process';
 import type { BenchArgs } from './args';
-import type { Bundles } from './bundles';
+import { buildBundles, type Bundles } from './bundles';
 
 export interface BenchContext {
   args: BenchArgs;
@@ -16,6 +19,56 @@ export interface BenchContext {
   /** performance.now() by which the whole bench should be done (--budget): long runs are cut to fit. */
   budgetEnd: number;
   log(line: string): void;
+}
+
+/**
+ * Brings up what a bench stands on: a Temporal server (TEMPORAL_ADDRESS reused when it answers, else a dev server)
+ * and the workflow bundles at once, then the local Messages API server and a client. `close` (also run on Ctrl-C)
+ * takes it all down again.
+ */
+export async function openBench(
+  args: BenchArgs,
+  options: { log: (line: string) => void; needBare: boolean; messagesApi?: MessagesApiOptions },
+): Promise<{ ctx: BenchContext; close(): Promise<void> }> {
+  const { log } = options;
+  const parts: { server?: DevServer; bundles?: Bundles; mock?: MessagesApi; connection?: Connection } = {};
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closed ??= (async () => {
+      await parts.connection?.close().catch(() => undefined);
+      await parts.mock?.close().catch(() => undefined);
+      await parts.server?.stop().catch((err: unknown) => log(`could not stop the dev server: ${String(err)}`));
+      if (parts.bundles) await fsp.rm(parts.bundles.dir, { recursive: true, force: true });
+    })());
+  cleanUpOnSignal(close, log);
+  try {
+    const [server, bundles] = await Promise.allSettled([
+      connectOrStartDevServer({ log }),
+      buildBundles(options.needBare),
+    ]);
+    if (server.status === 'fulfilled') parts.server = server.value;
+    if (bundles.status === 'fulfilled') parts.bundles = bundles.value;
+    if (server.status === 'rejected') throw server.reason;
+    if (bundles.status === 'rejected') throw bundles.reason;
+    parts.mock = await startMessagesApi(options.messagesApi);
+    parts.connection = await Connection.connect({ address: server.value.address });
+    const ctx: BenchContext = {
+      args,
+      server: server.value,
+      client: new Client({ connection: parts.connection, namespace: server.value.namespace }),
+      mock: parts.mock,
+      bundles: bundles.value,
+      budgetEnd: performance.now() + args.budgetMs,
+      log,
+    };
+    log(
+      `Temporal ${server.value.address} (${server.value.process ? `dev server pid ${server.value.process.pid}` : 'reused'}); Messages API ${parts.mock.url}`,
+    );
+    return { ctx, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
 
 /** Passed through from the bench's environment to every worker, so a tuning can be tried without code changes. */

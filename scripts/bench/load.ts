@@ -14,7 +14,7 @@ import { requestsOf, scriptChain } from './chain-script';
 import { type BenchContext, terminateAll } from './context';
 import { encodedBytes, eventCounts, eventMs, payloadBytesByType, runsOf } from './history-runs';
 import { patiently } from './patient-call';
-import { cpuTimeMs, type ProcessSample, ProcessSampler } from './process-sampler';
+import { cpuTimeMs, machineBusyMs, type ProcessSample, ProcessSampler } from './process-sampler';
 import { quiesce } from './quiesce';
 import { gaps } from './stats';
 import { firstCallLead, PHASES, type Phase, stepBreakdown } from './step-breakdown';
@@ -64,6 +64,9 @@ export interface LoadSpec {
 
 export type Phases = Record<Phase | 'total', number>;
 
+/** A run during which the rest of the machine kept at most this many cores busy was a quiet one. */
+export const QUIET_CORES = 0.25;
+
 export interface LoadRun {
   system: string;
   conversations: number;
@@ -80,13 +83,17 @@ export interface LoadRun {
   wallMs: number;
   completedSteps: number;
   stepsPerSecond: number;
-  /** Each finished conversation's start → reply, ms; and when it finished after the first start, sorted. */
+  /** Each finished conversation's start → reply, ms. */
   durationsMs: number[];
-  completionsMs: number[];
   /** Model request i+1 arrived − model request i arrived, at the server, for every step of every conversation. */
   stepMs: number[];
   /** CPU time per completed step: the worker, the Temporal server (when the bench started it), this process. */
   cpuMsPerStep: { worker: number; server: number; bench: number };
+  /**
+   * Cores the rest of the machine kept busy during the run (its busy time minus the worker's, the server's and this
+   * process's, ÷ wall time): someone else's work that slowed this run. NaN when the server is not the bench's own.
+   */
+  otherCores: number;
   memory?: { idleRssBytes: number; peakRssBytes: number; highWaterMarkBytes: number; samples: ProcessSample[] };
   /** From the histories read: means per conversation (all runs of it, across continue-as-new). */
   history?: {
@@ -151,6 +158,7 @@ export async function runLoad(ctx: BenchContext, system: RunningSystem, spec: Lo
   const sampler = system.worker ? new ProcessSampler(system.worker.pid, 200) : undefined;
   const serverCpu0 = serverPid ? cpuTimeMs(serverPid) : undefined;
   const benchCpu0 = process.cpuUsage();
+  const busy0 = machineBusyMs();
   const t0 = performance.now();
   const t0Epoch = Date.now();
   const deadline = t0 + deadlineMs;
@@ -201,6 +209,7 @@ export async function runLoad(ctx: BenchContext, system: RunningSystem, spec: Lo
   const usage = sampler?.stop();
   const serverCpu1 = serverPid ? cpuTimeMs(serverPid) : undefined;
   const benchCpu = process.cpuUsage(benchCpu0);
+  const busy1 = machineBusyMs();
   mock.setLatency(0);
   mock.setTokenDelay(0);
   if (timedOut) {
@@ -220,6 +229,9 @@ export async function runLoad(ctx: BenchContext, system: RunningSystem, spec: Lo
     timedOut && history
       ? Math.round((history.stepsCompleted * list.length) / Math.max(1, history.read))
       : finished.length * spec.steps;
+  const serverCpu = serverCpu0 !== undefined && serverCpu1 !== undefined ? serverCpu1 - serverCpu0 : undefined;
+  const benchCpuMs = (benchCpu.user + benchCpu.system) / 1000;
+  const ownCpu = (usage?.cpuMs ?? 0) + (serverCpu ?? Number.NaN) + benchCpuMs;
   const perStep = (ms: number | undefined): number =>
     ms !== undefined && completedSteps > 0 ? ms / completedSteps : Number.NaN;
   const ended = system.leavesOpen && (spec.endOpen ?? true) ? list.map((c) => c.id) : [...unfinished];
@@ -239,13 +251,9 @@ export async function runLoad(ctx: BenchContext, system: RunningSystem, spec: Lo
     completedSteps,
     stepsPerSecond: completedSteps / (wallMs / 1000),
     durationsMs: durations,
-    completionsMs: finished.sort((a, b) => a - b),
     stepMs: list.flatMap((c) => gaps(arrivals(c)).slice(0, c.steps)),
-    cpuMsPerStep: {
-      worker: perStep(usage?.cpuMs),
-      server: perStep(serverCpu0 !== undefined && serverCpu1 !== undefined ? serverCpu1 - serverCpu0 : undefined),
-      bench: perStep((benchCpu.user + benchCpu.system) / 1000),
-    },
+    cpuMsPerStep: { worker: perStep(usage?.cpuMs), server: perStep(serverCpu), bench: perStep(benchCpuMs) },
+    otherCores: busy0 !== undefined && busy1 !== undefined ? Math.max(0, busy1 - busy0 - ownCpu) / wallMs : Number.NaN,
     ...(usage && {
       memory: {
         idleRssBytes: usage.samples[0]?.rssBytes ?? Number.NaN,
@@ -343,8 +351,17 @@ async function readHistories(
   };
 }
 
-/** Between runs: the Temporal server works off the last one (terminations, timers) before the next starts. */
+/**
+ * Between runs: the Temporal server works off the last one (terminations, timers), and then — for up to 10 s — the
+ * machine's other work is given a chance to pass (less than a quarter of a core busy), before the next run starts.
+ */
 export async function settle(ctx: BenchContext): Promise<void> {
   const ms = await quiesce(ctx.server.process?.pid);
   if (ms > 5_000) ctx.log(`  server quiet again after ${(ms / 1000).toFixed(0)} s`);
+  for (let waited = 0; waited < 10_000; waited += 500) {
+    const busy0 = machineBusyMs();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const busy1 = machineBusyMs();
+    if (busy0 === undefined || busy1 === undefined || (busy1 - busy0) / 500 < QUIET_CORES) return;
+  }
 }

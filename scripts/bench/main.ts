@@ -14,10 +14,8 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { parseArgs } from './args';
-import { buildBundles } from './bundles';
-import type { BenchContext } from './context';
+import { openBench } from './context';
 import { runCost } from './cost';
 import { runGuard } from './guard';
 import { runHistoryGrowth } from './history-growth';
@@ -28,10 +26,7 @@ import { runSideBySide } from './side-by-side';
 import { checkTargets } from './targets';
 import { runStreaming } from './streaming';
 import { runThroughput } from './throughput';
-import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
-import { startMessagesApi } from '../../testing/messages-api/server';
-import type { MessagesApi } from '../../testing/messages-api/types';
-import { cleanUpOnSignal, runMain } from '../script-main';
+import { runMain } from '../script-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -39,7 +34,6 @@ async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   if (!args) return 0;
   const started = new Date();
-  const startedPerf = performance.now();
   const loadAverageStart = os.loadavg();
   const log = (line: string): void =>
     void process.stderr.write(
@@ -48,53 +42,17 @@ async function main(): Promise<number> {
   const outDir = path.resolve(ROOT, args.outDir);
   await fsp.mkdir(outDir, { recursive: true });
 
-  let server: DevServer | undefined;
-  let mock: MessagesApi | undefined;
-  let connection: Connection | undefined;
-  let bundleDir: string | undefined;
-  let cleanedUp: Promise<void> | undefined;
-  const cleanup = (): Promise<void> =>
-    (cleanedUp ??= (async () => {
-      await connection?.close().catch(() => undefined);
-      await mock?.close().catch(() => undefined);
-      await server?.stop().catch((err: unknown) => log(`could not stop the dev server: ${String(err)}`));
-      if (bundleDir) await fsp.rm(bundleDir, { recursive: true, force: true });
-    })());
-  cleanUpOnSignal(cleanup, log);
-
+  log(
+    `sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`,
+  );
+  // The floor runs in the overhead and throughput sections (with the ceiling on), the side by side and the guard.
+  const needBare =
+    (args.ceiling && (args.only.has('throughput') || args.only.has('overhead'))) ||
+    args.only.has('peer') ||
+    args.only.has('guard');
+  const { ctx, close } = await openBench(args, { log, needBare });
   try {
-    log(
-      `sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`,
-    );
-    // The floor runs in the overhead and throughput sections (with the ceiling on), the side by side and the guard.
-    const needBare =
-      (args.ceiling && (args.only.has('throughput') || args.only.has('overhead'))) ||
-      args.only.has('peer') ||
-      args.only.has('guard');
-    const [serverResult, bundleResult] = await Promise.allSettled([
-      connectOrStartDevServer({ log }),
-      buildBundles(needBare),
-    ]);
-    if (serverResult.status === 'fulfilled') server = serverResult.value;
-    if (bundleResult.status === 'fulfilled') bundleDir = bundleResult.value.dir;
-    if (serverResult.status === 'rejected') throw serverResult.reason;
-    if (bundleResult.status === 'rejected') throw bundleResult.reason;
-    const devServer = serverResult.value;
-    mock = await startMessagesApi();
-    connection = await Connection.connect({ address: devServer.address });
-    const ctx: BenchContext = {
-      args,
-      server: devServer,
-      client: new Client({ connection, namespace: devServer.namespace }),
-      mock,
-      bundles: bundleResult.value,
-      budgetEnd: startedPerf + args.budgetMs,
-      log,
-    };
-    log(
-      `Temporal ${devServer.address} (${devServer.process ? `dev server pid ${devServer.process.pid}` : 'reused'}); Messages API ${mock.url}`,
-    );
-
+    const devServer = ctx.server;
     const results: Omit<BenchResults, 'targets' | 'finishedAt' | 'durationMs' | 'machine'> = {
       startedAt: started.toISOString(),
       git: gitState(),
@@ -112,7 +70,8 @@ async function main(): Promise<number> {
     const side = { conversations: args.peerConversations, lengths: args.peerSteps, rounds: args.rounds };
     if (args.only.has('peer')) results.sideBySide = await runSideBySide(ctx, ['ours', 'peer', 'floor'], side);
     if (args.only.has('guard')) {
-      const runs = results.sideBySide ?? (await runSideBySide(ctx, ['ours', 'floor'], side));
+      // Its own runs, ours and the floor only, whether or not the side by side ran: the baseline was measured so.
+      const runs = await runSideBySide(ctx, ['ours', 'floor'], side);
       const machine = machineInfo(loadAverageStart);
       results.guard = runGuard(runs, { update: args.updateBaseline, machine, commit: results.git?.commit });
     }
@@ -153,7 +112,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
-    await cleanup();
+    await close();
   }
 }
 

@@ -28,7 +28,7 @@ export function reportTables(results: BenchResults): Table[] {
     ...(results.cost ? costTables(results.cost) : []),
     ...(results.streaming ? streamingTables(results.streaming) : []),
     ...(results.sideBySide ? sideBySideTables(results.sideBySide) : []),
-    ...(results.guard ? [guardTable(results.guard)] : []),
+    ...(results.guard ? [guardTable(results.guard), sideBySideTables(results.guard.runs)[1]!] : []),
     {
       title: 'Targets',
       headers: ['', 'target', 'measured', 'verdict'],

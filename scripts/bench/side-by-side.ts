@@ -122,7 +122,20 @@ export function sideBySideTables(result: SideBySideResult): Table[] {
   };
   const detail: Table = {
     title: 'Side by side, every run (CPU ms per step: worker, Temporal server, this process with the Messages API)',
-    headers: ['round', 'steps', 'system', 'wall', 'steps/s', 'conv p50', 'worker', 'server', 'bench', 'failed'],
+    headers: [
+      'round',
+      'steps',
+      'system',
+      'wall',
+      'steps/s',
+      'conv p50',
+      'worker',
+      'server',
+      'bench',
+      'others',
+      'failed',
+    ],
+    notes: ['others: cores the rest of the machine kept busy during the run (someone else’s work).'],
     rows: result.runs.map((run) => [
       String(run.round),
       String(run.steps),
@@ -133,6 +146,7 @@ export function sideBySideTables(result: SideBySideResult): Table[] {
       run.cpuMsPerStep.worker.toFixed(2),
       run.cpuMsPerStep.server.toFixed(2),
       run.cpuMsPerStep.bench.toFixed(2),
+      run.otherCores.toFixed(2),
       String(run.failed),
     ]),
   };

@@ -1,6 +1,6 @@
 // The report's one structure: every section states its figures as tables (a title, headers, rows, notes, and
 // optionally the chart the HTML report draws from them), and the console and HTML reports both render those tables.
-import { escapeXml, groupedBars, PALETTE, stackedBars } from './svg';
+import { bars, escapeXml, PALETTE } from './svg';
 
 /** A figure keeps its value beside its text, so a chart can draw it and the text table right-aligns it. */
 export type Cell = string | { text: string; value: number };
@@ -63,8 +63,8 @@ function chartOf(table: Table): string {
       return typeof c === 'object' ? c.value : Number.NaN;
     }),
   }));
-  const draw = spec.stacked ? stackedBars : groupedBars;
-  return draw({ title: spec.title, yLabel: spec.yLabel, categories, series, width: Math.max(640, rows.length * 70) });
+  const width = Math.max(640, rows.length * 70);
+  return bars({ title: spec.title, yLabel: spec.yLabel, categories, series, width, stacked: spec.stacked === true });
 }
 
 export function renderHtml(table: Table): string {

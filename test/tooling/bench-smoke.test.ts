@@ -18,7 +18,7 @@ import { htmlReport, textReport } from '../../scripts/bench/report';
 import type { BenchResults } from '../../scripts/bench/results';
 import { gaps, percentile, summarize } from '../../scripts/bench/stats';
 import { stepBreakdown } from '../../scripts/bench/step-breakdown';
-import { groupedBars, niceScale, stackedBars } from '../../scripts/bench/svg';
+import { bars, niceScale } from '../../scripts/bench/svg';
 import { REALISTIC_SYSTEM_PROMPT } from '../../scripts/bench/system-prompt';
 import { checkTargets } from '../../scripts/bench/targets';
 import { cell, renderHtml, renderText, textTable } from '../../scripts/bench/table';
@@ -207,7 +207,25 @@ describe('bench building blocks', () => {
       'a length the baseline lacks is not checked',
     );
     assert.deepEqual(checkGuard({ '1': past }, undefined), [], 'no baseline: nothing to check');
-    const table = renderText(guardTable({ figures: { '8': past }, baseline, checks, pass: false, updated: false }));
+    // Time is judged on quiet rounds only (the rest of the machine under a quarter of a core), and fails when every
+    // one of them is past the margin; with no quiet round it is not judged at all.
+    const rounds = (ratios: number[], otherCores: number[]) => ({ ...past, timeRatios: ratios, otherCores });
+    const verdict = (f: ReturnType<typeof rounds>) =>
+      checkGuard({ '8': f }, baseline).find((c) => c.measure === 'time')!;
+    assert.equal(verdict(rounds([1.9, 1.5], [0.1, 0.1])).pass, true, 'one quiet round within the margin');
+    assert.equal(verdict(rounds([1.9, 1.5], [0.1, 1.5])).pass, false, 'the round within the margin was a busy one');
+    assert.deepEqual(
+      [verdict(rounds([1.9, 1.9], [1.2, 0.9])).judged, verdict(rounds([1.9, 1.9], [1.2, 0.9])).pass],
+      [false, true],
+    );
+    const busyBaseline = { ...baseline, lengths: { '8': { ...base, quietRounds: 0 } } };
+    const fromBusy = checkGuard({ '8': rounds([2.5], [0.1]) }, busyBaseline).find((c) => c.measure === 'time')!;
+    assert.equal(fromBusy.judged, false, "a baseline measured on a busy machine judges no one's time");
+    const runs = { conversations: 20, lengths: [8], rounds: 1, systems: [], runs: [] };
+    const table = renderText(
+      guardTable({ runs, figures: { '8': rounds([1.9], [1.2]) }, baseline, checks, pass: false, updated: false }),
+    );
+    assert.match(table, /at 8 step\(s\), 1 of 1 round\(s\) ran while the rest of the machine kept 1\.20 cores busy/);
     assert.match(table, /FAIL: time at 8 step\(s\) grew 16\.0%/);
     assert.match(table, /FAIL: history at 8 step\(s\) grew/);
   });
@@ -225,15 +243,16 @@ describe('bench building blocks', () => {
 
   test('charts, tables and reports render', () => {
     assert.deepEqual(niceScale(87), { top: 100, step: 20 });
-    const bars = groupedBars({
+    const grouped = bars({
       title: 'T',
       yLabel: 'ms',
       categories: ['a', 'b'],
       series: [{ name: 's', color: '#000', values: [1, 2] }],
     });
-    assert.match(bars, /^<svg[^>]+xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-    assert.equal((bars.match(/<rect x=/g) ?? []).length, 2 + 1); // two bars and the legend swatch
-    const stacked = stackedBars({
+    assert.match(grouped, /^<svg[^>]+xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.equal((grouped.match(/<rect x=/g) ?? []).length, 2 + 1); // two bars and the legend swatch
+    const stacked = bars({
+      stacked: true,
       title: 'S',
       yLabel: 'tokens',
       categories: ['1'],
