@@ -16,6 +16,7 @@
 // event or payload field per step is caught.
 import fs from 'node:fs';
 import path from 'node:path';
+import * as prettier from 'prettier';
 import type { MachineInfo } from './results';
 import { pairedRatios, runsOf, type SideBySideResult } from './side-by-side';
 import { QUIET_CORES } from './load';
@@ -138,19 +139,21 @@ export function readBaseline(file = BASELINE_PATH): Baseline | undefined {
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Baseline) : undefined;
 }
 
-export function writeBaseline(baseline: Baseline, file = BASELINE_PATH): void {
-  fs.writeFileSync(file, `${JSON.stringify(baseline, null, 2)}\n`);
+/** Written the way the repository's formatter keeps JSON, so `npx prettier --check .` passes on a fresh baseline. */
+export async function writeBaseline(baseline: Baseline, file = BASELINE_PATH): Promise<void> {
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  fs.writeFileSync(file, await prettier.format(JSON.stringify(baseline), { ...options, parser: 'json' }));
 }
 
-export function runGuard(
+export async function runGuard(
   result: SideBySideResult,
   options: { update: boolean; machine: Baseline['machine']; commit: string | undefined; baselineFile?: string },
-): GuardResult {
+): Promise<GuardResult> {
   const figures = guardFigures(result);
   const baseline = readBaseline(options.baselineFile);
   const checks = checkGuard(figures, baseline);
   if (options.update) {
-    writeBaseline(
+    await writeBaseline(
       {
         updatedAt: new Date().toISOString(),
         commit: options.commit,

@@ -73,7 +73,7 @@ async function main(): Promise<number> {
       // Its own runs, ours and the floor only, whether or not the side by side ran: the baseline was measured so.
       const runs = await runSideBySide(ctx, ['ours', 'floor'], side);
       const machine = machineInfo(loadAverageStart);
-      results.guard = runGuard(runs, { update: args.updateBaseline, machine, commit: results.git?.commit });
+      results.guard = await runGuard(runs, { update: args.updateBaseline, machine, commit: results.git?.commit });
     }
     if (args.only.has('streaming')) results.streaming = await runStreaming(ctx);
     if (args.only.has('throughput')) results.throughput = await runThroughput(ctx);

@@ -135,8 +135,8 @@ describe('bench load runner: ours and the floor side by side on the dev server',
     // --update-baseline writes the figures, and the next check against them passes.
     const file = path.join(await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-baseline-')), 'baseline.json');
     const machine = baseline.machine;
-    assert.equal(runGuard(result, { update: true, machine, commit: 'abc', baselineFile: file }).updated, true);
-    const again = runGuard(result, { update: false, machine, commit: 'abc', baselineFile: file });
+    assert.equal((await runGuard(result, { update: true, machine, commit: 'abc', baselineFile: file })).updated, true);
+    const again = await runGuard(result, { update: false, machine, commit: 'abc', baselineFile: file });
     assert.equal(again.pass, true);
     assert.equal(again.checks.length, 4);
     await fsp.rm(path.dirname(file), { recursive: true, force: true });
