@@ -9,7 +9,7 @@ import type { TurnResult } from '../../common/conversation-types';
 import { type BenchContext, terminateAll } from './context';
 import { runLoad } from './load';
 import { startOurs } from './systems';
-import { payloadBytesByType, runsOf } from './history-runs';
+import { modelCallResults, runsOf } from './history-runs';
 import { estimateTokens } from '../../testing/messages-api/tokens';
 import { REALISTIC_SYSTEM_PROMPT } from './system-prompt';
 import { DEFAULT_MODEL } from '../../common/options';
@@ -63,42 +63,22 @@ export interface CostResult {
 
 const PRICES = pricesFor(DEFAULT_MODEL, PUBLISHED_PRICES)!;
 
-async function usageOf(
-  ctx: BenchContext,
-  workflowId: string,
-): Promise<{ calls: CallUsage[]; historySize: number; payloadBytes: Record<string, number> }> {
-  const converter = ctx.client.options.loadedDataConverter.payloadConverter;
-  const runs = await runsOf(ctx.client, workflowId);
-  const events = runs.flatMap((run) => run.events);
-  const modelCalls = new Set<string>();
-  const usage: CallUsage[] = [];
-  for (const event of events) {
-    const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled?.activityType?.name === 'callModel') modelCalls.add(String(event.eventId));
-    const completed = event.activityTaskCompletedEventAttributes;
-    if (completed && modelCalls.has(String(completed.scheduledEventId))) {
-      const payload = completed.result?.payloads?.[0];
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a history payload, decoded as the client would
-      const result = converter.fromPayload(payload as any) as CallModelResult;
-      const { inputTokens, cacheReadInputTokens, cacheCreationInputTokens, outputTokens } = result.usage;
-      const all = inputTokens + cacheReadInputTokens + cacheCreationInputTokens;
-      usage.push({
-        call: usage.length + 1,
-        inputTokens,
-        cacheReadInputTokens,
-        cacheCreationInputTokens,
-        cachedFraction: all > 0 ? cacheReadInputTokens / all : 0,
-        billedEquivalent: inputTokens + 1.25 * cacheCreationInputTokens + 0.1 * cacheReadInputTokens,
-        outputTokens,
-        usd: costUsd(result.usage, PRICES),
-      });
-    }
-  }
-  return {
-    calls: usage,
-    historySize: runs.reduce((sum, run) => sum + run.historySize, 0),
-    payloadBytes: payloadBytesByType(events),
-  };
+/** Each model call's usage, as the conversation's history records it, priced. */
+function usageOf(results: readonly CallModelResult[]): CallUsage[] {
+  return results.map(({ usage }, i) => {
+    const { inputTokens, cacheReadInputTokens, cacheCreationInputTokens, outputTokens } = usage;
+    const all = inputTokens + cacheReadInputTokens + cacheCreationInputTokens;
+    return {
+      call: i + 1,
+      inputTokens,
+      cacheReadInputTokens,
+      cacheCreationInputTokens,
+      cachedFraction: all > 0 ? cacheReadInputTokens / all : 0,
+      billedEquivalent: inputTokens + 1.25 * cacheCreationInputTokens + 0.1 * cacheReadInputTokens,
+      outputTokens,
+      usd: costUsd(usage, PRICES),
+    };
+  });
 }
 
 export async function runCost(ctx: BenchContext): Promise<CostResult> {
@@ -113,17 +93,17 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
       );
       ours.send = { system: REALISTIC_SYSTEM_PROMPT, promptCaching };
       let conversation: { id: string; reply: TurnResult } | undefined;
-      await runLoad(ctx, ours, {
+      const run = await runLoad(ctx, ours, {
         conversations: 1,
         steps: args.costSteps,
         label: `cost-${promptCaching ? 'on' : 'off'}`,
-        historySample: 0,
         endOpen: false,
         onReply: ({ id }, reply) => (conversation = { id, reply: reply as TurnResult }),
       });
-      if (!conversation) throw new Error('cost: the chain did not finish');
-      const { calls, historySize, payloadBytes } = await usageOf(ctx, conversation.id);
+      if (!conversation || !run.history) throw new Error('cost: the chain did not finish');
+      const calls = usageOf(modelCallResults(ctx.client, await runsOf(ctx.client, conversation.id)));
       await terminateAll(ctx.client, [conversation.id]);
+      const { serverBytes: historySize, payloadBytes } = run.history;
       const later = calls.slice(2);
       const sum = (pick: (c: CallUsage) => number, list = calls): number =>
         list.reduce((total, c) => total + pick(c), 0);

@@ -1,6 +1,7 @@
 // A workflow's history as the server keeps it, across continue-as-new: every run of a workflow id, oldest first,
 // with the server's own measures (describe(): historyLength, historySize — the ones its limits apply to).
 import type { Client } from '@temporalio/client';
+import type { CallModelResult } from '../../common/activity-contracts';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 
@@ -101,4 +102,19 @@ export function payloadBytesByType(
     bytes[type] = (bytes[type] ?? 0) + walk(event);
   }
   return bytes;
+}
+
+/** What each model call returned (callModel's results, in order, over every run): usage, context, the reply. */
+export function modelCallResults(client: Client, runs: readonly RunHistory[]): CallModelResult[] {
+  const converter = client.options.loadedDataConverter.payloadConverter;
+  const calls = new Set<string>();
+  const results: CallModelResult[] = [];
+  for (const event of runs.flatMap((run) => run.events)) {
+    if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')
+      calls.add(String(event.eventId));
+    const completed = event.activityTaskCompletedEventAttributes;
+    const payload = completed?.result?.payloads?.[0];
+    if (payload && calls.has(String(completed.scheduledEventId))) results.push(converter.fromPayload(payload));
+  }
+  return results;
 }

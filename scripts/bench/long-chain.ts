@@ -20,7 +20,6 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs as parseNodeArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { ConversationClient } from '../../client/conversation-client';
-import type { CallModelResult } from '../../common/activity-contracts';
 import type { ContextManagementOptions } from '../../common/context-options';
 import type { ConversationOptionsInput } from '../../common/options';
 import type { MessagesApi } from '../../testing/messages-api/types';
@@ -30,7 +29,7 @@ import { parseArgs } from './args';
 import { openBench, startBenchWorker, terminateAll } from './context';
 import { firstUserText } from '../../testing/messages-api/demo-model';
 import { CHAIN_TOOLS, scriptChain } from './chain-script';
-import { runsOf } from './history-runs';
+import { modelCallResults, runsOf } from './history-runs';
 import { textTable } from './table';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -105,7 +104,6 @@ export async function runLongChain(
   deps: { client: Client; conversations: ConversationClient; mock: MessagesApi; log: (line: string) => void },
 ): Promise<VariantResult[]> {
   const { client, conversations, mock, log } = deps;
-  const converter = client.options.loadedDataConverter.payloadConverter;
   const results: VariantResult[] = [];
   const ids: string[] = [];
   try {
@@ -133,17 +131,7 @@ export async function runLongChain(
       const state = await conversations.getState(id);
       const runs = await runsOf(client, id, 10_000);
       // What the model read on each call: the calls' own accounts, in the histories.
-      const scheduled = new Set<string>();
-      let peakRead = 0;
-      for (const event of runs.flatMap((run) => run.events)) {
-        const attrs = event.activityTaskScheduledEventAttributes;
-        if (attrs?.activityType?.name === 'callModel') scheduled.add(String(event.eventId));
-        const completed = event.activityTaskCompletedEventAttributes;
-        if (!completed || !scheduled.has(String(completed.scheduledEventId))) continue;
-        const payload = completed.result?.payloads?.[0];
-        const result = payload ? converter.fromPayload<CallModelResult>(payload) : undefined;
-        peakRead = Math.max(peakRead, result?.context?.inputTokens ?? 0);
-      }
+      const peakRead = Math.max(0, ...modelCallResults(client, runs).map((r) => r.context?.inputTokens ?? 0));
       const result: VariantResult = {
         variant,
         status: reply.status,
