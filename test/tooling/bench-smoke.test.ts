@@ -4,6 +4,9 @@
 // (bench-load.test.ts runs the load runner itself on the dev server.)
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { demoTools } from '../../testing/demo-tools';
 import { describeTool } from '../../activities/tool-definition';
@@ -12,7 +15,9 @@ import { UsageError } from '../../scripts/script-main';
 import { chainSteps, CHAIN_TOOLS, requestsOf, scriptChain } from '../../scripts/bench/chain-script';
 import { InProcessLoop } from '../../scripts/bench/in-process-loop';
 import { ProcessSampler } from '../../scripts/bench/process-sampler';
-import { checkGuard, guardTable, MARGINS } from '../../scripts/bench/guard';
+import { checkGuard, guardTable, MARGINS, readBaseline, runGuard } from '../../scripts/bench/guard';
+import type { LoadRun } from '../../scripts/bench/load';
+import type { SideBySideResult } from '../../scripts/bench/side-by-side';
 import { encodedBytes } from '../../scripts/bench/history-runs';
 import { htmlReport, textReport } from '../../scripts/bench/report';
 import type { BenchResults } from '../../scripts/bench/results';
@@ -228,6 +233,38 @@ describe('bench building blocks', () => {
     assert.match(table, /at 8 step\(s\), 1 of 1 round\(s\) ran while the rest of the machine kept 1\.20 cores busy/);
     assert.match(table, /FAIL: time at 8 step\(s\) grew 16\.0%/);
     assert.match(table, /FAIL: history at 8 step\(s\) grew/);
+  });
+
+  test('--update-baseline keeps the time of a quiet baseline when every new round was busy, and rewrites history', async () => {
+    const run = (system: string, round: number, wallMs: number, otherCores: number, bytes: number) =>
+      ({ system, round, steps: 8, wallMs, otherCores, history: { bytes, events: 115 } }) as unknown as LoadRun & {
+        round: number;
+      };
+    const side = (otherCores: number, oursMs: number, bytes: number): SideBySideResult => ({
+      conversations: 20,
+      lengths: [8],
+      rounds: 1,
+      systems: ['ours', 'floor'],
+      runs: [run('ours', 1, oursMs, otherCores, bytes), run('floor', 1, 1000, otherCores, 5000)],
+    });
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-baseline-'));
+    const file = path.join(dir, 'baseline.json');
+    const options = {
+      machine: { cpus: 2, cpuModel: 'test', loadAverageStart: [0, 0, 0] },
+      commit: 'abc',
+      baselineFile: file,
+    };
+    try {
+      await runGuard(side(0.1, 1500, 30_000), { ...options, update: true });
+      await runGuard(side(0.9, 2600, 31_000), { ...options, update: true });
+      const kept = readBaseline(file)!.lengths['8']!;
+      assert.equal(kept.timeRatio, 1.5, 'the busy round did not replace the quiet time');
+      assert.equal(kept.historyBytes, 31_000, 'history is rewritten whatever the machine did');
+      await runGuard(side(0.1, 1700, 31_000), { ...options, update: true });
+      assert.equal(readBaseline(file)!.lengths['8']!.timeRatio, 1.7, 'a quiet round replaces it');
+    } finally {
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
   });
 
   test("a history's encoded size is what fetchHistory's events take on the wire", () => {
