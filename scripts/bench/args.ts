@@ -1,9 +1,10 @@
-// The bench's command line. Every size has a default that keeps `npm run bench` under ten minutes on two cores.
+// The bench's command line. Every size has a default that keeps `npm run bench` at about fifteen minutes on two cores.
 //
 //   npm run bench -- --only overhead,history --conversations 10,100 --steps 5 --latency 1000
+import { parseArgs as parseNodeArgs } from 'node:util';
 import { UsageError } from '../script-main';
 
-export const SECTIONS = ['overhead', 'throughput', 'history', 'memory', 'cost', 'streaming'] as const;
+export const SECTIONS = ['overhead', 'throughput', 'history', 'memory', 'cost', 'streaming', 'peer', 'guard'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {
@@ -27,13 +28,21 @@ export interface BenchArgs {
   /** The whole bench should be done by then: throughput runs get what is left, shared equally. */
   budgetMs: number;
   outDir: string;
+  /** Side by side (peer) and guard: concurrent conversations, chain lengths, rounds. */
+  peerConversations: number;
+  peerSteps: number[];
+  rounds: number;
+  /** Rewrite scripts/bench/baseline.json from this run's guard figures. */
+  updateBaseline: boolean;
   /** Worker processes write V8 CPU profiles here (node --cpu-prof); summarize with scripts/bench/profile-summary.ts. */
   profileDir?: string;
 }
 
 const HELP = `npm run bench -- [options]
 
-  --only LIST              sections to run: ${SECTIONS.join(',')} (default: all; memory is sampled during throughput)
+  --only LIST              sections to run: ${SECTIONS.join(',')} (default: all; memory is sampled during
+                           throughput; peer: the side by side with @temporalio/ai-sdk and the floor; guard: fails the
+                           bench when the cost per step grew past the baseline, from peer's runs or its own)
   --conversations LIST     concurrent conversations for throughput (default 10,100,1000)
   --steps N                chain steps per conversation, overhead and throughput (default 5)
   --latency MS             model latency for throughput (default 1000)
@@ -41,9 +50,13 @@ const HELP = `npm run bench -- [options]
   --overhead-reps N        measured chains per system and latency (default 10 below 100 ms, 3 above)
   --history-steps LIST     chain lengths for history growth (default 10,100,500)
   --cost-steps N           chain length for the prompt-cache cost run (default 20)
+  --peer-conversations N   concurrent conversations of the side by side and the guard (default 20)
+  --peer-steps LIST        their chain lengths (default 1,8,32)
+  --rounds N               their rounds, systems alternated (default 2)
+  --update-baseline        rewrite scripts/bench/baseline.json from this run (the guard then passes)
   --no-ceiling             skip the bare-activity ceiling runs
   --run-timeout S          cut one throughput run after S seconds (default 240); steps done by then count
-  --budget S               the whole bench should take about S seconds (default 570): throughput runs share
+  --budget S               the whole bench should take about S seconds (default 900): throughput runs share
                            what the other sections left, so a loaded machine cuts them short rather than overrun
   --out DIR                where JSON and HTML go (default results)
   --profile DIR            worker processes write CPU profiles there (node --cpu-prof); then
@@ -52,109 +65,91 @@ const HELP = `npm run bench -- [options]
 Environment: TEMPORAL_ADDRESS (reuse a running server), WORKER_MAX_CONCURRENT_ACTIVITIES,
 WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, WORKER_MAX_CACHED_WORKFLOWS (passed to both worker processes).`;
 
-function positiveInts(flag: string, value: string, allowZero = false): number[] {
-  const items = value
+/** Integers (≥ 0 or ≥ 1) separated by commas. */
+function ints(flag: string, value: string, { zero = false, single = false } = {}): number[] {
+  const numbers = value
     .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
-  const numbers = items.map(Number);
-  if (items.length === 0 || numbers.some((n) => !Number.isInteger(n) || n < (allowZero ? 0 : 1))) {
+    .filter((part) => part.trim())
+    .map(Number);
+  if (
+    numbers.length === 0 ||
+    numbers.some((n) => !Number.isInteger(n) || n < (zero ? 0 : 1)) ||
+    (single && numbers.length !== 1)
+  )
     throw new UsageError(
-      `${flag} takes ${allowZero ? 'non-negative' : 'positive'} integers separated by commas, got "${value}"`,
+      `--${flag} takes ${single ? 'one' : ''} ${zero ? 'non-negative' : 'positive'} integer${single ? '' : 's separated by commas'}, got "${value}"`,
     );
-  }
   return numbers;
 }
 
-function one(flag: string, value: string, allowZero = false): number {
-  const numbers = positiveInts(flag, value, allowZero);
-  if (numbers.length !== 1) throw new UsageError(`${flag} takes one number, got "${value}"`);
-  return numbers[0]!;
-}
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  only: { type: 'string' },
+  conversations: { type: 'string' },
+  steps: { type: 'string' },
+  latency: { type: 'string' },
+  'overhead-latencies': { type: 'string' },
+  'overhead-reps': { type: 'string' },
+  'history-steps': { type: 'string' },
+  'cost-steps': { type: 'string' },
+  'peer-conversations': { type: 'string' },
+  'peer-steps': { type: 'string' },
+  rounds: { type: 'string' },
+  'update-baseline': { type: 'boolean' },
+  'no-ceiling': { type: 'boolean' },
+  'run-timeout': { type: 'string' },
+  budget: { type: 'string' },
+  out: { type: 'string' },
+  profile: { type: 'string' },
+} as const;
 
 /** Returns undefined after printing help for --help. */
 export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
-  const args: BenchArgs = {
-    only: new Set(SECTIONS),
-    conversations: [10, 100, 1000],
-    steps: 5,
-    latencyMs: 1000,
-    overheadLatencies: [0, 1000],
-    historySteps: [10, 100, 500],
-    costSteps: 20,
-    ceiling: true,
-    runTimeoutMs: 240_000,
-    budgetMs: 570_000,
-    outDir: 'results',
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i]!;
-    const [flag, inline] = raw.includes('=')
-      ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)]
-      : [raw, undefined];
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      const next = argv[++i];
-      if (next === undefined) throw new UsageError(`${flag} needs a value`);
-      return next;
-    };
-    switch (flag) {
-      case '--help':
-      case '-h':
-        console.log(HELP);
-        return undefined;
-      case '--only': {
-        const names = value()
+  let values: Partial<Record<keyof typeof OPTIONS, string | boolean>>;
+  try {
+    values = parseNodeArgs({ args: [...argv], options: OPTIONS, strict: true }).values;
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n\n${HELP}`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return undefined;
+  }
+  const list = (flag: keyof typeof OPTIONS, fallback: number[], zero = false): number[] =>
+    typeof values[flag] === 'string' ? ints(flag, values[flag], { zero }) : fallback;
+  const one = (flag: keyof typeof OPTIONS, fallback: number, zero = false): number =>
+    typeof values[flag] === 'string' ? ints(flag, values[flag], { zero, single: true })[0]! : fallback;
+  const only =
+    typeof values.only === 'string'
+      ? values.only
           .split(',')
           .map((name) => name.trim())
-          .filter(Boolean);
-        const unknown = names.filter((name) => !(SECTIONS as readonly string[]).includes(name));
-        if (unknown.length > 0 || names.length === 0)
-          throw new UsageError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
-        args.only = new Set(names as Section[]);
-        break;
-      }
-      case '--conversations':
-        args.conversations = positiveInts(flag, value());
-        break;
-      case '--steps':
-        args.steps = one(flag, value());
-        break;
-      case '--latency':
-        args.latencyMs = one(flag, value(), true);
-        break;
-      case '--overhead-latencies':
-        args.overheadLatencies = positiveInts(flag, value(), true);
-        break;
-      case '--overhead-reps':
-        args.overheadReps = one(flag, value());
-        break;
-      case '--history-steps':
-        args.historySteps = positiveInts(flag, value()).sort((a, b) => a - b);
-        break;
-      case '--cost-steps':
-        args.costSteps = one(flag, value());
-        break;
-      case '--no-ceiling':
-        args.ceiling = false;
-        break;
-      case '--run-timeout':
-        args.runTimeoutMs = one(flag, value()) * 1000;
-        break;
-      case '--budget':
-        args.budgetMs = one(flag, value()) * 1000;
-        break;
-      case '--out':
-        args.outDir = value();
-        break;
-      case '--profile':
-        args.profileDir = value();
-        break;
-      default:
-        throw new UsageError(`Unknown option ${raw}.\n\n${HELP}`);
-    }
-  }
-  // Memory is measured during the throughput runs.
+          .filter(Boolean)
+      : SECTIONS;
+  const unknown = only.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+  if (unknown.length > 0 || only.length === 0)
+    throw new UsageError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
+  const args: BenchArgs = {
+    only: new Set(only as Section[]),
+    conversations: list('conversations', [10, 100, 1000]),
+    steps: one('steps', 5),
+    latencyMs: one('latency', 1000, true),
+    overheadLatencies: list('overhead-latencies', [0, 1000], true),
+    ...(values['overhead-reps'] !== undefined && { overheadReps: one('overhead-reps', 0) }),
+    historySteps: list('history-steps', [10, 100, 500]).sort((a, b) => a - b),
+    costSteps: one('cost-steps', 20),
+    peerConversations: one('peer-conversations', 20),
+    peerSteps: list('peer-steps', [1, 8, 32]).sort((a, b) => a - b),
+    rounds: one('rounds', 2),
+    updateBaseline: values['update-baseline'] === true,
+    ceiling: values['no-ceiling'] !== true,
+    runTimeoutMs: one('run-timeout', 240) * 1000,
+    budgetMs: one('budget', 900) * 1000,
+    outDir: typeof values.out === 'string' ? values.out : 'results',
+    ...(typeof values.profile === 'string' && { profileDir: values.profile }),
+  };
+  // Memory is measured during the throughput runs; the baseline is the guard's.
   if (args.only.has('memory')) args.only.add('throughput');
+  if (args.updateBaseline) args.only.add('guard');
   return args;
 }

@@ -1,16 +1,60 @@
-// The bare chain's activities: a "model" that only waits the model latency, and a "tool" that echoes its input.
+// The floor's activities: the work a durable tool-use chain cannot skip. `bareModel` posts the chain's request to the
+// model (a conversation's request, built by the same buildModelRequest: model, max_tokens, tools, transcript, cache
+// breakpoints; as one JSON reply, not streamed) and returns only the reply's content and stop reason; `bareTool` runs one tool of the demo set on its parsed input.
+// The transcript lives in this worker's memory, keyed by workflow id, so an activity's input is only what is new
+// (the user message or the tool results): the floor records each reply and result once, as a conversation would.
+import Anthropic from '@anthropic-ai/sdk';
+import type { ContentBlock, MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
+import { Context } from '@temporalio/activity';
+import { buildModelRequest } from '../../activities/model-request';
+import { describeTool, type ToolDefinition } from '../../activities/tool-definition';
+import { DEFAULT_MODEL } from '../../common/options';
+import { demoTools } from '../../testing/demo-tools';
+import { CHAIN_TOOLS } from './chain-script';
 
-export interface BareActivities {
-  echoModel(input: { latencyMs: number; step: number }): Promise<{ text: string }>;
-  echoTool(input: { step: number; text: string }): Promise<{ text: string }>;
+export interface BareReply {
+  content: ContentBlock[];
+  stopReason: StopReason | null;
 }
 
-export const bareActivities: BareActivities = {
-  async echoModel({ latencyMs, step }) {
-    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    return { text: `reply ${step}` };
-  },
-  async echoTool({ text }) {
-    return { text };
-  },
-};
+export interface BareActivities {
+  bareModel(input: { messages: MessageParam[] }): Promise<BareReply>;
+  bareTool(input: { name: string; input: unknown }): Promise<{ content: string; isError: boolean }>;
+}
+
+const TOOLS = new Map(demoTools.filter((tool) => CHAIN_TOOLS.includes(tool.name)).map((tool) => [tool.name, tool]));
+const OFFERED = [...TOOLS.values()].map((tool) => describeTool(tool as ToolDefinition));
+
+export function bareActivities(baseURL: string): BareActivities {
+  const anthropic = new Anthropic({ baseURL, apiKey: 'bench-floor', maxRetries: 0 });
+  const transcripts = new Map<string, MessageParam[]>();
+  return {
+    async bareModel({ messages }) {
+      const { workflowExecution, activityId } = Context.current().info;
+      const key = workflowExecution?.workflowId ?? activityId;
+      const transcript = [...(transcripts.get(key) ?? []), ...messages];
+      const request = buildModelRequest(
+        { model: DEFAULT_MODEL, maxTokens: 1024, tools: CHAIN_TOOLS, promptCaching: true, protocol: 'native' },
+        transcript,
+        OFFERED,
+      );
+      const reply = await anthropic.messages.create({ ...request, stream: false });
+      if (reply.stop_reason === 'tool_use')
+        transcripts.set(key, [...transcript, { role: 'assistant', content: reply.content }]);
+      else transcripts.delete(key);
+      return { content: reply.content, stopReason: reply.stop_reason };
+    },
+    async bareTool({ name, input }) {
+      const tool = TOOLS.get(name);
+      const parsed = tool?.input.safeParse(input);
+      if (!tool || !parsed?.success) return { content: `invalid call of ${name}`, isError: true };
+      const value: unknown = await tool.run(parsed.data as never, {
+        idempotencyKey: Context.current().info.activityId,
+        attempt: Context.current().info.attempt,
+        signal: Context.current().cancellationSignal,
+        heartbeat: () => {},
+      });
+      return { content: typeof value === 'string' ? value : JSON.stringify(value), isError: false };
+    },
+  };
+}

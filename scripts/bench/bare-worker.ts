@@ -1,6 +1,6 @@
-// The bare chain's worker process: the same shape as workers/main.ts (one NativeConnection, a pre-built bundle from
+// The floor's worker process: the same shape as workers/main.ts (one NativeConnection, a pre-built bundle from
 // WORKFLOW_BUNDLE_PATH, the same WORKER_MAX_* tuning variables and defaults), only the workflow and activities differ.
-//   TEMPORAL_ADDRESS=… TEMPORAL_TASK_QUEUE=… WORKFLOW_BUNDLE_PATH=… node --import tsx scripts/bench/bare-worker.ts
+//   TEMPORAL_ADDRESS=… TEMPORAL_TASK_QUEUE=… ANTHROPIC_BASE_URL=… WORKFLOW_BUNDLE_PATH=… node --import tsx scripts/bench/bare-worker.ts
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { configSchema } from '../../workers/config';
 import { bareActivities } from './bare-activities';
@@ -20,14 +20,16 @@ async function main(): Promise<void> {
     })
     .parse(present);
   const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
-  if (!bundlePath) throw new Error('WORKFLOW_BUNDLE_PATH must point at the bundled scripts/bench/bare-workflow.ts');
+  const baseURL = process.env.ANTHROPIC_BASE_URL;
+  if (!bundlePath || !baseURL)
+    throw new Error('WORKFLOW_BUNDLE_PATH (the bundled bare-workflow.ts) and ANTHROPIC_BASE_URL must be set');
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowBundle: { codePath: bundlePath },
-    activities: bareActivities,
+    activities: bareActivities(baseURL),
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,

@@ -2,6 +2,8 @@
 // end_turn text. Scripted on the local Messages API server per conversation (a unique tag in the first message), so
 // the model's side is identical for the orchestrator and the in-process loop, and costs the server the same.
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineTool } from '../../activities/tool-definition';
 import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 
 export const CHAIN_TOOLS = ['get_weather', 'get_ticker_symbol'];
@@ -44,4 +46,21 @@ export function scriptChain(mock: MessagesApi, steps: number, label = 'bench'): 
 export function requestsOf(mock: MessagesApi, prompt: string): MessagesApi['requests'] {
   const tag = prompt.slice(0, prompt.indexOf(']') + 1);
   return mock.requests.filter((request) => request.path === '/v1/messages' && request.match === tag);
+}
+
+/** The built-in tool bench:mcp and bench:tracing call: `Echo: <message>`, like server-everything's echo. */
+export const echoTool = defineTool({
+  name: 'echo',
+  description: 'Echoes back the input',
+  input: z.object({ message: z.string() }),
+  run: ({ message }) => `Echo: ${message}`,
+});
+
+/** Scripts `calls` calls of `tool` ({message: "m<i>"}), then "done", for the conversation whose first message is `prompt`. */
+export function scriptToolCalls(mock: MessagesApi, prompt: string, tool: string, calls: number): void {
+  const steps: ScriptStep[] = Array.from({ length: calls }, (_, i) => ({
+    reply: { content: [{ type: 'tool_use', name: tool, input: { message: `m${i}` } }], stop_reason: 'tool_use' },
+  }));
+  steps.push({ reply: { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } });
+  mock.script(prompt, steps);
 }

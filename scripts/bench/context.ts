@@ -1,13 +1,14 @@
 // What every section of the bench stands on: the Temporal server and a client, the local Messages API server, the
-// workflow bundles, and the two kinds of worker process (conversations; the bare chain), each on its own task queue.
-import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
-import { ConversationClient } from '../../client/conversation-client';
-import type { DevServer } from '../../testing/dev-server';
-import type { MessagesApi } from '../../testing/messages-api/types';
+// workflow bundles, and worker processes (systems.ts says which), each on its own task queue.
+import fsp from 'node:fs/promises';
+import { Client, Connection } from '@temporalio/client';
+import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
+import { startMessagesApi } from '../../testing/messages-api/server';
+import type { MessagesApi, MessagesApiOptions } from '../../testing/messages-api/types';
+import { cleanUpOnSignal } from '../script-main';
 import { spawnWorker, type WorkerProcess } from '../worker-process';
 import type { BenchArgs } from './args';
-import type { Bundles } from './bundles';
+import { buildBundles, type Bundles } from './bundles';
 
 export interface BenchContext {
   args: BenchArgs;
@@ -20,9 +21,54 @@ export interface BenchContext {
   log(line: string): void;
 }
 
-export interface RunningWorker {
-  worker: WorkerProcess;
-  taskQueue: string;
+/**
+ * Brings up what a bench stands on: a Temporal server (TEMPORAL_ADDRESS reused when it answers, else a dev server)
+ * and the workflow bundles at once, then the local Messages API server and a client. `close` (also run on Ctrl-C)
+ * takes it all down again.
+ */
+export async function openBench(
+  args: BenchArgs,
+  options: { log: (line: string) => void; needBare: boolean; messagesApi?: MessagesApiOptions },
+): Promise<{ ctx: BenchContext; close(): Promise<void> }> {
+  const { log } = options;
+  const parts: { server?: DevServer; bundles?: Bundles; mock?: MessagesApi; connection?: Connection } = {};
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closed ??= (async () => {
+      await parts.connection?.close().catch(() => undefined);
+      await parts.mock?.close().catch(() => undefined);
+      await parts.server?.stop().catch((err: unknown) => log(`could not stop the dev server: ${String(err)}`));
+      if (parts.bundles) await fsp.rm(parts.bundles.dir, { recursive: true, force: true });
+    })());
+  cleanUpOnSignal(close, log);
+  try {
+    const [server, bundles] = await Promise.allSettled([
+      connectOrStartDevServer({ log }),
+      buildBundles(options.needBare),
+    ]);
+    if (server.status === 'fulfilled') parts.server = server.value;
+    if (bundles.status === 'fulfilled') parts.bundles = bundles.value;
+    if (server.status === 'rejected') throw server.reason;
+    if (bundles.status === 'rejected') throw bundles.reason;
+    parts.mock = await startMessagesApi(options.messagesApi);
+    parts.connection = await Connection.connect({ address: server.value.address });
+    const ctx: BenchContext = {
+      args,
+      server: server.value,
+      client: new Client({ connection: parts.connection, namespace: server.value.namespace }),
+      mock: parts.mock,
+      bundles: bundles.value,
+      budgetEnd: performance.now() + args.budgetMs,
+      log,
+    };
+    log(
+      `Temporal ${server.value.address} (${server.value.process ? `dev server pid ${server.value.process.pid}` : 'reused'}); Messages API ${parts.mock.url}`,
+    );
+    return { ctx, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
 
 /** Passed through from the bench's environment to every worker, so a tuning can be tried without code changes. */
@@ -35,7 +81,7 @@ const TUNING_VARIABLES = [
 ];
 
 /** A worker process (its own, so its memory and CPU can be read from /proc/<pid> without the bench's mixed in). */
-function startBenchWorker(
+export function startBenchWorker(
   ctx: BenchContext,
   entry: string,
   taskQueue: string,
@@ -57,29 +103,6 @@ function startBenchWorker(
     stopTimeoutMs: 20_000,
     ...(ctx.args.profileDir && { profileDir: ctx.args.profileDir }),
   });
-}
-
-/** `node --import tsx scripts/rig-worker.ts` (the production worker plus the rigs' instrumentation), against the local Messages API server. */
-export async function startConversationWorker(
-  ctx: BenchContext,
-  label: string,
-): Promise<RunningWorker & { conversations: ConversationClient }> {
-  const taskQueue = `bench-${label}-${randomUUID().slice(0, 8)}`;
-  const worker = await startBenchWorker(ctx, 'scripts/rig-worker.ts', taskQueue, {
-    ANTHROPIC_BASE_URL: ctx.mock.url,
-    WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
-    TOOL_LATENCY_MS: '0',
-  });
-  return { worker, taskQueue, conversations: new ConversationClient({ client: ctx.client, taskQueue }) };
-}
-
-/** The bare chain's worker (scripts/bench/bare-worker.ts), the same shape. */
-export async function startBareWorker(ctx: BenchContext, label: string): Promise<RunningWorker> {
-  const taskQueue = `bench-bare-${label}-${randomUUID().slice(0, 8)}`;
-  const worker = await startBenchWorker(ctx, 'scripts/bench/bare-worker.ts', taskQueue, {
-    WORKFLOW_BUNDLE_PATH: ctx.bundles.bare,
-  });
-  return { worker, taskQueue };
 }
 
 /** Terminates open workflows (conversations stay open awaiting the next message), a few at a time; errors ignored. */

@@ -4,15 +4,18 @@
 // orchestrator was billed, as the local server accounts it the way the API documents. In dollars: each call priced
 // with the published table (common/pricing.ts) for the conversation's model, and the chain's cost as the
 // conversation itself reports it (TurnResult.costUsd): the two must agree.
-import { randomUUID } from 'node:crypto';
 import type { CallModelResult } from '../../common/activity-contracts';
-import { scriptChain, CHAIN_TOOLS } from './chain-script';
-import { type BenchContext, startConversationWorker, terminateAll } from './context';
-import { payloadBytesByType, runsOf } from './history-runs';
+import type { TurnResult } from '../../common/conversation-types';
+import { type BenchContext, terminateAll } from './context';
+import { runLoad } from './load';
+import { startOurs } from './systems';
+import { modelCallResults, runsOf } from './history-runs';
 import { estimateTokens } from '../../testing/messages-api/tokens';
 import { REALISTIC_SYSTEM_PROMPT } from './system-prompt';
 import { DEFAULT_MODEL } from '../../common/options';
-import { costUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../../common/pricing';
+import { costUsd, formatUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../../common/pricing';
+import { pct } from './format';
+import { cell, type Table } from './table';
 
 export interface CallUsage {
   call: number;
@@ -60,66 +63,47 @@ export interface CostResult {
 
 const PRICES = pricesFor(DEFAULT_MODEL, PUBLISHED_PRICES)!;
 
-async function usageOf(
-  ctx: BenchContext,
-  workflowId: string,
-): Promise<{ calls: CallUsage[]; historySize: number; payloadBytes: Record<string, number> }> {
-  const converter = ctx.client.options.loadedDataConverter.payloadConverter;
-  const runs = await runsOf(ctx.client, workflowId);
-  const events = runs.flatMap((run) => run.events);
-  const modelCalls = new Set<string>();
-  const usage: CallUsage[] = [];
-  for (const event of events) {
-    const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled?.activityType?.name === 'callModel') modelCalls.add(String(event.eventId));
-    const completed = event.activityTaskCompletedEventAttributes;
-    if (completed && modelCalls.has(String(completed.scheduledEventId))) {
-      const payload = completed.result?.payloads?.[0];
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a history payload, decoded as the client would
-      const result = converter.fromPayload(payload as any) as CallModelResult;
-      const { inputTokens, cacheReadInputTokens, cacheCreationInputTokens, outputTokens } = result.usage;
-      const all = inputTokens + cacheReadInputTokens + cacheCreationInputTokens;
-      usage.push({
-        call: usage.length + 1,
-        inputTokens,
-        cacheReadInputTokens,
-        cacheCreationInputTokens,
-        cachedFraction: all > 0 ? cacheReadInputTokens / all : 0,
-        billedEquivalent: inputTokens + 1.25 * cacheCreationInputTokens + 0.1 * cacheReadInputTokens,
-        outputTokens,
-        usd: costUsd(result.usage, PRICES),
-      });
-    }
-  }
-  return {
-    calls: usage,
-    historySize: runs.reduce((sum, run) => sum + run.historySize, 0),
-    payloadBytes: payloadBytesByType(events),
-  };
+/** Each model call's usage, as the conversation's history records it, priced. */
+function usageOf(results: readonly CallModelResult[]): CallUsage[] {
+  return results.map(({ usage }, i) => {
+    const { inputTokens, cacheReadInputTokens, cacheCreationInputTokens, outputTokens } = usage;
+    const all = inputTokens + cacheReadInputTokens + cacheCreationInputTokens;
+    return {
+      call: i + 1,
+      inputTokens,
+      cacheReadInputTokens,
+      cacheCreationInputTokens,
+      cachedFraction: all > 0 ? cacheReadInputTokens / all : 0,
+      billedEquivalent: inputTokens + 1.25 * cacheCreationInputTokens + 0.1 * cacheReadInputTokens,
+      outputTokens,
+      usd: costUsd(usage, PRICES),
+    };
+  });
 }
 
 export async function runCost(ctx: BenchContext): Promise<CostResult> {
   const { mock, args } = ctx;
-  mock.setLatency(0);
+  const ours = await startOurs(ctx, 'cost');
   mock.reset(); // an empty prompt cache: the first call writes, as a fresh conversation would
-  const { worker, conversations } = await startConversationWorker(ctx, 'cost');
-  const ids: string[] = [];
   const runs: CostRun[] = [];
   try {
     for (const promptCaching of [true, false]) {
       ctx.log(
         `cost: ${args.costSteps}-step chain, ~${estimateTokens(REALISTIC_SYSTEM_PROMPT)}-token system prompt, prompt caching ${promptCaching ? 'on' : 'off'}`,
       );
-      const prompt = scriptChain(mock, args.costSteps, `cost-${promptCaching ? 'on' : 'off'}`);
-      const id = `bench-cost-${promptCaching ? 'on' : 'off'}-${randomUUID().slice(0, 8)}`;
-      ids.push(id);
-      const reply = await conversations.sendMessage(id, prompt, {
-        tools: CHAIN_TOOLS,
-        system: REALISTIC_SYSTEM_PROMPT,
-        promptCaching,
-        limits: { maxModelCallsPerTurn: args.costSteps + 10, maxToolCallsPerTurn: args.costSteps + 10 },
+      ours.send = { system: REALISTIC_SYSTEM_PROMPT, promptCaching };
+      let conversation: { id: string; reply: TurnResult } | undefined;
+      const run = await runLoad(ctx, ours, {
+        conversations: 1,
+        steps: args.costSteps,
+        label: `cost-${promptCaching ? 'on' : 'off'}`,
+        endOpen: false,
+        onReply: ({ id }, reply) => (conversation = { id, reply: reply as TurnResult }),
       });
-      const { calls, historySize, payloadBytes } = await usageOf(ctx, id);
+      if (!conversation || !run.history) throw new Error('cost: the chain did not finish');
+      const calls = usageOf(modelCallResults(ctx.client, await runsOf(ctx.client, conversation.id)));
+      await terminateAll(ctx.client, [conversation.id]);
+      const { serverBytes: historySize, payloadBytes } = run.history;
       const later = calls.slice(2);
       const sum = (pick: (c: CallUsage) => number, list = calls): number =>
         list.reduce((total, c) => total + pick(c), 0);
@@ -135,12 +119,11 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
         historyBytesPerStep: historySize / args.costSteps,
         payloadBytes,
         usd: sum((c) => c.usd),
-        reportedUsd: reply.costUsd,
+        reportedUsd: conversation.reply.costUsd,
       });
     }
   } finally {
-    await terminateAll(ctx.client, ids);
-    await worker.stop();
+    await ours.stop();
   }
   const on = runs.find((r) => r.promptCaching);
   const off = runs.find((r) => !r.promptCaching);
@@ -153,4 +136,62 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
     prices: PRICES,
     usdRatio: on && off ? on.usd / off.usd : Number.NaN,
   };
+}
+
+export function costTables(cost: CostResult): Table[] {
+  const on = cost.runs.find((r) => r.promptCaching);
+  const off = cost.runs.find((r) => !r.promptCaching);
+  const calls = Math.max(on?.calls.length ?? 0, off?.calls.length ?? 0);
+  const rows: Table['rows'] = [];
+  for (let i = 0; i < calls; i++) {
+    const a = on?.calls[i];
+    const b = off?.calls[i];
+    rows.push([
+      String(i + 1),
+      a ? cell(a.inputTokens, String(a.inputTokens)) : '',
+      a ? cell(a.cacheReadInputTokens, String(a.cacheReadInputTokens)) : '',
+      a ? cell(a.cacheCreationInputTokens, String(a.cacheCreationInputTokens)) : '',
+      a ? pct(a.cachedFraction) : '',
+      b ? String(b.inputTokens) : '',
+      b ? String(b.cacheReadInputTokens) : '',
+      b ? String(b.cacheCreationInputTokens) : '',
+    ]);
+  }
+  const { input, output, cacheWrite, cacheRead } = cost.prices;
+  return [
+    {
+      title: `5. Cost — input tokens per model call, ${cost.steps}-step chain, ~${cost.systemPromptTokens}-token system prompt`,
+      headers: [
+        'call',
+        'on: input',
+        'on: cache_read',
+        'on: cache_creation',
+        'on: cached',
+        'off: input',
+        'off: cache_read',
+        'off: cache_creation',
+      ],
+      rows,
+      notes: [
+        ...cost.runs.map(
+          (run) =>
+            `caching ${run.promptCaching ? 'on ' : 'off'}: cached from call 3 on ${pct(run.cachedFractionFromCall3)}; all input ${run.totalInput} tokens; ` +
+            `billed as ${Math.round(run.totalBilledEquivalent)} base-input-token equivalents (writes ×1.25, reads ×0.1)`,
+        ),
+        `caching on costs ${pct(cost.savings)} of caching off, for input.`,
+        `cost per ${cost.steps}-step chain on ${cost.model} ($${input} in, $${output} out, $${cacheWrite} cache write, $${cacheRead} cache read per MTok):`,
+        ...cost.runs.map(
+          (run) =>
+            `  caching ${run.promptCaching ? 'on ' : 'off'}: ${formatUsd(run.usd)} (${formatUsd(run.usd / cost.steps)} per step; the conversation reported ${formatUsd(run.reportedUsd)})`,
+        ),
+        `  with caching the chain costs ${pct(cost.usdRatio)} of what it costs without.`,
+      ],
+      chart: {
+        title: 'Input tokens per model call, prompt caching on',
+        yLabel: 'tokens',
+        columns: ['on: cache_read', 'on: cache_creation', 'on: input'],
+        stacked: true,
+      },
+    },
+  ];
 }

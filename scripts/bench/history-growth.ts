@@ -1,19 +1,17 @@
-// Item 3: what a conversation leaves in Temporal's history. One conversation per chain length (latency 0,
-// limits raised), then the server's own measures: describe().historySize / historyLength of the run the reply came
-// from, and the totals over every run if the server suggested continue-as-new on the way.
-import { randomUUID } from 'node:crypto';
-import { scriptChain, CHAIN_TOOLS } from './chain-script';
-import { type BenchContext, startConversationWorker, terminateAll } from './context';
-import { eventCounts, payloadBytesByType, runsOf } from './history-runs';
+// Item 3: what a conversation leaves in Temporal's history. One conversation per chain length (latency 0, limits
+// raised): the server's historySize and events over every run of it (continue-as-new), and the payload bytes per
+// event type — what one step writes.
+import type { BenchContext } from './context';
+import { fmtMs, fmtNum } from './format';
+import { runLoad } from './load';
+import { startOurs } from './systems';
+import { cell, type Table } from './table';
+import type { CostResult } from './cost';
 
 export interface HistoryPoint {
   steps: number;
   runs: number;
-  /** Tool calls completed in each run (where continue-as-new cut the chain). */
-  stepsPerRun: number[];
-  /** describe() of the latest run (the one a caller sees). */
-  latestRun: { historyLength: number; historySize: number };
-  /** Summed over all runs of the conversation. */
+  /** Summed over all runs of the conversation: the server's describe() measures. */
   total: { historyLength: number; historySize: number };
   bytesPerStep: number;
   eventsPerStep: number;
@@ -32,58 +30,32 @@ export interface HistoryResult {
 }
 
 export async function runHistoryGrowth(ctx: BenchContext): Promise<HistoryResult> {
-  const { mock } = ctx;
-  mock.setLatency(0);
-  const { worker, conversations } = await startConversationWorker(ctx, 'history');
-  const ids: string[] = [];
+  const ours = await startOurs(ctx, 'history');
   const points: HistoryPoint[] = [];
   try {
     for (const steps of ctx.args.historySteps) {
       ctx.log(`history: one conversation of ${steps} chain steps`);
-      const prompt = scriptChain(mock, steps, `history-${steps}`);
-      const id = `bench-history-${steps}-${randomUUID().slice(0, 8)}`;
-      ids.push(id);
-      const t0 = performance.now();
-      const reply = await conversations.sendMessage(id, prompt, {
-        tools: CHAIN_TOOLS,
-        limits: { maxModelCallsPerTurn: steps + 10, maxToolCallsPerTurn: steps + 10 },
-      });
-      const wallMs = performance.now() - t0;
-      if (reply.toolCalls !== steps)
-        throw new Error(`history chain made ${reply.toolCalls} tool calls, expected ${steps}`);
-      const runs = await runsOf(ctx.client, id);
-      const latest = runs.at(-1)!;
-      const total = {
-        historyLength: runs.reduce((sum, run) => sum + run.historyLength, 0),
-        historySize: runs.reduce((sum, run) => sum + run.historySize, 0),
-      };
+      const run = await runLoad(ctx, ours, { conversations: 1, steps, label: `history-${steps}` });
+      const h = run.history;
+      if (run.completed !== 1 || !h)
+        throw new Error(`history: the ${steps}-step chain did not finish: ${run.firstError}`);
       const previous = points.at(-1);
       points.push({
         steps,
-        runs: runs.length,
-        stepsPerRun: runs.map(
-          (run) =>
-            run.events.filter(
-              (e) =>
-                e.activityTaskScheduledEventAttributes &&
-                e.activityTaskScheduledEventAttributes.activityType?.name !== 'callModel',
-            ).length,
-        ),
-        latestRun: { historyLength: latest.historyLength, historySize: latest.historySize },
-        total,
-        bytesPerStep: total.historySize / steps,
-        eventsPerStep: total.historyLength / steps,
+        runs: h.runs,
+        total: { historyLength: h.events, historySize: h.serverBytes },
+        bytesPerStep: h.serverBytes / steps,
+        eventsPerStep: h.events / steps,
         marginalBytesPerStep: previous
-          ? (total.historySize - previous.total.historySize) / (steps - previous.steps)
-          : total.historySize / steps,
-        wallMs,
-        eventTypes: eventCounts(runs.flatMap((run) => run.events)),
-        payloadBytes: payloadBytesByType(runs.flatMap((run) => run.events)),
+          ? (h.serverBytes - previous.total.historySize) / (steps - previous.steps)
+          : h.serverBytes / steps,
+        wallMs: run.wallMs,
+        eventTypes: h.eventTypes,
+        payloadBytes: h.payloadBytes,
       });
     }
   } finally {
-    await terminateAll(ctx.client, ids);
-    await worker.stop();
+    await ours.stop();
   }
   const first = points[0];
   const growth =
@@ -91,4 +63,54 @@ export async function runHistoryGrowth(ctx: BenchContext): Promise<HistoryResult
       ? Math.max(...points.slice(1).map((p) => p.marginalBytesPerStep)) / first.bytesPerStep
       : Number.NaN;
   return { points, growth };
+}
+
+export function historyTables(history: HistoryResult, cost: CostResult | undefined): Table[] {
+  const notes: string[] = [];
+  for (const p of history.points.filter((point) => point.runs > 1))
+    notes.push(
+      `${p.steps} steps: the server suggested continue-as-new (${p.runs} runs). Totals add every run, including the transcript carried into the new run.`,
+    );
+  const longest = history.points.at(-1);
+  if (longest) {
+    const perStep = Object.entries(longest.payloadBytes)
+      .filter(([, b]) => b / longest.steps >= 5)
+      .sort((a, b) => b[1] - a[1]);
+    const payload = Object.values(longest.payloadBytes).reduce((a, b) => a + b, 0);
+    notes.push(
+      `what a step writes (${longest.steps}-step chain, payload bytes per step): ` +
+        perStep.map(([type, b]) => `${type} ${Math.round(b / longest.steps)}`).join(', ') +
+        `; event overhead (the rest) ${Math.round((longest.total.historySize - payload) / longest.steps)}`,
+    );
+  }
+  for (const run of cost?.runs ?? []) {
+    const model = Math.round((run.payloadBytes['activityTaskScheduled model'] ?? 0) / (cost!.steps + 1));
+    notes.push(
+      `with the ~${cost!.systemPromptTokens}-token system prompt (cost run, caching ${run.promptCaching ? 'on' : 'off'}): ${Math.round(run.historyBytesPerStep)} B/step; ` +
+        `each callModel input carries ${model} B (options, system prompt included, + new messages)`,
+    );
+  }
+  return [
+    {
+      title:
+        "3. History growth — one conversation per length, latency 0 (server's describe(): historySize, historyLength)",
+      headers: ['steps', 'runs', 'events', 'bytes', 'bytes/step', 'marginal bytes/step', 'events/step', 'wall'],
+      rows: history.points.map((p) => [
+        String(p.steps),
+        String(p.runs),
+        String(p.total.historyLength),
+        String(p.total.historySize),
+        cell(p.bytesPerStep, fmtNum(p.bytesPerStep, 0)),
+        cell(p.marginalBytesPerStep, fmtNum(p.marginalBytesPerStep, 0)),
+        fmtNum(p.eventsPerStep, 1),
+        fmtMs(p.wallMs),
+      ]),
+      notes,
+      chart: {
+        title: 'History bytes per step: average and marginal',
+        yLabel: 'bytes per step',
+        columns: ['bytes/step', 'marginal bytes/step'],
+      },
+    },
+  ];
 }

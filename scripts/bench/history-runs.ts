@@ -1,7 +1,9 @@
 // A workflow's history as the server keeps it, across continue-as-new: every run of a workflow id, oldest first,
 // with the server's own measures (describe(): historyLength, historySize — the ones its limits apply to).
 import type { Client } from '@temporalio/client';
+import type { CallModelResult } from '../../common/activity-contracts';
 import type { History } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 
 export type HistoryEvent = NonNullable<History['events']>[number];
 
@@ -31,6 +33,11 @@ export async function runsOf(client: Client, workflowId: string, maxRuns = 100):
     runId = previous;
   }
   return runs;
+}
+
+/** The history's size as the server sends it: its events encoded as a History message (fetchHistory's bytes). */
+export function encodedBytes(events: readonly HistoryEvent[]): number {
+  return temporal.api.history.v1.History.encode({ events: [...events] }).finish().length;
 }
 
 /** An event's server timestamp in ms since the epoch (seconds may be a Long or a plain number). */
@@ -65,7 +72,10 @@ function typeOf(event: HistoryEvent): string {
  * Uint8Array in the event) per event type, and for activity events per activity type too ("activityTaskScheduled
  * callModel"): what makes a history large, as opposed to the fixed per-event overhead.
  */
-export function payloadBytesByType(events: readonly HistoryEvent[]): Record<string, number> {
+export function payloadBytesByType(
+  events: readonly HistoryEvent[],
+  modelActivity = 'callModel',
+): Record<string, number> {
   const activityTypes = new Map<string, string>();
   const bytes: Record<string, number> = {};
   const walk = (value: unknown): number => {
@@ -88,8 +98,23 @@ export function payloadBytesByType(events: readonly HistoryEvent[]): Record<stri
       : closed
         ? activityTypes.get(String(closed.scheduledEventId))
         : undefined;
-    if (activity) type = `${type} ${activity === 'callModel' || activity === 'echoModel' ? 'model' : 'tool'}`;
+    if (activity) type = `${type} ${activity === modelActivity ? 'model' : 'tool'}`;
     bytes[type] = (bytes[type] ?? 0) + walk(event);
   }
   return bytes;
+}
+
+/** What each model call returned (callModel's results, in order, over every run): usage, context, the reply. */
+export function modelCallResults(client: Client, runs: readonly RunHistory[]): CallModelResult[] {
+  const converter = client.options.loadedDataConverter.payloadConverter;
+  const calls = new Set<string>();
+  const results: CallModelResult[] = [];
+  for (const event of runs.flatMap((run) => run.events)) {
+    if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')
+      calls.add(String(event.eventId));
+    const completed = event.activityTaskCompletedEventAttributes;
+    const payload = completed?.result?.payloads?.[0];
+    if (payload && calls.has(String(completed.scheduledEventId))) results.push(converter.fromPayload(payload));
+  }
+  return results;
 }

@@ -17,22 +17,20 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { parseArgs as parseNodeArgs } from 'node:util';
+import type { Client } from '@temporalio/client';
 import { ConversationClient } from '../../client/conversation-client';
-import type { CallModelResult } from '../../common/activity-contracts';
 import type { ContextManagementOptions } from '../../common/context-options';
 import type { ConversationOptionsInput } from '../../common/options';
-import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
-import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
-import { cleanUpOnSignal, runMain, UsageError } from '../script-main';
-import { spawnWorker, type WorkerProcess } from '../worker-process';
-import { buildBundles } from './bundles';
+import { runMain, UsageError } from '../script-main';
+import type { WorkerProcess } from '../worker-process';
+import { parseArgs } from './args';
+import { openBench, startBenchWorker, terminateAll } from './context';
 import { firstUserText } from '../../testing/messages-api/demo-model';
 import { CHAIN_TOOLS, scriptChain } from './chain-script';
-import { runsOf } from './history-runs';
-import { terminateAll } from './context';
-import { textTable } from './text-table';
+import { modelCallResults, runsOf } from './history-runs';
+import { textTable } from './table';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -106,7 +104,6 @@ export async function runLongChain(
   deps: { client: Client; conversations: ConversationClient; mock: MessagesApi; log: (line: string) => void },
 ): Promise<VariantResult[]> {
   const { client, conversations, mock, log } = deps;
-  const converter = client.options.loadedDataConverter.payloadConverter;
   const results: VariantResult[] = [];
   const ids: string[] = [];
   try {
@@ -134,17 +131,7 @@ export async function runLongChain(
       const state = await conversations.getState(id);
       const runs = await runsOf(client, id, 10_000);
       // What the model read on each call: the calls' own accounts, in the histories.
-      const scheduled = new Set<string>();
-      let peakRead = 0;
-      for (const event of runs.flatMap((run) => run.events)) {
-        const attrs = event.activityTaskScheduledEventAttributes;
-        if (attrs?.activityType?.name === 'callModel') scheduled.add(String(event.eventId));
-        const completed = event.activityTaskCompletedEventAttributes;
-        if (!completed || !scheduled.has(String(completed.scheduledEventId))) continue;
-        const payload = completed.result?.payloads?.[0];
-        const result = payload ? converter.fromPayload<CallModelResult>(payload) : undefined;
-        peakRead = Math.max(peakRead, result?.context?.inputTokens ?? 0);
-      }
+      const peakRead = Math.max(0, ...modelCallResults(client, runs).map((r) => r.context?.inputTokens ?? 0));
       const result: VariantResult = {
         variant,
         status: reply.status,
@@ -274,57 +261,38 @@ const HELP = `npm run bench:long-chain -- [options]
   --out DIR              where the JSON goes (default results)`;
 
 export function parseLongChainArgs(argv: readonly string[]): (LongChainOptions & { outDir: string }) | undefined {
-  const options = { ...DEFAULT_OPTIONS, variants: [...DEFAULT_OPTIONS.variants], outDir: 'results' };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    const value = (): string => {
-      const next = inline ?? argv[++i];
-      if (next === undefined) throw new UsageError(`${flag} needs a value`);
-      return next;
-    };
-    const count = (): number => {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} takes a positive integer`);
-      return n;
-    };
-    switch (flag) {
-      case '--help':
-      case '-h':
-        console.log(HELP);
-        return undefined;
-      case '--steps':
-        options.steps = count();
-        break;
-      case '--output-chars':
-        options.outputChars = count();
-        break;
-      case '--window':
-        options.windowTokens = count();
-        break;
-      case '--trigger':
-        options.triggerTokens = count();
-        break;
-      case '--continue-as-new':
-        options.continueAsNewAfter = count();
-        break;
-      case '--variants': {
-        const names = value()
-          .split(',')
-          .map((name) => name.trim());
-        const unknown = names.filter((name) => !(VARIANTS as readonly string[]).includes(name));
-        if (unknown.length > 0)
-          throw new UsageError(`--variants: unknown ${unknown.join(', ')}; choose from ${VARIANTS.join(', ')}`);
-        options.variants = names as Variant[];
-        break;
-      }
-      case '--out':
-        options.outDir = value();
-        break;
-      default:
-        throw new UsageError(`Unknown option ${flag}.\n\n${HELP}`);
-    }
+  const names = ['steps', 'output-chars', 'window', 'trigger', 'continue-as-new', 'variants', 'out'] as const;
+  let values: Partial<Record<(typeof names)[number] | 'help', string | boolean>>;
+  try {
+    const options = Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
+    values = parseNodeArgs({ args: [...argv], options: { ...options, help: { type: 'boolean', short: 'h' } } }).values;
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n\n${HELP}`);
   }
-  return options;
+  if (values.help) {
+    console.log(HELP);
+    return undefined;
+  }
+  const count = (flag: (typeof names)[number], fallback: number): number => {
+    if (typeof values[flag] !== 'string') return fallback;
+    const n = Number(values[flag]);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} takes a positive integer`);
+    return n;
+  };
+  const variants =
+    typeof values.variants === 'string' ? values.variants.split(',').map((name) => name.trim()) : VARIANTS;
+  const unknown = variants.filter((name) => !(VARIANTS as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new UsageError(`--variants: unknown ${unknown.join(', ')}; choose from ${VARIANTS.join(', ')}`);
+  return {
+    steps: count('steps', DEFAULT_OPTIONS.steps),
+    outputChars: count('output-chars', DEFAULT_OPTIONS.outputChars),
+    windowTokens: count('window', DEFAULT_OPTIONS.windowTokens),
+    triggerTokens: count('trigger', DEFAULT_OPTIONS.triggerTokens),
+    continueAsNewAfter: count('continue-as-new', DEFAULT_OPTIONS.continueAsNewAfter),
+    variants: [...variants] as Variant[],
+    outDir: typeof values.out === 'string' ? values.out : 'results',
+  };
 }
 
 async function main(): Promise<number> {
@@ -335,41 +303,20 @@ async function main(): Promise<number> {
     void process.stderr.write(
       `[long-chain ${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(4)} s] ${line}\n`,
     );
-  let server: DevServer | undefined;
-  let mock: MessagesApi | undefined;
-  let connection: Connection | undefined;
+  const { ctx, close } = await openBench(parseArgs([])!, {
+    log,
+    needBare: false,
+    messagesApi: { contextWindowTokens: options.windowTokens },
+  });
   let worker: WorkerProcess | undefined;
-  let bundleDir: string | undefined;
-  let cleanedUp: Promise<void> | undefined;
-  const cleanup = (): Promise<void> =>
-    (cleanedUp ??= (async () => {
-      await worker?.stop().catch(() => undefined);
-      await connection?.close().catch(() => undefined);
-      await mock?.close().catch(() => undefined);
-      await server?.stop().catch(() => undefined);
-      if (bundleDir) await fsp.rm(bundleDir, { recursive: true, force: true });
-    })());
-  cleanUpOnSignal(cleanup, log);
   try {
-    const [devServer, bundles] = await Promise.all([connectOrStartDevServer({ log }), buildBundles(false)]);
-    server = devServer;
-    bundleDir = bundles.dir;
-    mock = await startMessagesApi({ contextWindowTokens: options.windowTokens });
     const taskQueue = `long-chain-${randomUUID().slice(0, 8)}`;
-    worker = await spawnWorker({
-      entry: 'scripts/rig-worker.ts',
-      env: {
-        TEMPORAL_ADDRESS: devServer.address,
-        TEMPORAL_NAMESPACE: devServer.namespace,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        ANTHROPIC_BASE_URL: mock.url,
-        WORKFLOW_BUNDLE_PATH: bundles.conversation,
-        TOOL_OUTPUT_CHARS: String(options.outputChars),
-      },
-      readyTimeoutMs: 120_000,
+    worker = await startBenchWorker(ctx, 'scripts/rig-worker.ts', taskQueue, {
+      ANTHROPIC_BASE_URL: ctx.mock.url,
+      WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
+      TOOL_OUTPUT_CHARS: String(options.outputChars),
     });
-    connection = await Connection.connect({ address: devServer.address });
-    const client = new Client({ connection, namespace: devServer.namespace });
+    const { client, mock } = ctx;
     const conversations = new ConversationClient({ client, taskQueue, turnTimeoutMs: 3_600_000 });
     const results = await runLongChain(options, { client, conversations, mock, log });
     const report = longChainReport(options, results);
@@ -382,7 +329,8 @@ async function main(): Promise<number> {
     process.stdout.write(`\nWrote ${path.relative(process.cwd(), file)}.\n`);
     return 0;
   } finally {
-    await cleanup();
+    await worker?.stop().catch(() => undefined);
+    await close();
   }
 }
 

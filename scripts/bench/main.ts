@@ -5,29 +5,28 @@
 //   3. history growth per chain step;
 //   4. the worker's peak RSS (sampled during 2);
 //   5. input tokens per call with prompt caching on and off;
-//   6. streaming replies: token → client latency, history bytes per model call and throughput, on vs off.
-// Prints the tables and PASS/FAIL per target, and writes results/bench-<time>.json and .html (inline SVG), plus
-// results/latest.json and latest.html. `npm run bench -- --help` for the flags.
+//   6. streaming replies: token → client latency, history bytes per model call and throughput, on vs off;
+//   7. side by side (peer): the same load on ours, @temporalio/ai-sdk and the plain Temporal chain (the floor);
+//   8. the guard: exit code 1 when the cost per step grew past scripts/bench/baseline.json (--update-baseline).
+// Every load runs through load.ts and every report is built from tables (table.ts). Prints the tables and PASS/FAIL
+// per target, and writes results/bench-<time>.json and .html (inline SVG), plus results/latest.json and latest.html.
+// `npm run bench -- --help` for the flags.
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { parseArgs } from './args';
-import { buildBundles } from './bundles';
-import type { BenchContext } from './context';
+import { openBench } from './context';
 import { runCost } from './cost';
+import { runGuard } from './guard';
 import { runHistoryGrowth } from './history-growth';
 import { runOverhead } from './overhead';
-import { htmlReport } from './report-html';
-import { textReport } from './report-text';
+import { htmlReport, textReport } from './report';
 import { type BenchResults, gitState, machineInfo } from './results';
+import { runSideBySide } from './side-by-side';
 import { checkTargets } from './targets';
 import { runStreaming } from './streaming';
 import { runThroughput } from './throughput';
-import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
-import { startMessagesApi } from '../../testing/messages-api/server';
-import type { MessagesApi } from '../../testing/messages-api/types';
-import { cleanUpOnSignal, runMain } from '../script-main';
+import { runMain } from '../script-main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -35,7 +34,6 @@ async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   if (!args) return 0;
   const started = new Date();
-  const startedPerf = performance.now();
   const loadAverageStart = os.loadavg();
   const log = (line: string): void =>
     void process.stderr.write(
@@ -44,50 +42,17 @@ async function main(): Promise<number> {
   const outDir = path.resolve(ROOT, args.outDir);
   await fsp.mkdir(outDir, { recursive: true });
 
-  let server: DevServer | undefined;
-  let mock: MessagesApi | undefined;
-  let connection: Connection | undefined;
-  let bundleDir: string | undefined;
-  let cleanedUp: Promise<void> | undefined;
-  const cleanup = (): Promise<void> =>
-    (cleanedUp ??= (async () => {
-      await connection?.close().catch(() => undefined);
-      await mock?.close().catch(() => undefined);
-      await server?.stop().catch((err: unknown) => log(`could not stop the dev server: ${String(err)}`));
-      if (bundleDir) await fsp.rm(bundleDir, { recursive: true, force: true });
-    })());
-  cleanUpOnSignal(cleanup, log);
-
+  log(
+    `sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`,
+  );
+  // The floor runs in the overhead and throughput sections (with the ceiling on), the side by side and the guard.
+  const needBare =
+    (args.ceiling && (args.only.has('throughput') || args.only.has('overhead'))) ||
+    args.only.has('peer') ||
+    args.only.has('guard');
+  const { ctx, close } = await openBench(args, { log, needBare });
   try {
-    log(
-      `sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`,
-    );
-    // The bare Temporal chain (the floor) runs in the overhead and the throughput sections.
-    const needBare = args.ceiling && (args.only.has('throughput') || args.only.has('overhead'));
-    const [serverResult, bundleResult] = await Promise.allSettled([
-      connectOrStartDevServer({ log }),
-      buildBundles(needBare),
-    ]);
-    if (serverResult.status === 'fulfilled') server = serverResult.value;
-    if (bundleResult.status === 'fulfilled') bundleDir = bundleResult.value.dir;
-    if (serverResult.status === 'rejected') throw serverResult.reason;
-    if (bundleResult.status === 'rejected') throw bundleResult.reason;
-    const devServer = serverResult.value;
-    mock = await startMessagesApi();
-    connection = await Connection.connect({ address: devServer.address });
-    const ctx: BenchContext = {
-      args,
-      server: devServer,
-      client: new Client({ connection, namespace: devServer.namespace }),
-      mock,
-      bundles: bundleResult.value,
-      budgetEnd: startedPerf + args.budgetMs,
-      log,
-    };
-    log(
-      `Temporal ${devServer.address} (${devServer.process ? `dev server pid ${devServer.process.pid}` : 'reused'}); Messages API ${mock.url}`,
-    );
-
+    const devServer = ctx.server;
     const results: Omit<BenchResults, 'targets' | 'finishedAt' | 'durationMs' | 'machine'> = {
       startedAt: started.toISOString(),
       git: gitState(),
@@ -102,6 +67,14 @@ async function main(): Promise<number> {
     if (args.only.has('overhead')) results.overhead = await runOverhead(ctx);
     if (args.only.has('history')) results.history = await runHistoryGrowth(ctx);
     if (args.only.has('cost')) results.cost = await runCost(ctx);
+    const side = { conversations: args.peerConversations, lengths: args.peerSteps, rounds: args.rounds };
+    if (args.only.has('peer')) results.sideBySide = await runSideBySide(ctx, ['ours', 'peer', 'floor'], side);
+    if (args.only.has('guard')) {
+      // Its own runs, ours and the floor only, whether or not the side by side ran: the baseline was measured so.
+      const runs = await runSideBySide(ctx, ['ours', 'floor'], side);
+      const machine = machineInfo(loadAverageStart);
+      results.guard = await runGuard(runs, { update: args.updateBaseline, machine, commit: results.git?.commit });
+    }
     if (args.only.has('streaming')) results.streaming = await runStreaming(ctx);
     if (args.only.has('throughput')) results.throughput = await runThroughput(ctx);
 
@@ -117,7 +90,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${text}\n`);
     const stamp = started.toISOString().replace(/[:.]/g, '-');
     const json = JSON.stringify(complete, null, 1);
-    const html = htmlReport(complete, text);
+    const html = htmlReport(complete);
     const files = [path.join(outDir, `bench-${stamp}.json`), path.join(outDir, `bench-${stamp}.html`)];
     await fsp.writeFile(files[0]!, json);
     await fsp.writeFile(files[1]!, html);
@@ -133,9 +106,13 @@ async function main(): Promise<number> {
       if (err instanceof Error && err.message === 'Channel has been shut down') return;
       throw err;
     });
+    if (complete.guard && !complete.guard.pass) {
+      process.stdout.write('FAIL: the guard found a cost per step past its margin (see the Guard table above).\n');
+      return 1;
+    }
     return 0;
   } finally {
-    await cleanup();
+    await close();
   }
 }
 

@@ -12,26 +12,18 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { z } from 'zod';
 import { McpClientPool } from '../../activities/mcp/mcp-client-pool';
 import { parseMcpServers } from '../../activities/mcp/mcp-server-config';
-import { defineTool } from '../../activities/tool-definition';
 import { ConversationClient, type StartOptions } from '../../client/conversation-client';
 import { connectOrStartDevServer } from '../../testing/dev-server';
 import { startMessagesApi } from '../../testing/messages-api/server';
-import type { ScriptStep } from '../../testing/messages-api/types';
 import { createAnthropic } from '../../workers/anthropic-client';
 import { createConversationWorker } from '../../workers/conversation-worker';
 import { startEverythingHttpServer } from '../everything-http-server';
 import { runMain, UsageError } from '../script-main';
+import { echoTool, scriptToolCalls } from './chain-script';
 import { summarize } from './stats';
-
-const echo = defineTool({
-  name: 'echo',
-  description: 'Echoes back the input',
-  input: z.object({ message: z.string() }),
-  run: ({ message }) => `Echo: ${message}`,
-});
+import { collect } from './step-breakdown';
 
 interface Variant {
   label: string;
@@ -84,7 +76,7 @@ async function main(): Promise<number> {
     namespace: server.namespace,
     taskQueue,
     anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url }),
-    tools: [echo],
+    tools: [echoTool],
     mcp,
   });
   const running = worker.run();
@@ -115,14 +107,7 @@ async function main(): Promise<number> {
 
     for (const variant of VARIANTS) {
       const prompt = `bench ${variant.tool} ${randomUUID()}`;
-      const steps: ScriptStep[] = Array.from({ length: calls }, (_, i) => ({
-        reply: {
-          content: [{ type: 'tool_use', name: variant.tool, input: { message: `m${i}` } }],
-          stop_reason: 'tool_use',
-        },
-      }));
-      steps.push({ reply: { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } });
-      mock.script(prompt, steps);
+      scriptToolCalls(mock, prompt, variant.tool, calls);
       const id = `bench-mcp-${variant.activityType}-${randomUUID().slice(0, 8)}`;
       process.stderr.write(`[bench:mcp] ${variant.label}: ${calls} calls…\n`);
       await conversations.sendMessage(id, prompt, {
@@ -169,31 +154,14 @@ function row(label: string, first: number[], second: number[] | undefined): stri
   return `${label.padEnd(34)}${cell(first)}${cell(second)}`;
 }
 
-/** Per activity of `type` in the conversation's history (every run): scheduled→completed and started→completed. */
+/** Per activity of `type` in the conversation's history: scheduled→completed and started→completed. */
 async function activityDurations(client: Client, id: string, type: string) {
-  const scheduledToCompleted: number[] = [];
-  const startedToCompleted: number[] = [];
-  const history = await client.workflow.getHandle(id).fetchHistory();
-  const time = (event: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
-    Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
-  const scheduled = new Map<string, { at: number; type: string }>();
-  const started = new Map<string, number>();
-  for (const event of history.events ?? []) {
-    const id = String(event.eventId);
-    if (event.activityTaskScheduledEventAttributes) {
-      scheduled.set(id, { at: time(event), type: event.activityTaskScheduledEventAttributes.activityType?.name ?? '' });
-    }
-    const start = event.activityTaskStartedEventAttributes;
-    if (start) started.set(String(start.scheduledEventId), time(event));
-    const done = event.activityTaskCompletedEventAttributes;
-    if (done) {
-      const from = scheduled.get(String(done.scheduledEventId));
-      if (from?.type !== type) continue;
-      scheduledToCompleted.push(time(event) - from.at);
-      startedToCompleted.push(time(event) - started.get(String(done.scheduledEventId))!);
-    }
-  }
-  return { scheduledToCompleted, startedToCompleted };
+  const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+  const activities = collect(events).activities.filter((a) => a.type === type);
+  return {
+    scheduledToCompleted: activities.map((a) => a.closedAt - a.scheduledAt),
+    startedToCompleted: activities.map((a) => a.closedAt - a.startedAt),
+  };
 }
 
 runMain(main);

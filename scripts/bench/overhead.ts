@@ -1,40 +1,33 @@
-// Item 1: the cost of durability per chain step, for one conversation. The same scripted chain runs through the
-// orchestrator (a real worker process, update-with-start from the typed client) and through the in-process loop,
-// in turn, at each model latency. Step durations come from the local server's request arrival times (model
-// call i+1 arrives − model call i arrived: model latency, streaming, the tool, and whatever sits in between), so
-// both systems are timed by the same clock in the same place; whole chains are timed from the caller's side.
-// With the ceiling on, the bare Temporal chain (scripts/bench/bare-workflow.ts) runs too: the floor Temporal itself
-// sets per step, so the orchestrator's overhead splits into Temporal's share and the orchestrator's own.
-import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation } from '@temporalio/client';
-import { BARE_WORKFLOW, bareRunUpdate, type bareChain } from './bare-workflow';
-import { requestsOf, scriptChain, CHAIN_TOOLS } from './chain-script';
-import {
-  type BenchContext,
-  type RunningWorker,
-  startBareWorker,
-  startConversationWorker,
-  terminateAll,
-} from './context';
-import { InProcessLoop } from './in-process-loop';
-import { runsOf } from './history-runs';
-import { gaps, ratio, summarize, type Summary } from './stats';
-import { firstCallLead, PHASES, type Phase, stepBreakdown } from './step-breakdown';
+// Item 1: the cost of durability per chain step, for one conversation at a time. The same scripted chain runs on
+// ours, the in-process loop and (with the ceiling on) the floor, in turn, at each model latency: one-conversation
+// loads (load.ts). A step is the time between two model requests at the local server (model latency, the tool, and
+// whatever sits in between), so every system is timed by the same clock in the same place; a chain is timed from
+// the caller's side. The floor splits ours' overhead into Temporal's share and the orchestrator's own.
+import type { BenchContext } from './context';
+import { fmtMs, fmtNum, fmtRatio } from './format';
+import { type LoadRun, type Phases, type RunningSystem, runLoad } from './load';
+import { ratio, summarize, type Summary } from './stats';
+import { PHASES } from './step-breakdown';
+import { startSystem, type SystemName } from './systems';
+import { cell, type Table } from './table';
+
+interface Timing {
+  step: Summary;
+  chain: Summary;
+  phases?: Phases;
+}
 
 export interface OverheadAtLatency {
   latencyMs: number;
   reps: number;
-  orchestrator: { step: Summary; chain: Summary };
-  inProcess: { step: Summary; chain: Summary };
-  /** The bare Temporal chain (steps timed from its history: model activity scheduled to the next one). */
-  bare?: { step: Summary; chain: Summary; phases: Record<Phase | 'total', number> };
+  orchestrator: Timing & { phases: Phases };
+  inProcess: Timing;
+  bare?: Timing & { phases: Phases };
   /** orchestrator − in-process, per step. */
   overheadPerStepMs: { p50: number; p95: number };
   stepRatioP50: number;
   /** Whole chain, caller's view: p50 orchestrator / p50 in-process. The 1.02× target applies at 1,000 ms. */
   chainRatio: number;
-  /** Mean per phase over all measured orchestrator steps (ms), from the workflow histories. */
-  phases: Record<Phase | 'total', number>;
   /** Workflow start → first model activity scheduled; first model activity start → its request at the server. */
   firstCall: { startToSchedule: number; preRequest: number };
   /** The same, for model calls after the first (transcript from the worker's cache). */
@@ -46,159 +39,162 @@ export interface OverheadResult {
   latencies: OverheadAtLatency[];
 }
 
-function mean(values: number[]): number {
-  const finite = values.filter(Number.isFinite);
-  return finite.length ? finite.reduce((a, b) => a + b, 0) / finite.length : Number.NaN;
+const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+
+function timing(runs: LoadRun[]): Timing & { phases: Phases } {
+  const phases = Object.fromEntries(
+    [...PHASES, 'total'].map((p) => [p, mean(runs.map((r) => r.history?.phases[p as keyof Phases] ?? Number.NaN))]),
+  ) as Phases;
+  return {
+    step: summarize(runs.flatMap((r) => r.stepMs)),
+    chain: summarize(runs.flatMap((r) => r.durationsMs)),
+    phases,
+  };
 }
 
 export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
-  const { mock, args } = ctx;
-  const steps = args.steps;
-  const { worker, conversations } = await startConversationWorker(ctx, 'overhead');
-  const bareWorker: RunningWorker | undefined = args.ceiling ? await startBareWorker(ctx, 'overhead') : undefined;
-  const loop = new InProcessLoop({
-    baseURL: mock.url,
-    request: { model: 'claude-sonnet-5-5', maxTokens: 1024, tools: CHAIN_TOOLS, promptCaching: true },
-  });
-  const started: string[] = [];
-  const orchestratorChain = async (): Promise<{
-    chainMs: number;
-    stepMs: number[];
-    id: string;
-    arrivals: number[];
-  }> => {
-    const prompt = scriptChain(mock, steps, 'overhead');
-    const id = `bench-overhead-${randomUUID().slice(0, 8)}`;
-    started.push(id);
-    const t0 = performance.now();
-    const reply = await conversations.sendMessage(id, prompt, { tools: CHAIN_TOOLS });
-    const chainMs = performance.now() - t0;
-    if (reply.toolCalls !== steps)
-      throw new Error(`orchestrator chain made ${reply.toolCalls} tool calls, expected ${steps}`);
-    const arrivals = requestsOf(mock, prompt).map((r) => r.at);
-    return { chainMs, stepMs: gaps(arrivals).slice(0, steps), id, arrivals };
-  };
-  const inProcessChain = async (): Promise<{ chainMs: number; stepMs: number[] }> => {
-    const prompt = scriptChain(mock, steps, 'in-process');
-    const t0 = performance.now();
-    const result = await loop.run(prompt);
-    const chainMs = performance.now() - t0;
-    if (result.toolCalls !== steps)
-      throw new Error(`in-process chain made ${result.toolCalls} tool calls, expected ${steps}`);
-    return { chainMs, stepMs: gaps(requestsOf(mock, prompt).map((r) => r.at)).slice(0, steps) };
-  };
-
-  const bareChainRun = async (
-    latencyMs: number,
-  ): Promise<{ chainMs: number; stepMs: number[]; phases: Record<string, number>[] }> => {
-    const id = `bench-overhead-bare-${randomUUID().slice(0, 8)}`;
-    const t0 = performance.now();
-    await ctx.client.workflow.executeUpdateWithStart(bareRunUpdate, {
-      startWorkflowOperation: new WithStartWorkflowOperation<typeof bareChain>(BARE_WORKFLOW, {
-        workflowId: id,
-        taskQueue: bareWorker!.taskQueue,
-        args: [{ steps, latencyMs }],
-        workflowIdConflictPolicy: 'FAIL',
-      }),
-    });
-    const chainMs = performance.now() - t0;
-    const breakdown = stepBreakdown(
-      (await runsOf(ctx.client, id)).flatMap((run) => run.events),
-      'echoModel',
-    );
-    return { chainMs, stepMs: breakdown.map((step) => step.total), phases: breakdown };
-  };
-
+  const { args } = ctx;
+  const names: SystemName[] = args.ceiling ? ['ours', 'in-process', 'floor'] : ['ours', 'in-process'];
+  const systems: RunningSystem[] = [];
   const latencies: OverheadAtLatency[] = [];
   try {
-    // Warm-up, not measured: worker caches, connections, JIT, on both sides.
-    mock.setLatency(0);
-    for (let i = 0; i < 2; i++) {
-      await orchestratorChain();
-      await inProcessChain();
-      if (bareWorker) await bareChainRun(0);
-    }
+    for (const name of names) systems.push(await startSystem(ctx, name, 'overhead'));
     for (const latencyMs of args.overheadLatencies) {
-      mock.setLatency(latencyMs);
       const reps = args.overheadReps ?? (latencyMs < 100 ? 10 : 3);
       ctx.log(
-        `overhead: ${reps} × ${steps}-step chain at ${latencyMs} ms model latency, orchestrator, in-process${bareWorker ? ' and bare Temporal chain' : ''} in turn`,
+        `overhead: ${reps} × ${args.steps}-step chain at ${latencyMs} ms model latency, ${names.join(', ')} in turn`,
       );
-      const orchestrator = { step: [] as number[], chain: [] as number[] };
-      const inProcess = { step: [] as number[], chain: [] as number[] };
-      const bare = { step: [] as number[], chain: [] as number[], phases: [] as Record<string, number>[] };
-      const measured: { id: string; arrivals: number[] }[] = [];
-      const systems = bareWorker ? ['o', 'i', 'b'] : ['o', 'i'];
+      const runs = new Map<string, LoadRun[]>(names.map((name) => [name, []]));
       for (let rep = 0; rep < reps; rep++) {
         // Rotate which goes first, so a burst of load from elsewhere hits all alike.
-        const order = systems.map((_, k) => systems[(k + rep) % systems.length]!);
-        for (const which of order) {
-          if (which === 'b') {
-            const run = await bareChainRun(latencyMs);
-            bare.step.push(...run.stepMs);
-            bare.chain.push(run.chainMs);
-            bare.phases.push(...run.phases);
-          } else if (which === 'o') {
-            const run = await orchestratorChain();
-            orchestrator.step.push(...run.stepMs);
-            orchestrator.chain.push(run.chainMs);
-            measured.push(run);
-          } else {
-            const run = await inProcessChain();
-            inProcess.step.push(...run.stepMs);
-            inProcess.chain.push(run.chainMs);
-          }
+        for (const system of systems.map((_, k) => systems[(k + rep) % systems.length]!)) {
+          const run = await runLoad(ctx, system, {
+            conversations: 1,
+            steps: args.steps,
+            latencyMs,
+            label: `overhead-${rep}`,
+          });
+          if (run.completed !== 1)
+            throw new Error(`overhead: ${system.name} did not finish its chain: ${run.firstError}`);
+          runs.get(system.name)!.push(run);
         }
       }
-      // Where the orchestrator's time goes, from the histories of the measured chains.
-      const phaseSamples: Record<string, number[]> = {};
-      const leads: { startToSchedule: number; preRequest: number }[] = [];
-      const laterPre: number[] = [];
-      for (const { id, arrivals } of measured) {
-        const runs = await runsOf(ctx.client, id);
-        const events = runs.flatMap((run) => run.events);
-        const breakdown = stepBreakdown(events, 'callModel', arrivals);
-        for (const step of breakdown) {
-          for (const [phase, value] of Object.entries(step)) (phaseSamples[phase] ??= []).push(value);
-        }
-        leads.push(firstCallLead(events, 'callModel', arrivals[0]));
-        laterPre.push(...breakdown.slice(1).map((step) => step['model.preRequest']));
-      }
-      const phases = Object.fromEntries(
-        [...PHASES, 'total'].map((phase) => [phase, mean(phaseSamples[phase] ?? [])]),
-      ) as Record<Phase | 'total', number>;
-      const o = { step: summarize(orchestrator.step), chain: summarize(orchestrator.chain) };
-      const ip = { step: summarize(inProcess.step), chain: summarize(inProcess.chain) };
+      const o = timing(runs.get('ours')!);
+      const ip = timing(runs.get('in-process')!);
+      const ours = runs.get('ours')!.map((r) => r.history!);
       latencies.push({
         latencyMs,
         reps,
         orchestrator: o,
-        inProcess: ip,
-        ...(bareWorker && {
-          bare: {
-            step: summarize(bare.step),
-            chain: summarize(bare.chain),
-            phases: Object.fromEntries(
-              [...PHASES, 'total'].map((phase) => [phase, mean(bare.phases.map((p) => p[phase]!))]),
-            ) as Record<Phase | 'total', number>,
-          },
-        }),
+        inProcess: { step: ip.step, chain: ip.chain },
+        ...(args.ceiling && { bare: timing(runs.get('floor')!) }),
         overheadPerStepMs: { p50: o.step.p50 - ip.step.p50, p95: o.step.p95 - ip.step.p95 },
         stepRatioP50: ratio(o.step.p50, ip.step.p50),
         chainRatio: ratio(o.chain.p50, ip.chain.p50),
-        phases,
         firstCall: {
-          startToSchedule: mean(leads.map((l) => l.startToSchedule)),
-          preRequest: mean(leads.map((l) => l.preRequest)),
+          startToSchedule: mean(ours.map((h) => h.firstCall.startToSchedule)),
+          preRequest: mean(ours.map((h) => h.firstCall.preRequest)),
         },
-        laterPreRequestMs: mean(laterPre),
+        laterPreRequestMs: mean(ours.map((h) => h.laterPreRequestMs)),
       });
     }
   } finally {
-    mock.setLatency(0);
-    await terminateAll(ctx.client, started);
-    await worker.stop();
-    await bareWorker?.worker.stop();
+    for (const system of systems) await system.stop();
   }
-  return { steps, latencies };
+  return { steps: args.steps, latencies };
+}
+
+export function overheadTables(overhead: OverheadResult): Table[] {
+  const rows: Table['rows'] = [];
+  for (const l of overhead.latencies) {
+    const row = (latency: string, label: string, t: Timing): Table['rows'][number] => [
+      latency,
+      label,
+      cell(t.step.p50 - l.latencyMs, fmtMs(t.step.p50)),
+      fmtMs(t.step.p95),
+      fmtMs(t.chain.p50),
+      fmtMs(t.chain.p95),
+      String(l.reps),
+    ];
+    rows.push(row(`${l.latencyMs} ms`, 'orchestrator', l.orchestrator));
+    if (l.bare) rows.push(row('', 'bare Temporal chain', l.bare));
+    rows.push(row('', 'in-process loop', l.inProcess));
+    const o = l.orchestrator;
+    const ip = l.inProcess;
+    rows.push([
+      '',
+      'overhead (orch − loop)',
+      fmtMs(l.overheadPerStepMs.p50),
+      fmtMs(l.overheadPerStepMs.p95),
+      fmtMs(o.chain.p50 - ip.chain.p50),
+      '',
+      '',
+    ]);
+    if (l.bare)
+      rows.push([
+        '',
+        '  of which Temporal floor',
+        fmtMs(l.bare.step.p50 - ip.step.p50),
+        fmtMs(l.bare.step.p95 - ip.step.p95),
+        fmtMs(l.bare.chain.p50 - ip.chain.p50),
+        '',
+        '',
+      ]);
+    rows.push([
+      '',
+      'ratio orch / loop',
+      fmtRatio(l.stepRatioP50),
+      fmtRatio(o.step.p95 / ip.step.p95),
+      fmtRatio(l.chainRatio, 3),
+      '',
+      '',
+    ]);
+  }
+  const phaseRows = overhead.latencies.flatMap((l) =>
+    [['orchestrator', l.orchestrator.phases] as const, ...(l.bare ? [['bare', l.bare.phases] as const] : [])].map(
+      ([system, phases], i) => {
+        const pre = Number.isFinite(phases['model.preRequest']) ? phases['model.preRequest'] : 0;
+        return [
+          i === 0 ? `${l.latencyMs} ms` : '',
+          system,
+          ...PHASES.map((p) =>
+            // Charted without the model latency, which dwarfs the rest at 1,000 ms.
+            cell(p === 'model.run' ? phases[p] - l.latencyMs - pre : phases[p], fmtNum(phases[p])),
+          ),
+          fmtNum(phases.total),
+        ];
+      },
+    ),
+  );
+  return [
+    {
+      title: `1. Overhead per chain step — one conversation, ${overhead.steps}-step chain (step = model call + tool call)`,
+      headers: ['latency', 'system', 'step p50', 'step p95', 'chain p50', 'chain p95', 'chains'],
+      rows,
+      chart: {
+        title: 'Per-step time beyond the model latency (p50)',
+        yLabel: 'ms per step',
+        columns: ['step p50'],
+        labelCells: 2,
+      },
+    },
+    {
+      title:
+        'Where a step goes (mean ms per step, from the workflow histories; m.preRequest = activity start → request at the model)',
+      headers: ['latency', 'system', ...PHASES.map((p) => p.replace('model.', 'm.').replace('tool.', 't.')), 'total'],
+      rows: phaseRows,
+      notes: overhead.latencies.map(
+        (l) =>
+          `at ${l.latencyMs} ms: workflow start → first model activity scheduled ${fmtMs(l.firstCall.startToSchedule)}; ` +
+          `first model call activity start → request ${fmtMs(l.firstCall.preRequest)} (transcript cache miss: query) vs ${fmtMs(l.laterPreRequestMs)} for later calls`,
+      ),
+      chart: {
+        title: 'Where a step goes, model latency removed (mean ms)',
+        yLabel: 'ms per step',
+        columns: PHASES.map((p) => p.replace('model.', 'm.').replace('tool.', 't.')),
+        labelCells: 2,
+        stacked: true,
+      },
+    },
+  ];
 }

@@ -44,6 +44,20 @@ export function cpuTimeMs(pid: number): number | undefined {
   }
 }
 
+/** CPU time the whole machine spent busy (all cores: user, nice, system, irq, softirq, steal), in ms. */
+export function machineBusyMs(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = fields;
+    return (
+      (((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 1000) /
+      CLOCK_TICKS_PER_SECOND
+    );
+  } catch {
+    return undefined;
+  }
+}
+
 export function rssBytes(pid: number): number | undefined {
   return statusField(pid, 'VmRSS');
 }

@@ -4,8 +4,10 @@ import os from 'node:os';
 import type { BenchArgs, Section } from './args';
 import type { CostResult } from './cost';
 import type { StreamingResult } from './streaming';
+import type { GuardResult } from './guard';
 import type { HistoryResult } from './history-growth';
 import type { OverheadResult } from './overhead';
+import type { SideBySideResult } from './side-by-side';
 import type { TargetCheck } from './targets';
 import type { ThroughputResult } from './throughput';
 
@@ -32,6 +34,8 @@ export interface BenchResults {
   history?: HistoryResult;
   cost?: CostResult;
   streaming?: StreamingResult;
+  sideBySide?: SideBySideResult;
+  guard?: GuardResult;
   targets: TargetCheck[];
 }
 

@@ -23,7 +23,7 @@ export const PHASES = [
 export type Phase = (typeof PHASES)[number];
 export type StepPhases = Record<Phase, number> & { total: number };
 
-interface ActivityRecord {
+export interface ActivityRecord {
   type: string;
   scheduledId: number;
   scheduledAt: number;
@@ -40,7 +40,11 @@ interface WorkflowTaskRecord {
 const at = eventMs;
 const idOf = (event: HistoryEvent): number => Number(event.eventId);
 
-function collect(events: readonly HistoryEvent[]): { activities: ActivityRecord[]; tasks: WorkflowTaskRecord[] } {
+/** Every activity (scheduled, started, closed: server times) and workflow task of a history, in order. */
+export function collect(events: readonly HistoryEvent[]): {
+  activities: ActivityRecord[];
+  tasks: WorkflowTaskRecord[];
+} {
   const activities = new Map<number, ActivityRecord>();
   const tasks: WorkflowTaskRecord[] = [];
   let taskStartedAt = Number.NaN;

@@ -9,9 +9,12 @@ import type { ConversationClient } from '../../client/conversation-client';
 import { withDefaults } from '../../common/options';
 import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 import { CHAIN_TOOLS, requestsOf } from './chain-script';
-import { type BenchContext, startConversationWorker, terminateAll } from './context';
-import { cpuTimeMs } from './process-sampler';
+import type { BenchContext } from './context';
+import { fmtMs } from './format';
+import { type LoadRun, type LoadSpec, type RunningSystem, runLoad } from './load';
 import { summarize, type Summary } from './stats';
+import { startOurs } from './systems';
+import type { Table } from './table';
 
 const TOKEN_DELAY_MS = 25;
 const MODEL_LATENCY_MS = 300;
@@ -56,7 +59,7 @@ export interface StreamingResult {
 const FLUSH_INTERVAL_MS = withDefaults().streaming.intervalMs;
 
 /** A chain of `steps` tool calls and a final answer, each reply WORDS_PER_REPLY words of text, unique to `tag`. */
-function streamingChain(mock: MessagesApi, tag: string): string {
+function streamingChain(mock: MessagesApi, label: string): string {
   const words = (step: number) =>
     Array.from({ length: WORDS_PER_REPLY }, (_, i) => `w${step}x${i}`).join(' ') + (step < STEPS ? ' ' : '.');
   const steps: ScriptStep[] = [];
@@ -72,18 +75,17 @@ function streamingChain(mock: MessagesApi, tag: string): string {
     });
   }
   steps.push({ reply: { content: [{ type: 'text', text: words(STEPS) }], stop_reason: 'end_turn' } });
-  const key = `[${tag}-${randomUUID()}]`;
+  const key = `[${label}-${randomUUID()}]`;
   mock.script(key, steps);
   return `${key} Check the weather a few times.`;
 }
 
+/** Per model call, when each character count of its text had arrived. */
+type Arrivals = Map<number, { chars: number; at: number }[]>;
+
 /** Streams one turn and returns, per model call, when each character count of its text had arrived. */
-async function streamOne(
-  conversations: ConversationClient,
-  id: string,
-  prompt: string,
-): Promise<Map<number, { chars: number; at: number }[]>> {
-  const arrivals = new Map<number, { chars: number; at: number }[]>();
+async function streamOne(conversations: ConversationClient, id: string, prompt: string): Promise<Arrivals> {
+  const arrivals: Arrivals = new Map();
   const length = new Map<number, number>();
   for await (const { event } of conversations.streamMessage(id, prompt, { tools: CHAIN_TOOLS })) {
     if (event.type !== 'text') continue;
@@ -98,7 +100,7 @@ async function streamOne(
 }
 
 /** Per token the server wrote: the time from writing it to the reader having it. */
-function tokenLatencies(mock: MessagesApi, prompt: string, arrivals: Map<number, { chars: number; at: number }[]>) {
+function tokenLatencies(mock: MessagesApi, prompt: string, arrivals: Arrivals) {
   const latencies: number[] = [];
   requestsOf(mock, prompt).forEach((request, index) => {
     const received = arrivals.get(index + 1) ?? [];
@@ -112,129 +114,60 @@ function tokenLatencies(mock: MessagesApi, prompt: string, arrivals: Map<number,
   return latencies;
 }
 
-async function historyCost(ctx: BenchContext, ids: string[], modelCallsEach: number): Promise<HistoryCost> {
-  let bytes = 0;
-  let events = 0;
-  let signals = 0;
-  let updates = 0;
-  for (const id of ids) {
-    const handle = ctx.client.workflow.getHandle(id);
-    const [description, history] = await Promise.all([handle.describe(), handle.fetchHistory()]);
-    bytes += description.historySize ?? Number.NaN;
-    events += description.historyLength;
-    for (const event of history.events ?? []) {
-      if (event.workflowExecutionSignaledEventAttributes) signals++;
-      if (event.workflowExecutionUpdateAcceptedEventAttributes) updates++;
-    }
-  }
-  const modelCalls = ids.length * modelCallsEach;
-  return {
-    conversations: ids.length,
-    modelCalls,
-    bytesPerModelCall: bytes / modelCalls,
-    eventsPerModelCall: events / modelCalls,
-    signalsPerModelCall: signals / modelCalls,
-    updatesPerModelCall: updates / modelCalls,
-  };
-}
-
 export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> {
-  const { mock } = ctx;
-  mock.reset();
-  const running = await startConversationWorker(ctx, 'streaming');
-  const conversations = running.conversations;
-  const ids: string[] = [];
-  const newId = (label: string) => {
-    const id = `bench-streaming-${label}-${randomUUID().slice(0, 8)}`;
-    ids.push(id);
-    return id;
+  ctx.mock.reset();
+  const ours = await startOurs(ctx, 'streaming');
+  // Ours with one reader per conversation (streamMessage: the live reply is on by default), and without streaming.
+  const streamed: RunningSystem = {
+    ...ours,
+    launch: ({ id, prompt }) => ({
+      run: () => streamOne(ours.conversations, id, prompt),
+      again: () => ours.conversations.awaitTurn(id, 1),
+    }),
   };
-  const modelCallsEach = STEPS + 1;
+  const load = (system: RunningSystem, conversations: number, label: string, onReply?: LoadSpec['onReply']) =>
+    runLoad(ctx, system, {
+      conversations,
+      steps: STEPS,
+      label,
+      latencyMs: MODEL_LATENCY_MS,
+      tokenDelayMs: TOKEN_DELAY_MS,
+      script: streamingChain,
+      ...(onReply && { onReply }),
+    });
+  const modelCalls = STEPS + 1;
+  const historyCost = (run: LoadRun): HistoryCost => ({
+    conversations: run.conversations,
+    modelCalls: run.conversations * modelCalls,
+    bytesPerModelCall: (run.history?.serverBytes ?? Number.NaN) / modelCalls,
+    eventsPerModelCall: (run.history?.events ?? Number.NaN) / modelCalls,
+    signalsPerModelCall: (run.history?.eventTypes.workflowExecutionSignaled ?? 0) / modelCalls,
+    updatesPerModelCall: (run.history?.eventTypes.workflowExecutionUpdateAccepted ?? 0) / modelCalls,
+  });
+  const throughput = (run: LoadRun): StreamingThroughput => ({
+    conversations: run.conversations,
+    stepsPerSecond: run.stepsPerSecond,
+    wallMs: run.wallMs,
+    failed: run.failed,
+    cpuMsPerStep: run.cpuMsPerStep,
+  });
   try {
-    // Warm-up, not measured.
-    await conversations.sendMessage(newId('warm-up'), streamingChain(mock, 'warm-up'), { tools: CHAIN_TOOLS });
-    mock.setLatency(MODEL_LATENCY_MS);
-    mock.setTokenDelay(TOKEN_DELAY_MS);
-
+    ours.send = { streaming: { enabled: false } };
     const latency: StreamingLatency[] = [];
     for (const count of [1, 50]) {
       ctx.log(`streaming: token → client latency, ${count} concurrent conversation(s)`);
-      const runs = Array.from({ length: count }, (_, i) => ({ id: newId(`latency-${count}-${i}`), prompt: '' }));
-      for (const run of runs) run.prompt = streamingChain(mock, `latency-${count}`);
-      const arrivals = await Promise.all(runs.map((run) => streamOne(conversations, run.id, run.prompt)));
-      const latencies = runs.flatMap((run, i) => tokenLatencies(mock, run.prompt, arrivals[i]!));
+      const latencies: number[] = [];
+      await load(streamed, count, `latency-${count}`, ({ prompt }, arrivals) =>
+        latencies.push(...tokenLatencies(ctx.mock, prompt, arrivals as Arrivals)),
+      );
       latency.push({ conversations: count, tokens: latencies.length, latencyMs: summarize(latencies) });
     }
-
     ctx.log('streaming: history bytes per model call, streaming on vs off (10 conversations each)');
-    const streamedIds: string[] = [];
-    const plainIds: string[] = [];
-    await Promise.all(
-      Array.from({ length: 10 }, async (_, i) => {
-        const id = newId(`history-on-${i}`);
-        streamedIds.push(id);
-        for await (const item of conversations.streamMessage(id, streamingChain(mock, 'history-on'), {
-          tools: CHAIN_TOOLS,
-        }))
-          void item;
-      }),
-    );
-    await Promise.all(
-      Array.from({ length: 10 }, async (_, i) => {
-        const id = newId(`history-off-${i}`);
-        plainIds.push(id);
-        await conversations.sendMessage(id, streamingChain(mock, 'history-off'), {
-          tools: CHAIN_TOOLS,
-          streaming: { enabled: false },
-        });
-      }),
-    );
-    const streaming = await historyCost(ctx, streamedIds, modelCallsEach);
-    const plain = await historyCost(ctx, plainIds, modelCallsEach);
-
-    const throughputRun = async (stream: boolean): Promise<StreamingThroughput> => {
-      const count = 100;
-      ctx.log(`streaming: throughput, ${count} concurrent conversations, streaming ${stream ? 'on' : 'off'}`);
-      const t0 = performance.now();
-      const serverPid = ctx.server.process?.pid;
-      const cpu0 = {
-        worker: cpuTimeMs(running.worker.pid) ?? Number.NaN,
-        server: serverPid ? (cpuTimeMs(serverPid) ?? Number.NaN) : Number.NaN,
-        bench: process.cpuUsage(),
-      };
-      let failed = 0;
-      await Promise.all(
-        Array.from({ length: count }, async (_, i) => {
-          const id = newId(`throughput-${stream ? 'on' : 'off'}-${i}`);
-          const prompt = streamingChain(mock, `throughput-${stream}`);
-          try {
-            if (stream) {
-              for await (const item of conversations.streamMessage(id, prompt, { tools: CHAIN_TOOLS })) void item;
-            } else {
-              await conversations.sendMessage(id, prompt, { tools: CHAIN_TOOLS, streaming: { enabled: false } });
-            }
-          } catch {
-            failed++;
-          }
-        }),
-      );
-      const wallMs = performance.now() - t0;
-      const steps = (count - failed) * STEPS;
-      const bench = process.cpuUsage(cpu0.bench);
-      return {
-        conversations: count,
-        wallMs,
-        failed,
-        stepsPerSecond: steps / (wallMs / 1000),
-        cpuMsPerStep: {
-          worker: ((cpuTimeMs(running.worker.pid) ?? Number.NaN) - cpu0.worker) / steps,
-          server: ((serverPid ? cpuTimeMs(serverPid) : undefined) ?? Number.NaN) / steps - cpu0.server / steps,
-          bench: (bench.user + bench.system) / 1000 / steps,
-        },
-      };
-    };
-    const plainThroughput = await throughputRun(false);
-    const streamingThroughput = await throughputRun(true);
+    const streaming = historyCost(await load(streamed, 10, 'history-on'));
+    const plain = historyCost(await load(ours, 10, 'history-off'));
+    ctx.log('streaming: throughput, 100 concurrent conversations, streaming off, then on');
+    const plainThroughput = throughput(await load(ours, 100, 'throughput-off'));
+    const streamingThroughput = throughput(await load(streamed, 100, 'throughput-on'));
     return {
       tokenDelayMs: TOKEN_DELAY_MS,
       modelLatencyMs: MODEL_LATENCY_MS,
@@ -249,9 +182,41 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
       },
     };
   } finally {
-    mock.setLatency(0);
-    mock.setTokenDelay(0);
-    await terminateAll(ctx.client, ids);
-    await running.worker.stop(10_000);
+    await ours.stop();
   }
+}
+
+export function streamingTables(streaming: StreamingResult): Table[] {
+  const { history: h, throughput: t } = streaming;
+  const cpu = (x: StreamingThroughput): string =>
+    `worker ${x.cpuMsPerStep.worker.toFixed(1)}, server ${x.cpuMsPerStep.server.toFixed(1)}, bench ${x.cpuMsPerStep.bench.toFixed(1)}`;
+  const perCall = (x: HistoryCost): string =>
+    `${Math.round(x.bytesPerModelCall)} B, ${x.eventsPerModelCall.toFixed(1)} events (${x.signalsPerModelCall.toFixed(1)} signals, ${x.updatesPerModelCall.toFixed(1)} updates)`;
+  const steps = (x: StreamingThroughput): string =>
+    `${x.stepsPerSecond.toFixed(1)} steps/s (${x.conversations} in ${fmtMs(x.wallMs)}${x.failed ? `, ${x.failed} failed` : ''})`;
+  return [
+    {
+      title: `6. Streaming replies — tokens every ${streaming.tokenDelayMs} ms after ${streaming.modelLatencyMs} ms, live reply heartbeated at most every ${streaming.flushIntervalMs} ms, ${streaming.steps}-step chains`,
+      headers: ['measure', 'streaming on', 'streaming off', 'on ÷ off'],
+      rows: [
+        ...streaming.latency.map((l) => [
+          `token → client, ${l.conversations} conversation(s)`,
+          `p50 ${fmtMs(l.latencyMs.p50)}, p95 ${fmtMs(l.latencyMs.p95)}, max ${fmtMs(l.latencyMs.max)} (${l.tokens} tokens)`,
+          '',
+          '',
+        ]),
+        ['history per model call', perCall(h.streaming), perCall(h.plain), `${h.ratio.toFixed(2)}×`],
+        [
+          `throughput, ${t.plain.conversations} conversations`,
+          steps(t.streaming),
+          steps(t.plain),
+          `${t.ratio.toFixed(2)}×`,
+        ],
+        ['CPU ms per chain step', cpu(t.streaming), cpu(t.plain), ''],
+      ],
+      notes: [
+        'CPU: the worker, the Temporal server (when the bench started it), this process (readers and the Messages API).',
+      ],
+    },
+  ];
 }

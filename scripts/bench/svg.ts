@@ -1,4 +1,4 @@
-// Minimal SVG charts (grouped bars, stacked bars, lines) as strings, for a report that needs no network and no
+// Minimal SVG charts (grouped bars, stacked bars) as strings, for a report that needs no network and no
 // dependency: every chart is a self-contained <svg> with its title, axes, ticks and legend.
 
 export interface Series {
@@ -7,16 +7,9 @@ export interface Series {
   values: number[];
 }
 
-export interface LineSeries {
-  name: string;
-  color: string;
-  points: [number, number][];
-}
-
 interface Frame {
   title: string;
   yLabel: string;
-  xLabel?: string;
   width?: number;
   height?: number;
 }
@@ -97,9 +90,6 @@ function frame(
     `<text x="${M.left}" y="18" font-size="13" font-weight="600">${escapeXml(f.title)}</text>` +
     grid.join('') +
     `<text transform="translate(14 ${M.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(f.yLabel)}</text>` +
-    (f.xLabel
-      ? `<text x="${M.left + plotW / 2}" y="${height - 22}" text-anchor="middle">${escapeXml(f.xLabel)}</text>`
-      : '') +
     body +
     xAxis +
     legendItems.join('') +
@@ -107,68 +97,41 @@ function frame(
   );
 }
 
-/** Bars side by side per category, one per series, with the value on top. */
-export function groupedBars(f: Frame & { categories: string[]; series: Series[] }): string {
+/**
+ * Bars per category, one per series: side by side, each with its value on top; or `stacked`, the series as the
+ * segments of one bar labelled with its total.
+ */
+export function bars(f: Frame & { categories: string[]; series: Series[]; stacked?: boolean }): string {
   const width = f.width ?? 640;
   const height = f.height ?? 320;
   const plotW = width - M.left - M.right;
   const plotH = height - M.top - M.bottom;
-  const max = Math.max(0, ...f.series.flatMap((s) => s.values.filter(Number.isFinite)));
-  const { top, step } = niceScale(max);
+  const value = (s: Series, ci: number): number => (Number.isFinite(s.values[ci]) ? Math.max(0, s.values[ci]!) : 0);
+  const heights = f.categories.map((_, ci) =>
+    f.stacked ? f.series.reduce((sum, s) => sum + value(s, ci), 0) : Math.max(0, ...f.series.map((s) => value(s, ci))),
+  );
+  const { top, step } = niceScale(Math.max(0, ...heights));
+  const y = (v: number): string => (M.top + plotH - (v / top) * plotH).toFixed(1);
   const slot = plotW / Math.max(1, f.categories.length);
-  const barW = Math.min(48, (slot * 0.8) / Math.max(1, f.series.length));
-  const bars: string[] = [];
-  f.categories.forEach((_, ci) => {
-    const start = M.left + ci * slot + (slot - barW * f.series.length) / 2;
+  const barW = f.stacked ? Math.min(56, slot * 0.7) : Math.min(48, (slot * 0.8) / Math.max(1, f.series.length));
+  const label = (x: number, v: number, at: number): string =>
+    `<text x="${x.toFixed(1)}" y="${(Number(y(at)) - 3).toFixed(1)}" text-anchor="middle" font-size="10">${short(v)}</text>`;
+  const shapes: string[] = [];
+  f.categories.forEach((category, ci) => {
+    const start = M.left + ci * slot + (slot - barW * (f.stacked ? 1 : f.series.length)) / 2;
+    let base = 0;
     f.series.forEach((s, si) => {
       const v = s.values[ci];
-      if (v === undefined || !Number.isFinite(v)) return;
-      const h = (v / top) * plotH;
-      const x = start + si * barW;
-      bars.push(
-        `<rect x="${x.toFixed(1)}" y="${(M.top + plotH - h).toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}: ${v}`)}</title></rect>` +
-          `<text x="${(x + barW / 2 - 1).toFixed(1)}" y="${(M.top + plotH - h - 3).toFixed(1)}" text-anchor="middle" font-size="10">${short(v)}</text>`,
+      if (v === undefined || !Number.isFinite(v) || (f.stacked && v <= 0)) return;
+      const x = f.stacked ? start : start + si * barW;
+      const from = f.stacked ? base : 0;
+      shapes.push(
+        `<rect x="${x.toFixed(1)}" y="${y(from + v)}" width="${(barW - (f.stacked ? 0 : 2)).toFixed(1)}" height="${((v / top) * plotH).toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${category} · ${s.name}: ${+v.toFixed(2)}`)}</title></rect>`,
       );
-    });
-  });
-  const xAxis = f.categories
-    .map(
-      (c, ci) =>
-        `<text x="${(M.left + ci * slot + slot / 2).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${escapeXml(c)}</text>`,
-    )
-    .join('');
-  return frame(f, top, step, bars.join(''), f.series, xAxis);
-}
-
-/** One stacked bar per category: the series are the segments. */
-export function stackedBars(f: Frame & { categories: string[]; series: Series[] }): string {
-  const width = f.width ?? 640;
-  const height = f.height ?? 320;
-  const plotW = width - M.left - M.right;
-  const plotH = height - M.top - M.bottom;
-  const totals = f.categories.map((_, ci) =>
-    f.series.reduce((sum, s) => sum + Math.max(0, Number.isFinite(s.values[ci]!) ? s.values[ci]! : 0), 0),
-  );
-  const { top, step } = niceScale(Math.max(0, ...totals));
-  const slot = plotW / Math.max(1, f.categories.length);
-  const barW = Math.min(56, slot * 0.7);
-  const bars: string[] = [];
-  f.categories.forEach((category, ci) => {
-    let base = 0;
-    const x = M.left + ci * slot + (slot - barW) / 2;
-    for (const s of f.series) {
-      const v = s.values[ci];
-      if (v === undefined || !Number.isFinite(v) || v <= 0) continue;
-      const y0 = M.top + plotH - ((base + v) / top) * plotH;
-      const h = (v / top) * plotH;
-      bars.push(
-        `<rect x="${x.toFixed(1)}" y="${y0.toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${category} · ${s.name}: ${+v.toFixed(2)}`)}</title></rect>`,
-      );
+      if (!f.stacked) shapes.push(label(x + barW / 2 - 1, v, v));
       base += v;
-    }
-    bars.push(
-      `<text x="${(x + barW / 2).toFixed(1)}" y="${(M.top + plotH - (base / top) * plotH - 3).toFixed(1)}" text-anchor="middle" font-size="10">${short(totals[ci]!)}</text>`,
-    );
+    });
+    if (f.stacked) shapes.push(label(start + barW / 2, heights[ci]!, heights[ci]!));
   });
   const every = Math.ceil(f.categories.length / 24);
   const xAxis = f.categories
@@ -178,40 +141,5 @@ export function stackedBars(f: Frame & { categories: string[]; series: Series[] 
         : '',
     )
     .join('');
-  return frame(f, top, step, bars.join(''), f.series, xAxis);
-}
-
-/** Lines over a numeric x axis. */
-export function lineChart(f: Frame & { series: LineSeries[] }): string {
-  const width = f.width ?? 640;
-  const height = f.height ?? 320;
-  const plotW = width - M.left - M.right;
-  const plotH = height - M.top - M.bottom;
-  const xs = f.series.flatMap((s) => s.points.map((p) => p[0])).filter(Number.isFinite);
-  const ys = f.series.flatMap((s) => s.points.map((p) => p[1])).filter(Number.isFinite);
-  const { top, step } = niceScale(Math.max(0, ...ys));
-  const x = niceScale(Math.max(0, ...xs), 8);
-  const px = (v: number): number => M.left + (v / x.top) * plotW;
-  const py = (v: number): number => M.top + plotH - (v / top) * plotH;
-  const lines = f.series.map((s) => {
-    const d = s.points
-      .filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]))
-      .map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)} ${py(p[1]).toFixed(1)}`)
-      .join(' ');
-    const dots =
-      s.points.length <= 12
-        ? s.points
-            .map(
-              (p) =>
-                `<circle cx="${px(p[0]).toFixed(1)}" cy="${py(p[1]).toFixed(1)}" r="3" fill="${s.color}"><title>${escapeXml(`${s.name}: ${p[0]}, ${+p[1].toFixed(2)}`)}</title></circle>`,
-            )
-            .join('')
-        : '';
-    return `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"/>${dots}`;
-  });
-  const ticks: string[] = [];
-  for (let v = 0; v <= x.top + 1e-9; v += x.step) {
-    ticks.push(`<text x="${px(v).toFixed(1)}" y="${M.top + plotH + 14}" text-anchor="middle">${short(v)}</text>`);
-  }
-  return frame(f, top, step, lines.join(''), f.series, ticks.join(''));
+  return frame(f, top, step, shapes.join(''), f.series, xAxis);
 }

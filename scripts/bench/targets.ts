@@ -1,10 +1,11 @@
-// The four targets, checked and printed as PASS/FAIL next to the figure (never failing the process: today's figures
+// The targets, checked and printed as PASS/FAIL next to the figure (never failing the process: today's figures
 // come from a shared, loaded machine; rerun on a quiet one for figures worth quoting).
 import type { CostResult } from './cost';
 import type { HistoryResult } from './history-growth';
 import type { OverheadResult } from './overhead';
 import type { StreamingResult } from './streaming';
 import type { ThroughputResult } from './throughput';
+import { pairedRatios, type SideBySideResult } from './side-by-side';
 import { fmtMs, pct } from './format';
 
 export interface TargetCheck {
@@ -21,6 +22,7 @@ export function checkTargets(results: {
   history?: HistoryResult;
   cost?: CostResult;
   streaming?: StreamingResult;
+  sideBySide?: SideBySideResult;
 }): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const at1000 = results.overhead?.latencies.find((l) => l.latencyMs === 1000);
@@ -85,6 +87,17 @@ export function checkTargets(results: {
       ? `${streaming.throughput.ratio.toFixed(2)}× (${streaming.throughput.streaming.stepsPerSecond.toFixed(1)} vs ${streaming.throughput.plain.stepsPerSecond.toFixed(1)} steps/s)`
       : 'not run',
     pass: streaming ? streaming.throughput.ratio >= 0.8 : undefined,
+  });
+  const side = results.sideBySide?.systems.includes('peer') ? results.sideBySide : undefined;
+  const worst = side?.lengths.map((steps) => ({
+    steps,
+    ratio: Math.max(...pairedRatios(side, 'ours', 'peer', steps)),
+  }));
+  checks.push({
+    name: 'side by side',
+    target: "wall time ≤ 0.5× the peer's (@temporalio/ai-sdk) at every chain length",
+    measured: worst ? worst.map((w) => `${w.steps}: ${w.ratio.toFixed(2)}×`).join(', ') + ' (worst round)' : 'not run',
+    pass: worst ? worst.every((w) => w.ratio <= 0.5) : undefined,
   });
   return checks;
 }

@@ -15,25 +15,16 @@ import { parseArgs } from 'node:util';
 import { BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { z } from 'zod';
-import { defineTool } from '../../activities/tool-definition';
 import { ConversationClient } from '../../client/conversation-client';
 import { connectOrStartDevServer } from '../../testing/dev-server';
 import { startMessagesApi } from '../../testing/messages-api/server';
-import type { ScriptStep } from '../../testing/messages-api/types';
 import { startTracing } from '../../tracing/tracing-sdk';
 import { createAnthropic } from '../../workers/anthropic-client';
 import { createConversationWorker } from '../../workers/conversation-worker';
 import { OTEL_WORKFLOW_INTERCEPTORS, WORKFLOWS_PATH } from '../../workers/workflow-bundles';
 import { runMain, UsageError } from '../script-main';
+import { echoTool, scriptToolCalls } from './chain-script';
 import { summarize } from './stats';
-
-const echo = defineTool({
-  name: 'echo',
-  description: 'Echoes back the input',
-  input: z.object({ message: z.string() }),
-  run: ({ message }) => `Echo: ${message}`,
-});
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -84,7 +75,7 @@ async function main(): Promise<number> {
           namespace: server.namespace,
           taskQueue,
           anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url }),
-          tools: [echo],
+          tools: [echoTool],
           workflowBundlePath: bundles[mode],
           ...(tracing && { tracing }),
         });
@@ -96,14 +87,7 @@ async function main(): Promise<number> {
         });
         const conversations = new ConversationClient({ client, taskQueue, tools: ['echo'] });
         const prompt = `bench tracing ${randomUUID()}`;
-        const steps: ScriptStep[] = Array.from({ length: calls }, (_, i) => ({
-          reply: {
-            content: [{ type: 'tool_use', name: 'echo', input: { message: `m${i}` } }],
-            stop_reason: 'tool_use',
-          },
-        }));
-        steps.push({ reply: { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } });
-        mock.script(prompt, steps);
+        scriptToolCalls(mock, prompt, 'echo', calls);
         const started = performance.now();
         await conversations.sendMessage(`bench-tracing-${mode}-${randomUUID().slice(0, 8)}`, prompt, {
           tools: ['echo'],

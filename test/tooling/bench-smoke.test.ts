@@ -1,8 +1,12 @@
 // The benchmark's building blocks produce sane numbers (no Temporal, no timing assertions): statistics, the flags,
 // the scripted chain, the in-process baseline against the local Messages API server, the step breakdown read from a
-// history, the system prompt's size, the process sampler, and the reports.
+// history, the system prompt's size, the process sampler, the guard's verdicts, and the reports built from tables.
+// (bench-load.test.ts runs the load runner itself on the dev server.)
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { demoTools } from '../../testing/demo-tools';
 import { describeTool } from '../../activities/tool-definition';
@@ -11,15 +15,18 @@ import { UsageError } from '../../scripts/script-main';
 import { chainSteps, CHAIN_TOOLS, requestsOf, scriptChain } from '../../scripts/bench/chain-script';
 import { InProcessLoop } from '../../scripts/bench/in-process-loop';
 import { ProcessSampler } from '../../scripts/bench/process-sampler';
-import { htmlReport } from '../../scripts/bench/report-html';
-import { textReport } from '../../scripts/bench/report-text';
+import { checkGuard, guardTable, MARGINS, readBaseline, runGuard } from '../../scripts/bench/guard';
+import type { LoadRun } from '../../scripts/bench/load';
+import type { SideBySideResult } from '../../scripts/bench/side-by-side';
+import { encodedBytes } from '../../scripts/bench/history-runs';
+import { htmlReport, textReport } from '../../scripts/bench/report';
 import type { BenchResults } from '../../scripts/bench/results';
 import { gaps, percentile, summarize } from '../../scripts/bench/stats';
 import { stepBreakdown } from '../../scripts/bench/step-breakdown';
-import { groupedBars, lineChart, niceScale } from '../../scripts/bench/svg';
+import { bars, niceScale } from '../../scripts/bench/svg';
 import { REALISTIC_SYSTEM_PROMPT } from '../../scripts/bench/system-prompt';
 import { checkTargets } from '../../scripts/bench/targets';
-import { textTable } from '../../scripts/bench/text-table';
+import { cell, renderHtml, renderText, textTable } from '../../scripts/bench/table';
 import { withMessagesApi } from '../../testing/messages-api/sdk-client';
 import { estimateTokens } from '../../testing/messages-api/tokens';
 import type { HistoryEvent } from '../../scripts/bench/history-runs';
@@ -56,6 +63,12 @@ describe('bench building blocks', () => {
     assert.equal(custom.steps, 3);
     assert.equal(custom.latencyMs, 0);
     assert.ok(parseArgs(['--only', 'memory'])!.only.has('throughput'), 'memory is measured during throughput');
+    assert.deepEqual(defaults.peerSteps, [1, 8, 32]);
+    assert.equal(defaults.peerConversations, 20);
+    assert.equal(defaults.rounds, 2);
+    assert.ok(defaults.only.has('peer') && defaults.only.has('guard'), 'the side by side and the guard run by default');
+    const update = parseArgs(['--only', 'history', '--update-baseline'])!;
+    assert.ok(update.updateBaseline && update.only.has('guard'), '--update-baseline runs the guard');
     assert.throws(() => parseArgs(['--only', 'speed']), UsageError);
     assert.throws(() => parseArgs(['--conversations', 'ten']), UsageError);
   });
@@ -171,41 +184,141 @@ describe('bench building blocks', () => {
     },
   );
 
+  test('the guard fails past its margins only, and says so in a FAIL line', () => {
+    const base = { timeRatio: 1.5, historyBytes: 10_000, historyEvents: 31 };
+    const baseline = {
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      commit: undefined,
+      machine: { cpus: 2, cpuModel: 'test', loadAverageStart: [0, 0, 0] },
+      conversations: 20,
+      rounds: 2,
+      lengths: { '1': base, '8': base },
+    };
+    const within = {
+      timeRatio: 1.5 * (1 + MARGINS.time - 0.01),
+      historyBytes: 10_000 * (1 + MARGINS.history - 0.001),
+      historyEvents: 31,
+    };
+    const past = {
+      timeRatio: 1.5 * (1 + MARGINS.time + 0.01),
+      historyBytes: 10_000 * (1 + MARGINS.history + 0.001),
+      historyEvents: 32,
+    };
+    assert.ok(checkGuard({ '1': within, '8': within }, baseline).every((c) => c.pass));
+    const checks = checkGuard({ '1': within, '8': past, '32': past }, baseline);
+    assert.deepEqual(
+      checks.filter((c) => !c.pass).map((c) => `${c.measure} ${c.steps}`),
+      ['time 8', 'history 8'],
+      'a length the baseline lacks is not checked',
+    );
+    assert.deepEqual(checkGuard({ '1': past }, undefined), [], 'no baseline: nothing to check');
+    // Time is judged on quiet rounds only (the rest of the machine under a quarter of a core), and fails when every
+    // one of them is past the margin; with no quiet round it is not judged at all.
+    const rounds = (ratios: number[], otherCores: number[]) => ({ ...past, timeRatios: ratios, otherCores });
+    const verdict = (f: ReturnType<typeof rounds>) =>
+      checkGuard({ '8': f }, baseline).find((c) => c.measure === 'time')!;
+    assert.equal(verdict(rounds([1.9, 1.5], [0.1, 0.1])).pass, true, 'one quiet round within the margin');
+    assert.equal(verdict(rounds([1.9, 1.5], [0.1, 1.5])).pass, false, 'the round within the margin was a busy one');
+    assert.deepEqual(
+      [verdict(rounds([1.9, 1.9], [1.2, 0.9])).judged, verdict(rounds([1.9, 1.9], [1.2, 0.9])).pass],
+      [false, true],
+    );
+    const busyBaseline = { ...baseline, lengths: { '8': { ...base, quietRounds: 0 } } };
+    const fromBusy = checkGuard({ '8': rounds([2.5], [0.1]) }, busyBaseline).find((c) => c.measure === 'time')!;
+    assert.equal(fromBusy.judged, false, "a baseline measured on a busy machine judges no one's time");
+    const runs = { conversations: 20, lengths: [8], rounds: 1, systems: [], runs: [] };
+    const table = renderText(
+      guardTable({ runs, figures: { '8': rounds([1.9], [1.2]) }, baseline, checks, pass: false, updated: false }),
+    );
+    assert.match(table, /at 8 step\(s\), 1 of 1 round\(s\) ran while the rest of the machine kept 1\.20 cores busy/);
+    assert.match(table, /FAIL: time at 8 step\(s\) grew 16\.0%/);
+    assert.match(table, /FAIL: history at 8 step\(s\) grew/);
+  });
+
+  test('--update-baseline keeps the time of a quiet baseline when every new round was busy, and rewrites history', async () => {
+    const run = (system: string, round: number, wallMs: number, otherCores: number, bytes: number) =>
+      ({ system, round, steps: 8, wallMs, otherCores, history: { bytes, events: 115 } }) as unknown as LoadRun & {
+        round: number;
+      };
+    const side = (otherCores: number, oursMs: number, bytes: number): SideBySideResult => ({
+      conversations: 20,
+      lengths: [8],
+      rounds: 1,
+      systems: ['ours', 'floor'],
+      runs: [run('ours', 1, oursMs, otherCores, bytes), run('floor', 1, 1000, otherCores, 5000)],
+    });
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-baseline-'));
+    const file = path.join(dir, 'baseline.json');
+    const options = {
+      machine: { cpus: 2, cpuModel: 'test', loadAverageStart: [0, 0, 0] },
+      commit: 'abc',
+      baselineFile: file,
+    };
+    try {
+      await runGuard(side(0.1, 1500, 30_000), { ...options, update: true });
+      await runGuard(side(0.9, 2600, 31_000), { ...options, update: true });
+      const kept = readBaseline(file)!.lengths['8']!;
+      assert.equal(kept.timeRatio, 1.5, 'the busy round did not replace the quiet time');
+      assert.equal(kept.historyBytes, 31_000, 'history is rewritten whatever the machine did');
+      await runGuard(side(0.1, 1700, 31_000), { ...options, update: true });
+      assert.equal(readBaseline(file)!.lengths['8']!.timeRatio, 1.7, 'a quiet round replaces it');
+    } finally {
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a history's encoded size is what fetchHistory's events take on the wire", () => {
+    const small = encodedBytes([
+      { eventId: 1, workflowExecutionStartedEventAttributes: {} },
+    ] as unknown as HistoryEvent[]);
+    const large = encodedBytes([
+      { eventId: 1, workflowExecutionStartedEventAttributes: { identity: 'x'.repeat(1000) } },
+    ] as unknown as HistoryEvent[]);
+    assert.ok(small > 0 && small < 20, `${small} B`);
+    assert.ok(large - small >= 1000);
+  });
+
   test('charts, tables and reports render', () => {
     assert.deepEqual(niceScale(87), { top: 100, step: 20 });
-    const bars = groupedBars({
+    const grouped = bars({
       title: 'T',
       yLabel: 'ms',
       categories: ['a', 'b'],
       series: [{ name: 's', color: '#000', values: [1, 2] }],
     });
-    assert.match(bars, /^<svg[^>]+xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-    assert.equal((bars.match(/<rect x=/g) ?? []).length, 2 + 1); // two bars and the legend swatch
-    assert.match(
-      lineChart({
-        title: 'L',
-        yLabel: 'y',
-        series: [
-          {
-            name: 's',
-            color: '#000',
-            points: [
-              [0, 0],
-              [1, 2],
-            ],
-          },
-        ],
-      }),
-      /<path d="M/,
-    );
+    assert.match(grouped, /^<svg[^>]+xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.equal((grouped.match(/<rect x=/g) ?? []).length, 2 + 1); // two bars and the legend swatch
+    const stacked = bars({
+      stacked: true,
+      title: 'S',
+      yLabel: 'tokens',
+      categories: ['1'],
+      series: [
+        { name: 'a', color: '#000', values: [3] },
+        { name: 'b', color: '#111', values: [4] },
+      ],
+    });
+    assert.match(stacked, />7<\/text>/, 'the stack is labelled with its total');
     const table = textTable(
       ['name', 'value'],
       [
         ['a', '1 ms'],
-        ['bb', '22 ms'],
+        ['bb', cell(22, '22 ms')],
       ],
     ).split('\n');
     assert.equal(table[2], 'a      1 ms');
+    assert.equal(table[3], 'bb    22 ms');
+    const charted = renderHtml({
+      title: 'T',
+      headers: ['system', 'wall'],
+      rows: [
+        ['ours', cell(10, '10 ms')],
+        ['floor', cell(5, '5 ms')],
+      ],
+      chart: { title: 'C', yLabel: 'ms', columns: ['wall'] },
+    });
+    assert.match(charted, /<table><tr><th>system<\/th><th>wall<\/th><\/tr><tr><td>ours<\/td><td>10 ms<\/td>/);
+    assert.equal((charted.match(/<rect x=/g) ?? []).length, 2 + 1, 'a bar per row with a value, and the legend');
     const results: BenchResults = {
       startedAt: new Date(0).toISOString(),
       finishedAt: new Date(1000).toISOString(),
@@ -227,8 +340,6 @@ describe('bench building blocks', () => {
           {
             steps: 10,
             runs: 1,
-            stepsPerRun: [10],
-            latestRun: { historyLength: 130, historySize: 30_000 },
             total: { historyLength: 130, historySize: 30_000 },
             bytesPerStep: 3000,
             eventsPerStep: 13,
@@ -240,8 +351,6 @@ describe('bench building blocks', () => {
           {
             steps: 100,
             runs: 1,
-            stepsPerRun: [100],
-            latestRun: { historyLength: 1210, historySize: 290_000 },
             total: { historyLength: 1210, historySize: 290_000 },
             bytesPerStep: 2900,
             eventsPerStep: 12.1,
@@ -256,15 +365,15 @@ describe('bench building blocks', () => {
       targets: [],
     };
     results.targets = checkTargets(results);
-    // Sections not run (overhead, throughput, cost, the three streaming targets) say n/a.
+    // Sections not run (overhead, throughput, cost, the three streaming targets, the side by side) say n/a.
     assert.deepEqual(
       results.targets.map((t) => t.pass),
-      [undefined, undefined, true, undefined, undefined, undefined, undefined],
+      [undefined, undefined, true, undefined, undefined, undefined, undefined, undefined],
     );
     const text = textReport(results);
     assert.match(text, /3\. History growth/);
     assert.match(text, /history .* PASS/);
-    const html = htmlReport(results, text);
+    const html = htmlReport(results);
     assert.match(html, /^<!doctype html>/);
     assert.ok(!/<script|https?:\/\/(?!www\.w3\.org)/.test(html), 'self-contained: no script, no network');
   });

@@ -1,0 +1,188 @@
+// The side-by-side: the same load — C concurrent conversations of the bench chain at 1, 8 and 32 steps, an instant
+// model — on ours, the peer (@temporalio/ai-sdk) and the floor (the plain Temporal chain), on one dev server and one
+// local Messages API server. Runs alternate (the order rotates every length and round, so a burst of load from
+// elsewhere hits each system alike), R rounds. Per system: wall time, and per conversation the history's bytes (as
+// fetchHistory sends it) and events; then ours ÷ peer and ours ÷ floor, paired within a round.
+import type { BenchContext } from './context';
+import { fmtMs, fmtRatio } from './format';
+import { type LoadRun, type RunningSystem, runLoad, settle } from './load';
+import { percentile } from './stats';
+import { PHASES } from './step-breakdown';
+import { startSystem, type SystemName } from './systems';
+import { cell, type Table } from './table';
+
+export interface SideBySideResult {
+  conversations: number;
+  lengths: number[];
+  rounds: number;
+  systems: SystemName[];
+  runs: (LoadRun & { round: number })[];
+}
+
+export async function runSideBySide(
+  ctx: BenchContext,
+  systems: SystemName[],
+  options: { conversations: number; lengths: number[]; rounds: number },
+): Promise<SideBySideResult> {
+  const running: RunningSystem[] = [];
+  const runs: SideBySideResult['runs'] = [];
+  try {
+    for (const name of systems) running.push(await startSystem(ctx, name, 'side-by-side'));
+    let turn = 0;
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const steps of options.lengths) {
+        const order = running.map((_, k) => running[(k + turn) % running.length]!);
+        turn++;
+        for (const system of order) {
+          const run = await runLoad(ctx, system, {
+            conversations: options.conversations,
+            steps,
+            label: `r${round}-s${steps}`,
+            historySample: options.conversations,
+          });
+          runs.push({ ...run, round });
+          ctx.log(
+            `side by side, round ${round}, ${steps} steps: ${system.name} ${fmtMs(run.wallMs)}` +
+              `${run.failed ? `, ${run.failed} failed (${run.firstError})` : ''}`,
+          );
+          await settle(ctx);
+        }
+      }
+    }
+  } finally {
+    for (const system of running) await system.stop();
+  }
+  return { ...options, systems, runs };
+}
+
+/** The runs of one system at one length, in round order. */
+export function runsOf(result: SideBySideResult, system: SystemName, steps: number): LoadRun[] {
+  return result.runs.filter((run) => run.system === system && run.steps === steps).sort((a, b) => a.round - b.round);
+}
+
+/** a ÷ b per round (paired: the two ran back to back). */
+export function pairedRatios(result: SideBySideResult, a: SystemName, b: SystemName, steps: number): number[] {
+  const bs = runsOf(result, b, steps);
+  return runsOf(result, a, steps).flatMap((run, i) => (bs[i] ? [run.wallMs / bs[i].wallMs] : []));
+}
+
+const median = (values: number[]): number => percentile(values, 50);
+const kb = (bytes: number | undefined): string => (bytes === undefined ? '–' : `${(bytes / 1024).toFixed(1)} KB`);
+
+function range(values: number[]): string {
+  if (values.length === 0) return '–';
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  return low.toFixed(2) === high.toFixed(2) ? fmtRatio(low) : `${low.toFixed(2)}–${fmtRatio(high)}`;
+}
+
+export function sideBySideTables(result: SideBySideResult): Table[] {
+  const has = (name: SystemName): boolean => result.systems.includes(name);
+  const pairs: [SystemName, SystemName][] = (
+    [
+      ['ours', 'peer'],
+      ['ours', 'floor'],
+      ['peer', 'floor'],
+    ] as [SystemName, SystemName][]
+  ).filter(([a, b]) => has(a) && has(b));
+  const history = (name: SystemName, steps: number) => runsOf(result, name, steps)[0]?.history;
+  const summary: Table = {
+    title: `Side by side — ${result.conversations} concurrent conversations, instant model, ${result.rounds} round(s) alternated (wall: median; ratios: range over rounds)`,
+    headers: [
+      'steps',
+      ...result.systems.map((name) => `${name} wall`),
+      ...pairs.map(([a, b]) => `${a} ÷ ${b}`),
+      ...result.systems.map((name) => `${name} history`),
+      ...result.systems.map((name) => `${name} events`),
+    ],
+    rows: result.lengths.map((steps) => [
+      String(steps),
+      ...result.systems.map((name) => {
+        const wall = median(runsOf(result, name, steps).map((run) => run.wallMs));
+        return cell(wall, fmtMs(wall));
+      }),
+      ...pairs.map(([a, b]) => {
+        const ratios = pairedRatios(result, a, b, steps);
+        return cell(median(ratios), range(ratios));
+      }),
+      ...result.systems.map((name) => cell(history(name, steps)?.bytes ?? Number.NaN, kb(history(name, steps)?.bytes))),
+      ...result.systems.map((name) => {
+        const events = history(name, steps)?.events;
+        return events === undefined ? '–' : cell(events, String(Math.round(events)));
+      }),
+    ]),
+    notes: [
+      'history: bytes and events per conversation, from fetchHistory (ours stays open awaiting the next message; the peer and the floor complete).',
+    ],
+    chart: {
+      title: 'Wall time of the same load (median over rounds)',
+      yLabel: 'ms',
+      columns: result.systems.map((name) => `${name} wall`),
+    },
+  };
+  const detail: Table = {
+    title: 'Side by side, every run (CPU ms per step: worker, Temporal server, this process with the Messages API)',
+    headers: [
+      'round',
+      'steps',
+      'system',
+      'wall',
+      'steps/s',
+      'conv p50',
+      'worker',
+      'server',
+      'bench',
+      'others',
+      'failed',
+    ],
+    notes: ['others: cores the rest of the machine kept busy during the run (someone else’s work).'],
+    rows: result.runs.map((run) => [
+      String(run.round),
+      String(run.steps),
+      run.system,
+      fmtMs(run.wallMs),
+      run.stepsPerSecond.toFixed(1),
+      fmtMs(percentile(run.durationsMs, 50)),
+      run.cpuMsPerStep.worker.toFixed(2),
+      run.cpuMsPerStep.server.toFixed(2),
+      run.cpuMsPerStep.bench.toFixed(2),
+      run.otherCores.toFixed(2),
+      String(run.failed),
+    ]),
+  };
+  const phases: Table = {
+    title: 'Side by side, where a step goes (mean ms per step over every step read, last round)',
+    headers: [
+      'steps',
+      'system',
+      ...PHASES.map((p) => p.replace('model.', 'm.').replace('tool.', 't.')),
+      'total',
+      'first call',
+    ],
+    rows: result.lengths.flatMap((steps) =>
+      result.systems.map((name) => {
+        const h = runsOf(result, name, steps).at(-1)?.history;
+        const f = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(1));
+        return [
+          String(steps),
+          name,
+          ...PHASES.map((p) => f(h?.phases[p])),
+          f(h?.phases.total),
+          h ? `${f(h.firstCall.startToSchedule)} + ${f(h.firstCall.preRequest)}` : '–',
+        ];
+      }),
+    ),
+    notes: [
+      'first call: workflow start → first model activity scheduled, + that activity start → its request at the server (ms).',
+    ],
+  };
+  const shortest = result.lengths[0] ?? 1;
+  const types = result.systems.map((name) => runsOf(result, name, shortest)[0]?.history?.eventTypes ?? {});
+  const names = [...new Set(types.flatMap((t) => Object.keys(t)))].sort();
+  const events: Table = {
+    title: `Side by side, events per conversation by type at ${shortest} step(s)`,
+    headers: ['event', ...result.systems],
+    rows: names.map((type) => [type, ...types.map((t) => (t[type] ? (Math.round(t[type] * 10) / 10).toString() : ''))]),
+  };
+  return [summary, detail, phases, events];
+}
