@@ -32,6 +32,7 @@ import {
 } from '../common/conversation-types';
 import { type ConversationOptions, type ConversationOptionsInput, conversationOptionsSchema } from '../common/options';
 import * as attributes from '../common/search-attributes';
+import { startingAttributes, startSearchAttributes } from '../common/search-attributes';
 import { firstLine } from '../common/summaries';
 import {
   approveToolCallUpdate,
@@ -524,6 +525,8 @@ export class ConversationClient {
       workflowId: id,
       taskQueue: this.taskQueue,
       args: [input] as [ConversationInput],
+      // What the workflow would write first: listed at once, and one history event fewer (search-attributes.ts).
+      typedSearchAttributes: startSearchAttributes(startingAttributes(input.options, firstMessage !== undefined)),
       staticSummary: firstMessage ? firstLine(firstMessage) : `Conversation with ${input.options.model}`,
       // The Web UI renders details as Markdown: a list keeps one fact per line.
       staticDetails: [

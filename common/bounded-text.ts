@@ -57,15 +57,18 @@ export function boundedOutcome(outcome: ToolOutcome, max: number): ToolOutcome {
 export function boundedMessage(message: MessageParam, protocol: ProtocolName, max: number): MessageParam {
   const { content } = message;
   if (typeof content === 'string') {
-    return { ...message, content: protocol === 'legacy-xml' ? wellFormed(content) : truncate(content, max) };
+    const text = protocol === 'legacy-xml' ? wellFormed(content) : truncate(content, max);
+    return text === content ? message : { ...message, content: text };
   }
   const blocks = content.map((block) => {
-    if (block.type === 'text') return { ...block, text: truncate(block.text, max) };
+    if (block.type === 'text') return withText(block, truncate(block.text, max));
     if (block.type !== 'tool_result' || block.content === undefined) return block;
     const inner = block.content;
-    return { ...block, content: typeof inner === 'string' ? truncate(inner, max) : limitText(inner, max) };
+    const bounded = typeof inner === 'string' ? truncate(inner, max) : limitText(inner, max);
+    return bounded === inner ? block : { ...block, content: bounded };
   });
-  return { ...message, content: blocks } as MessageParam;
+  // The same message when nothing was cut: the caller can tell a cut from none.
+  return blocks.every((block, i) => block === content[i]) ? message : ({ ...message, content: blocks } as MessageParam);
 }
 
 /** The block with `text`, or the block itself when its text is that already. */

@@ -1,7 +1,12 @@
 // Typed search attributes a conversation keeps up to date, so people can filter conversations in the Web UI
 // (`ConversationStatus = "awaiting_user"`) and the client can list them. The dev server registers exactly
 // these (testing/dev-server/ reads this list), so a name or a type is written once, here.
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import {
+  defineSearchAttributeKey,
+  type SearchAttributePair,
+  SearchAttributeType,
+  type SearchAttributeUpdatePair,
+} from '@temporalio/common';
 
 export const ConversationStatus = defineSearchAttributeKey('ConversationStatus', SearchAttributeType.KEYWORD);
 export const ConversationModel = defineSearchAttributeKey('ConversationModel', SearchAttributeType.KEYWORD);
@@ -40,3 +45,59 @@ export const conversationSearchAttributes = [
   ConversationContextTokensBefore,
   ConversationAwaitingApproval,
 ] as const;
+
+/** The attributes a conversation shows, in the order conversationSearchAttributes lists them. */
+export interface ShownAttributes {
+  status: string;
+  model: string;
+  protocol: string;
+  turns: number;
+  toolCalls: number;
+  inputTokens: number;
+  /** null: unknown (no price); the attribute is then unset. */
+  costUsd: number | null;
+  contextTokens: number;
+  contextTokensBefore: number;
+  awaitingApproval: boolean;
+}
+
+/** The attributes to write; a null value unsets its attribute. */
+export function searchAttributePairs(shown: ShownAttributes): SearchAttributeUpdatePair[] {
+  return [
+    { key: ConversationStatus, value: shown.status },
+    { key: ConversationModel, value: shown.model },
+    { key: ConversationProtocol, value: shown.protocol },
+    { key: ConversationTurns, value: shown.turns },
+    { key: ConversationToolCalls, value: shown.toolCalls },
+    { key: ConversationInputTokens, value: shown.inputTokens },
+    // Unknown (no price): unset, so `ConversationCostUsd > 1` never lists an unpriced conversation as cheap.
+    { key: ConversationCostUsd, value: shown.costUsd },
+    { key: ConversationContextTokens, value: shown.contextTokens },
+    { key: ConversationContextTokensBefore, value: shown.contextTokensBefore },
+    { key: ConversationAwaitingApproval, value: shown.awaitingApproval },
+  ] as SearchAttributeUpdatePair[];
+}
+
+/** The attributes a workflow starts with (the set ones: a start cannot unset). */
+export function startSearchAttributes(shown: ShownAttributes): SearchAttributePair[] {
+  return searchAttributePairs(shown).filter((pair): pair is SearchAttributePair => pair.value !== null);
+}
+
+/**
+ * What a conversation shows when it starts, which the client sets with the start itself: the conversation is listed
+ * (model, status) before its first workflow task, and that task has no attributes to write.
+ */
+export function startingAttributes(options: { model: string; protocol: string }, withMessage: boolean): ShownAttributes {
+  return {
+    status: withMessage ? 'running' : 'awaiting_user',
+    model: options.model,
+    protocol: options.protocol,
+    turns: 0,
+    toolCalls: 0,
+    inputTokens: 0,
+    costUsd: 0,
+    contextTokens: 0,
+    contextTokensBefore: 0,
+    awaitingApproval: false,
+  };
+}

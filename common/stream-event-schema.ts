@@ -7,107 +7,116 @@ import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { FINAL_STATUSES, OPEN_STATUSES } from './conversation-types';
 import type { StreamEvent } from './stream-events';
+import { once } from './once';
 
 /** How many events a carried log may hold (the carried bytes are bounded by maxCarriedBytes long before). */
 export const MAX_CARRIED_EVENTS = 100_000;
 
-const count = z.number().int().min(0);
-const text = z.string();
-const statusSchema = z.enum([...OPEN_STATUSES, ...FINAL_STATUSES]);
-// The API may add stop reasons before the SDK's type names them: any short string the model call returned.
-const stopReasonSchema = z.custom<StopReason>((value) => typeof value === 'string' && value.length <= 100).nullable();
-const usageSchema = z.strictObject({
-  inputTokens: z.number().min(0),
-  outputTokens: z.number().min(0),
-  cacheReadInputTokens: z.number().min(0),
-  cacheCreationInputTokens: z.number().min(0),
-});
-const failureSchema = z.strictObject({ type: text, message: text });
-const costSchema = z.number().min(0).nullable().optional();
-const attempt = { call: count, attempt: z.number().int().min(1) };
+/** The schemas, built when a run first checks a carried log (common/once.ts): most runs never do. */
+export const streamSchemas = once(() => {
+  const count = z.number().int().min(0);
+  const text = z.string();
+  const statusSchema = z.enum([...OPEN_STATUSES, ...FINAL_STATUSES]);
+  // The API may add stop reasons before the SDK's type names them: any short string the model call returned.
+  const stopReasonSchema = z.custom<StopReason>((value) => typeof value === 'string' && value.length <= 100).nullable();
+  const usageSchema = z.strictObject({
+    inputTokens: z.number().min(0),
+    outputTokens: z.number().min(0),
+    cacheReadInputTokens: z.number().min(0),
+    cacheCreationInputTokens: z.number().min(0),
+  });
+  const failureSchema = z.strictObject({ type: text, message: text });
+  const costSchema = z.number().min(0).nullable().optional();
+  const attempt = { call: count, attempt: z.number().int().min(1) };
 
-export const streamEventSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('turn_started'), turn: count, text }),
-  z.strictObject({ type: z.literal('model_call_started'), call: count }),
-  z.strictObject({ type: z.literal('text'), ...attempt, block: count, at: count, text }),
-  z.strictObject({ type: z.literal('tool_call_started'), ...attempt, block: count, id: text, name: text }),
-  z.strictObject({
-    type: z.literal('tool_call_input'),
-    ...attempt,
-    block: count,
-    id: text,
-    name: text,
-    input: z.unknown(),
-  }),
-  z.strictObject({
-    type: z.literal('model_output_discarded'),
-    call: count,
-    attempt: z.number().int().min(1).optional(),
-    reason: z.enum(['retried', 'failed', 'max_tokens']),
-  }),
-  z.strictObject({
-    type: z.literal('model_call_finished'),
-    call: count,
-    stopReason: stopReasonSchema,
-    usage: usageSchema,
-    costUsd: costSchema,
-  }),
-  z.strictObject({
-    type: z.literal('approval_requested'),
-    approval: z.strictObject({
-      callId: text,
-      tool: text,
-      input: z.record(z.string(), z.unknown()),
-      argumentsDigest: text,
-      requestedAt: text,
+  const streamEventSchema = z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('turn_started'), turn: count, text }),
+    z.strictObject({ type: z.literal('model_call_started'), call: count }),
+    z.strictObject({ type: z.literal('text'), ...attempt, block: count, at: count, text }),
+    z.strictObject({ type: z.literal('tool_call_started'), ...attempt, block: count, id: text, name: text }),
+    z.strictObject({
+      type: z.literal('tool_call_input'),
+      ...attempt,
+      block: count,
+      id: text,
+      name: text,
+      input: z.unknown(),
     }),
-  }),
-  z.strictObject({
-    type: z.literal('approval_settled'),
-    callId: text,
-    outcome: z.enum(['approved', 'rejected', 'timed_out']),
-  }),
-  z.strictObject({
-    type: z.literal('tool_result'),
-    id: text,
-    name: text,
-    isError: z.boolean(),
-    content: text,
-    truncated: z.boolean().optional(),
-  }),
-  z.strictObject({
-    type: z.literal('turn_finished'),
-    turn: count,
-    status: statusSchema,
-    text,
-    stopReason: stopReasonSchema,
-    usage: usageSchema,
-    output: z.unknown().optional(),
-    costUsd: costSchema,
-  }),
-  z.strictObject({ type: z.literal('turn_failed'), turn: count, failure: failureSchema }),
-  z.strictObject({ type: z.literal('conversation_ended'), status: statusSchema }),
-]) satisfies z.ZodType<StreamEvent>;
+    z.strictObject({
+      type: z.literal('model_output_discarded'),
+      call: count,
+      attempt: z.number().int().min(1).optional(),
+      reason: z.enum(['retried', 'failed', 'max_tokens']),
+    }),
+    z.strictObject({
+      type: z.literal('model_call_finished'),
+      call: count,
+      stopReason: stopReasonSchema,
+      usage: usageSchema,
+      costUsd: costSchema,
+    }),
+    z.strictObject({
+      type: z.literal('approval_requested'),
+      approval: z.strictObject({
+        callId: text,
+        tool: text,
+        input: z.record(z.string(), z.unknown()),
+        argumentsDigest: text,
+        requestedAt: text,
+      }),
+    }),
+    z.strictObject({
+      type: z.literal('approval_settled'),
+      callId: text,
+      outcome: z.enum(['approved', 'rejected', 'timed_out']),
+    }),
+    z.strictObject({
+      type: z.literal('tool_result'),
+      id: text,
+      name: text,
+      isError: z.boolean(),
+      content: text,
+      truncated: z.boolean().optional(),
+    }),
+    z.strictObject({
+      type: z.literal('turn_finished'),
+      turn: count,
+      status: statusSchema,
+      text,
+      stopReason: stopReasonSchema,
+      usage: usageSchema,
+      output: z.unknown().optional(),
+      costUsd: costSchema,
+    }),
+    z.strictObject({ type: z.literal('turn_failed'), turn: count, failure: failureSchema }),
+    z.strictObject({ type: z.literal('conversation_ended'), status: statusSchema }),
+  ]) satisfies z.ZodType<StreamEvent>;
 
-/** The log as this version hands it over: the offset of the first kept event, and the kept events. */
-export const carriedStreamSchema = z.strictObject({
-  base: count,
-  events: z.array(streamEventSchema).max(MAX_CARRIED_EVENTS),
+  /** The log as this version hands it over: the offset of the first kept event, and the kept events. */
+  const carriedStreamSchema = z.strictObject({
+    base: count,
+    events: z.array(streamEventSchema).max(MAX_CARRIED_EVENTS),
+  });
+
+  /**
+   * The log as version 0.1.0 handed it over (WorkflowStreamState): its items are base64 protobuf Payloads, which
+   * workflow code does not decode; a run started with one keeps the offsets only (the next event's offset is
+   * `base_offset + log.length`), so readers go on from there with nothing repeated.
+   */
+  const legacyCarriedStreamSchema = z.strictObject({
+    log: z
+      .array(z.strictObject({ topic: z.string().max(256), data: z.string(), offset: count }))
+      .max(MAX_CARRIED_EVENTS),
+    base_offset: count,
+    publisher_sequences: z.record(z.string(), count),
+    publisher_last_seen: z.record(z.string(), z.number().min(0)),
+  });
+
+  const conversationStreamInputSchema = z.union([carriedStreamSchema, legacyCarriedStreamSchema]);
+  return { streamEventSchema, carriedStreamSchema, legacyCarriedStreamSchema, conversationStreamInputSchema };
 });
-export type CarriedStream = z.infer<typeof carriedStreamSchema>;
+type StreamSchemas = ReturnType<typeof streamSchemas>;
 
-/**
- * The log as version 0.1.0 handed it over (WorkflowStreamState): its items are base64 protobuf Payloads, which
- * workflow code does not decode; a run started with one keeps the offsets only (the next event's offset is
- * `base_offset + log.length`), so readers go on from there with nothing repeated.
- */
-export const legacyCarriedStreamSchema = z.strictObject({
-  log: z.array(z.strictObject({ topic: z.string().max(256), data: z.string(), offset: count })).max(MAX_CARRIED_EVENTS),
-  base_offset: count,
-  publisher_sequences: z.record(z.string(), count),
-  publisher_last_seen: z.record(z.string(), z.number().min(0)),
-});
-export type LegacyCarriedStream = z.infer<typeof legacyCarriedStreamSchema>;
-
-export const conversationStreamInputSchema = z.union([carriedStreamSchema, legacyCarriedStreamSchema]);
-export type ConversationStreamInput = z.infer<typeof conversationStreamInputSchema>;
+export type CarriedStream = z.infer<StreamSchemas['carriedStreamSchema']>;
+export type LegacyCarriedStream = z.infer<StreamSchemas['legacyCarriedStreamSchema']>;
+export type ConversationStreamInput = z.infer<StreamSchemas['conversationStreamInputSchema']>;

@@ -5,7 +5,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type { ModelContext } from './activity-contracts';
-import { conversationStreamInputSchema } from './stream-event-schema';
+import { streamSchemas } from './stream-event-schema';
+import { once } from './once';
 import { MAX_POLL_WAIT_MS, type PollRequest, type StreamPage } from './stream-events';
 import {
   type ApprovalDecision,
@@ -86,64 +87,70 @@ const usageSchema = z.strictObject({
   cacheCreationInputTokens: z.number().min(0),
 });
 
-const turnFailureSchema = z.strictObject({ type: z.string(), message: z.string() });
+/**
+ * A run's state as the previous run handed it over: only a run started by continue-as-new may have one (conversation.ts
+ * refuses it otherwise), so it is built when such a run first checks it (common/once.ts). Checked for shape; its
+ * messages were checked on their way in.
+ */
+const carriedStateSchema = once(() => {
+  const turnFailureSchema = z.strictObject({ type: z.string(), message: z.string() });
 
-/** A kept turn outcome, as `awaitTurn` answers it (TurnOutcome). */
-const turnOutcomeSchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('reply'),
-    result: z.looseObject({
-      turn: z.number().int().min(1),
-      status: z.string(),
-      text: z.string(),
-      stopReason: z.string().nullable(),
-      modelCalls: z.number().int().min(0),
-      toolCalls: z.number().int().min(0),
-      usage: usageSchema,
-      costUsd: z.number().min(0).nullable().optional(), // absent in outcomes kept before costs were
+  /** A kept turn outcome, as `awaitTurn` answers it (TurnOutcome). */
+  const turnOutcomeSchema = z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('reply'),
+      result: z.looseObject({
+        turn: z.number().int().min(1),
+        status: z.string(),
+        text: z.string(),
+        stopReason: z.string().nullable(),
+        modelCalls: z.number().int().min(0),
+        toolCalls: z.number().int().min(0),
+        usage: usageSchema,
+        costUsd: z.number().min(0).nullable().optional(), // absent in outcomes kept before costs were
+      }),
     }),
-  }),
-  z.strictObject({ kind: z.literal('failed'), turn: z.number().int().min(1), failure: turnFailureSchema }),
-  z.strictObject({ kind: z.literal('continued'), turn: z.number().int().min(1) }),
-]);
+    z.strictObject({ kind: z.literal('failed'), turn: z.number().int().min(1), failure: turnFailureSchema }),
+    z.strictObject({ kind: z.literal('continued'), turn: z.number().int().min(1) }),
+  ]);
 
-/** A run's state as the previous run handed it over. Checked for shape; its messages were checked on their way in. */
-const carriedStateSchema = z.strictObject({
-  transcript: z.array(
-    z.looseObject({
-      role: z.enum(['user', 'assistant']),
-      content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
-    }),
-  ),
-  outcomes: z.array(turnOutcomeSchema),
-  pendingMessages: z.array(
-    z.strictObject({ turn: z.number().int().min(1), text: z.string(), output: outputSpecSchema.optional() }),
-  ),
-  currentTurn: z
-    .strictObject({
-      turn: z.number().int().min(1),
-      modelCalls: z.number().int().min(0),
-      toolCalls: z.number().int().min(0),
-      usage: usageSchema,
-      maxTokens: z.number().int().positive().optional(),
-      costUsd: z.number().min(0).nullable().optional(),
-      transcriptStart: z.number().int().min(0),
-      output: outputSpecSchema.optional(),
-      answerAttempts: z.number().int().min(0).optional(),
-      forceAnswer: z.boolean().optional(),
-    })
-    .optional(),
-  nextTurn: z.number().int().min(1),
-  modelCalls: z.number().int().min(0),
-  toolCalls: z.number().int().min(0),
-  usage: usageSchema,
-  runs: z.number().int().min(1),
-  lastText: z.string(),
-  endRequested: z.boolean(),
-  firstRunId: z.string().min(1),
-  context: contextAccountingSchema.optional(),
-  costUsd: z.number().min(0).nullable().optional(),
-  lastCallUsage: usageSchema.optional(),
+  return z.strictObject({
+    transcript: z.array(
+      z.looseObject({
+        role: z.enum(['user', 'assistant']),
+        content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+      }),
+    ),
+    outcomes: z.array(turnOutcomeSchema),
+    pendingMessages: z.array(
+      z.strictObject({ turn: z.number().int().min(1), text: z.string(), output: outputSpecSchema.optional() }),
+    ),
+    currentTurn: z
+      .strictObject({
+        turn: z.number().int().min(1),
+        modelCalls: z.number().int().min(0),
+        toolCalls: z.number().int().min(0),
+        usage: usageSchema,
+        maxTokens: z.number().int().positive().optional(),
+        costUsd: z.number().min(0).nullable().optional(),
+        transcriptStart: z.number().int().min(0),
+        output: outputSpecSchema.optional(),
+        answerAttempts: z.number().int().min(0).optional(),
+        forceAnswer: z.boolean().optional(),
+      })
+      .optional(),
+    nextTurn: z.number().int().min(1),
+    modelCalls: z.number().int().min(0),
+    toolCalls: z.number().int().min(0),
+    usage: usageSchema,
+    runs: z.number().int().min(1),
+    lastText: z.string(),
+    endRequested: z.boolean(),
+    firstRunId: z.string().min(1),
+    context: contextAccountingSchema.optional(),
+    costUsd: z.number().min(0).nullable().optional(),
+    lastCallUsage: usageSchema.optional(),
+  });
 });
 
 /**
@@ -153,7 +160,7 @@ const carriedStateSchema = z.strictObject({
 export const conversationInputSchema = z.strictObject({
   options: conversationOptionsSchema.prefault({}),
   firstMessage: userMessageSchema.optional(),
-  carried: carriedStateSchema.optional(),
+  carried: z.lazy(carriedStateSchema).optional(),
   /** The event log the previous run handed over; only a run started by continue-as-new may have one. */
-  stream: conversationStreamInputSchema.optional(),
+  stream: z.lazy(() => streamSchemas().conversationStreamInputSchema).optional(),
 });

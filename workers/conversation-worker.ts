@@ -16,7 +16,7 @@ import { McpToolSets } from '../activities/mcp/mcp-tool-sets';
 import { mcpToolsQuery } from '../common/mcp';
 import { modelContextQuery } from '../common/workflow-messages';
 import { DEFAULT_SHUTDOWN_GRACE_TIME } from './config';
-import { prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundles';
+import { prebuiltWorkflowBundle, SHARED_WORKFLOW_MODULES, WORKFLOWS_PATH } from './workflow-bundles';
 import { workerDataConverter } from './worker-data-converter';
 import type { Tracing } from '../tracing/tracing-sdk';
 
@@ -91,7 +91,9 @@ export async function createConversationWorker(options: ConversationWorkerOption
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(bundle
+      ? { workflowBundle: { codePath: bundle } }
+      : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: SHARED_WORKFLOW_MODULES } }),
     activities: {
       ...createToolActivities(tools, options.toolOptions),
       ...createMcpActivities(options.mcp ?? new McpClientPool([]), mcpToolSets, options.toolOptions),

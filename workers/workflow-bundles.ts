@@ -35,6 +35,15 @@ export const PREBUILT_BUNDLES = {
   },
 } as const;
 
+/**
+ * Modules bundled into the workflow code once per worker and shared by every workflow run on it, instead of evaluated
+ * again for each run: the libraries the workflow uses (workflows/shared-libraries.ts: zod, re2js), which hold no
+ * state of a conversation. Evaluating zod again for every conversation was most of the CPU a conversation's start
+ * cost. (Our own schema modules stay per run: the SDK deep-freezes shared modules' exports, and zod schemas fill in
+ * members on first use.)
+ */
+export const SHARED_WORKFLOW_MODULES = [require.resolve('../workflows/shared-libraries')];
+
 export type BundleVariant = (typeof PREBUILT_BUNDLES)[keyof typeof PREBUILT_BUNDLES];
 
 /**
@@ -46,6 +55,7 @@ export function conversationBundleOptions(variant: BundleVariant = PREBUILT_BUND
     workflowsPath: WORKFLOWS_PATH,
     payloadConverterPath: PAYLOAD_CONVERTER_PATH,
     failureConverterPath: variant.failureConverterPath,
+    preloadModules: SHARED_WORKFLOW_MODULES,
     ...(variant.traced && { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] }),
   };
 }

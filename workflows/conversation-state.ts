@@ -76,10 +76,10 @@ export class ConversationState {
   /** Input tokens per call before and after compaction or clearing, and the compactions so far. */
   context: ContextAccounting;
   /**
-   * The characters one text the orchestrator writes may hold in the transcript (tool results, corrections); unset for
-   * histories from before texts were bounded (conversation.ts), which replay as they ran.
+   * Asked when a cap would change what the orchestrator writes: true in a run replayed from before texts were bounded
+   * (0.1.0 wrote them uncut), so it does again. The workflow sets it (it asks a patch marker); by default texts are cut.
    */
-  resultCap: number | undefined;
+  keepUncut: () => boolean = () => false;
 
   private statusValue: ConversationStatus = 'awaiting_user';
   private endWanted: boolean;
@@ -120,7 +120,6 @@ export class ConversationState {
     this.firstRunId = carried?.firstRunId ?? firstRunId;
     this.currentTurn = carried?.currentTurn ? { ...carried.currentTurn } : undefined;
     this.context = carried?.context ?? ZERO_CONTEXT;
-    this.resultCap = input.options.limits.maxResultChars;
     // A new run's worker cache is empty: the first model call reads the transcript once by query.
     this.sentUpTo = this.transcript.length;
     this.turnStartReply = { id: undefined, sentUpTo: this.currentTurn?.transcriptStart ?? this.transcript.length };
@@ -318,10 +317,10 @@ export class ConversationState {
     this.lastReplyId = replyId;
   }
 
-  /** What the orchestrator writes: every text in it bounded (common/bounded-text.ts). */
+  /** What the orchestrator writes: every text in it bounded (common/bounded-text.ts), unless `keepUncut()`. */
   appendResults(message: MessageParam): void {
-    const cap = this.resultCap;
-    this.push(cap === undefined ? message : boundedMessage(message, this.options.protocol, cap));
+    const bounded = boundedMessage(message, this.options.protocol, this.options.limits.maxResultChars);
+    this.push(bounded === message || !this.keepUncut() ? bounded : message);
   }
 
   recordToolCalls(count: number): void {

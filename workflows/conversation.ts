@@ -69,7 +69,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const input = checkedInput(rawInput);
   const state = new ConversationState(input, workflowInfo().firstExecutionRunId);
   // Histories from 0.1.0 wrote tool errors and results into the transcript uncut: they replay that way.
-  if (!patched(BOUNDED_RESULTS_PATCH)) state.resultCap = undefined;
+  state.keepUncut = () => !patched(BOUNDED_RESULTS_PATCH);
   // checkedInput takes a log only in a run that continue-as-new started.
   const stream = new ConversationStream(input.stream);
   const publish = searchAttributesPublisher(state);

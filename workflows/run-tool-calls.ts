@@ -1,7 +1,7 @@
 // Running the tool calls of one reply: one activity per call, all calls of a reply at once, outcomes in the model's
 // order. Every way a call can go wrong becomes an error outcome the model can read.
 import { ActivityFailure } from '@temporalio/common';
-import { condition, patched, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { condition, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { ToolActivityInput, ToolActivityResult, ToolPolicy } from '../common/activity-contracts';
 import { boundedOutcome } from '../common/bounded-text';
 import { digest } from '../common/digest';
@@ -29,17 +29,21 @@ export interface ToolRun {
   publish(): void;
 }
 
-/** Histories from 0.1.0 (no marker) took tool outcomes uncut (see ConversationState.resultCap). */
+/**
+ * Histories from 0.1.0 took tool outcomes uncut. Asked only when a cap changes an outcome, so a run pays for the marker
+ * only if it ever cuts one (ConversationState.bounded).
+ */
 export const BOUNDED_RESULTS_PATCH = 'bounded-tool-outcomes';
 
 export async function runToolCalls(run: ToolRun, calls: ToolCall[]): Promise<ToolOutcome[]> {
   run.state.recordToolCalls(calls.length);
-  const cap = run.state.resultCap;
+  const cap = run.state.options.limits.maxResultChars;
   return Promise.all(
     calls.map(async (call) => {
       // Every outcome passes here, whatever produced it (a tool, an MCP server, a refusal): bounded and well-formed.
       const raw = await runToolCall(run, call);
-      const outcome = cap === undefined ? raw : boundedOutcome(raw, cap);
+      const bounded = boundedOutcome(raw, cap);
+      const outcome = bounded.content === raw.content || !run.state.keepUncut() ? bounded : raw;
       const { callId: id, name, isError } = outcome;
       // Readers get the text; an image (an MCP tool's) shows as a marker.
       const content =
@@ -109,16 +113,18 @@ async function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
 }
 
 /**
- * Tool activities are named after the orchestrator's `ref` of the call (`tool-<model call>-<n>`), and so are their
- * idempotency keys: unique and well-formed whatever ids the model wrote. Runs that began before this scheduled them by
- * the model's tool_use id (`tool-toolu_…`), and keep doing so when replayed.
+ * The activity id of a call's tool activity, and the idempotency key every attempt of it gets (the same each time).
+ * The activity is named after the call's id, which the reply's reader made well-formed and unique in the conversation
+ * (common/protocols/tool-use-blocks.ts) — for a well-behaved model, its own tool_use id, as in every released history,
+ * so those replay unchanged. The key is named after the orchestrator's `ref` (model call number and place in the
+ * reply): unique for the conversation's whole life, whatever ids the model wrote; a key is only ever read from the
+ * activity's recorded input, so runs that began with id-based keys keep theirs on every retry.
  */
-export const TOOL_NAMES_FROM_CALL_REF = 'tool-activity-ids-from-call-ref';
-
-/** The activity id of a call's tool activity, and the idempotency key every attempt of it gets (the same each time). */
 function toolActivityNames(state: ConversationState, call: ToolCall): { activityId: string; idempotencyKey: string } {
-  const name = patched(TOOL_NAMES_FROM_CALL_REF) ? call.ref : call.id;
-  return { activityId: `tool-${name}`, idempotencyKey: `${workflowInfo().workflowId}/${state.firstRunId}/${name}` };
+  return {
+    activityId: `tool-${call.id}`,
+    idempotencyKey: `${workflowInfo().workflowId}/${state.firstRunId}/${call.ref}`,
+  };
 }
 
 /** Waits for a person to approve this exact call; returns why it may not run, or undefined to run it. */

@@ -180,10 +180,10 @@ describe('the Temporal Web UI', { timeout: 120_000 }, () => {
       // The tool execution for that tool_use: its input and the result GM.
       assert.deepEqual(ticker!.input.input, { company_name: 'General Motors' });
       assert.equal(ticker!.input.protocol, 'native');
-      // Named by the orchestrator (model call 1, its first tool call), not by the model's tool_use id.
+      // The key is named by the orchestrator (model call 1, its first tool call); the activity by the tool_use id.
       assert.match(ticker!.input.idempotencyKey, new RegExp(`^${doneId}/[0-9a-f-]{36}/1-0$`));
       assert.deepEqual(ticker!.result, { ok: true, content: 'GM' });
-      assert.match(ticker!.text, /Activity ID tool-1-0\b/);
+      assert.match(ticker!.text, new RegExp(`Activity ID tool-${tickerUse.id}\\b`));
 
       // Model call 2: the tool_result GM in, the get_current_stock_price tool_use out.
       assert.deepEqual(call2!.input.newMessages, [
@@ -194,7 +194,7 @@ describe('the Temporal Web UI', { timeout: 120_000 }, () => {
 
       assert.deepEqual(price!.input.input, { symbol: 'GM' });
       assert.deepEqual(price!.result, { ok: true, content: '38.50' });
-      assert.match(price!.text, /Activity ID tool-2-0\b/);
+      assert.match(price!.text, new RegExp(`Activity ID tool-${priceUse.id}\\b`));
 
       // Model call 3: the tool_result 38.50 in, the answer out.
       assert.deepEqual(call3!.input.newMessages, [

@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { carriedStreamSchema, streamEventSchema } from '../../common/stream-event-schema';
+import { streamSchemas } from '../../common/stream-event-schema';
+
+const { carriedStreamSchema, streamEventSchema } = streamSchemas();
 import { STREAM_PAGE_BYTES, STREAM_PAGE_EVENTS, type StreamEvent } from '../../common/stream-events';
 import { jsonBytes } from '../../common/utf8-length';
 import { conversationInputSchema } from '../../common/workflow-messages';
