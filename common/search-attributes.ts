@@ -87,7 +87,10 @@ export function startSearchAttributes(shown: ShownAttributes): SearchAttributePa
  * What a conversation shows when it starts, which the client sets with the start itself: the conversation is listed
  * (model, status) before its first workflow task, and that task has no attributes to write.
  */
-export function startingAttributes(options: { model: string; protocol: string }, withMessage: boolean): ShownAttributes {
+export function startingAttributes(
+  options: { model: string; protocol: string },
+  withMessage: boolean,
+): ShownAttributes {
   return {
     status: withMessage ? 'running' : 'awaiting_user',
     model: options.model,
