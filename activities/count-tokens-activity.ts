@@ -6,7 +6,7 @@ import { Context } from '@temporalio/activity';
 import type { CallModelInput } from '../common/activity-contracts';
 import type { ToolDescription } from '../common/protocols/types';
 import { keepAlive } from './keep-alive';
-import type { ModelContextCache } from './model-context-cache';
+import { type ModelContextCache, withConversation } from './model-context-cache';
 import type { McpToolSets } from './mcp/mcp-tool-sets';
 import { toModelFailure } from './model-failure';
 import { buildModelRequest } from './model-request';
@@ -22,7 +22,8 @@ export function createCountTokensActivity({ anthropic, tools, cache, mcpToolSets
   const described = new Map(tools.map((tool) => [tool.name, tool]));
 
   /** The input tokens of the model call `input` describes: the prompt, cached or not. */
-  async function countPromptTokens(input: CallModelInput): Promise<number> {
+  async function countPromptTokens(given: CallModelInput): Promise<number> {
+    const input = withConversation(given);
     const context = Context.current();
     const stopHeartbeats = keepAlive(context);
     try {

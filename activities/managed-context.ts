@@ -10,7 +10,7 @@ import type {
 import type { MessageCreateParamsStreaming, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import type { CallModelResult, ModelRequestOptions } from '../common/activity-contracts';
 import { isCompactionBlock, type ReplyBlock } from '../common/compaction';
-import type { CallContext } from '../common/context-accounting';
+import { type CallContext, contextOfUsage } from '../common/context-accounting';
 import type { TokenUsage } from '../common/conversation-types';
 
 /** The request as the beta endpoint takes it: `context_management` and the betas it needs, when there are any. */
@@ -83,17 +83,19 @@ export function callModelResultOf(message: BetaMessage, compactedTokens?: number
     clearedToolUses,
     clearedInputTokens,
   };
+  // The workflow derives the context from the usage when nothing was compacted or cleared: the history leaves it out.
+  const plain = JSON.stringify(context) === JSON.stringify(contextOfUsage(total));
   return {
     // Beta-only block types other than compaction come only with features these requests never enable.
     content: message.content as ReplyBlock[],
     // With `pause_after_compaction` the API stops after the compaction block; like a paused turn, the reply goes
     // back as it is and the model carries on.
     stop_reason: message.stop_reason === 'compaction' ? 'pause_turn' : (message.stop_reason as StopReason | null),
-    stop_sequence: message.stop_sequence,
+    ...(message.stop_sequence !== null && { stop_sequence: message.stop_sequence }),
     id: message.id,
     model: message.model,
     usage: total,
-    context,
+    ...(!plain && { context }),
   };
 }
 

@@ -14,7 +14,7 @@ import { buildingRequest, toModelFailure } from './model-failure';
 import type { ToolDescription } from '../common/protocols/types';
 import { buildModelRequest } from './model-request';
 import { keepAlive } from './keep-alive';
-import type { ModelContextCache } from './model-context-cache';
+import { type ModelContextCache, withConversation } from './model-context-cache';
 import type { McpToolSets } from './mcp/mcp-tool-sets';
 import { LiveReplyHeartbeat } from './live-reply-heartbeat';
 import { AttemptBilling } from './billed-attempts';
@@ -31,7 +31,8 @@ export interface ModelActivityDeps {
 export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: ModelActivityDeps) {
   const described = new Map(tools.map((tool) => [tool.name, tool]));
 
-  async function callModel(input: CallModelInput): Promise<CallModelResult> {
+  async function callModel(given: CallModelInput): Promise<CallModelResult> {
+    const input = withConversation(given);
     const context = Context.current();
     // What earlier attempts of this call billed: a retry the budget no longer allows is not sent.
     const billing = new AttemptBilling(context);

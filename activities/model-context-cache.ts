@@ -2,10 +2,11 @@
 // carries only what is new. On a miss (worker restarted, another worker, a new run) it is read from the workflow
 // by query — except on a conversation's first call, which carries everything itself.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { CallModelInput, ModelContext } from '../common/activity-contracts';
+import { Context } from '@temporalio/activity';
+import type { CallModelInput, ConversationRun, ModelContext } from '../common/activity-contracts';
 
 export type ModelContextReader = (
-  conversation: CallModelInput['conversation'],
+  conversation: ConversationRun,
   length: number,
 ) => Promise<ModelContext>;
 
@@ -40,7 +41,7 @@ export class ModelContextCache {
     newMessages,
     fullContext,
     afterReply,
-  }: CallModelInput): Promise<ModelContext> {
+  }: CallModelInput & { conversation: ConversationRun }): Promise<ModelContext> {
     if (fullContext && newMessages.length === transcriptLength) return { ...fullContext, messages: newMessages };
     const cached = this.entries.get(keyOf(conversation))?.context;
     if (
@@ -66,7 +67,7 @@ export class ModelContextCache {
    * Remembers the context as the workflow will have it after this reply. The least recently used go first once the
    * cache holds more than `maxBytes`; a context larger than that on its own is not kept (it is read again).
    */
-  remember(conversation: CallModelInput['conversation'], context: ModelContext): void {
+  remember(conversation: ConversationRun, context: ModelContext): void {
     const key = keyOf(conversation);
     this.forget(key);
     const bytes = Buffer.byteLength(JSON.stringify(context), 'utf8');
@@ -84,8 +85,16 @@ export class ModelContextCache {
   }
 }
 
-function keyOf({ workflowId, runId }: CallModelInput['conversation']): string {
+function keyOf({ workflowId, runId }: ConversationRun): string {
   return `${workflowId}/${runId}`;
+}
+
+/** A model-side activity's input with the conversation it serves named: the run that scheduled the activity. */
+export function withConversation<I extends CallModelInput>(input: I): I & { conversation: ConversationRun } {
+  if (input.conversation) return input as I & { conversation: ConversationRun };
+  const run = Context.current().info.workflowExecution;
+  if (!run) throw new Error('A model call runs only as an activity of a conversation workflow.');
+  return { ...input, conversation: { workflowId: run.workflowId, runId: run.runId } };
 }
 
 export type { MessageParam };

@@ -10,7 +10,7 @@ import { summaryMessage, summaryRequestMessages, summaryText } from '../common/o
 import type { ToolDescription } from '../common/protocols/types';
 import { AttemptBilling } from './billed-attempts';
 import { keepAlive } from './keep-alive';
-import type { ModelContextCache } from './model-context-cache';
+import { type ModelContextCache, withConversation } from './model-context-cache';
 import type { McpToolSets } from './mcp/mcp-tool-sets';
 import { toModelFailure } from './model-failure';
 import { buildModelRequest } from './model-request';
@@ -26,7 +26,8 @@ export interface SummariseActivityDeps {
 export function createSummariseActivity({ anthropic, tools, cache, mcpToolSets }: SummariseActivityDeps) {
   const described = new Map(tools.map((tool) => [tool.name, tool]));
 
-  async function summariseContext(input: SummariseContextInput): Promise<SummariseContextResult> {
+  async function summariseContext(given: SummariseContextInput): Promise<SummariseContextResult> {
+    const input = withConversation(given);
     const context = Context.current();
     // Like a model call's: what earlier attempts billed counts, and a retry the budget no longer allows is not sent.
     const billing = new AttemptBilling(context);

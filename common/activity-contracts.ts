@@ -45,8 +45,18 @@ export interface ToolCatalog {
  * the worker keeps the earlier transcript in a cache and asks the workflow (a query) when it does not have it.
  * So history grows with what each turn adds, not with the whole transcript.
  */
+/** A conversation's run: where the worker's caches keep what they know of it, and whom they query when they do not. */
+export interface ConversationRun {
+  workflowId: string;
+  runId: string;
+}
+
 export interface CallModelInput {
-  conversation: { workflowId: string; runId: string };
+  /**
+   * The conversation's run. Absent in what the workflow sends now: the activity is that run's (withConversation in
+   * activities/model-context-cache.ts takes it from the activity's info); inputs recorded by 0.1.0 name it.
+   */
+  conversation?: ConversationRun;
   /** Model calls so far in the conversation; the legacy protocol derives call ids from it. */
   callNumber: number;
   /** How many messages the request carries in all. */
@@ -100,11 +110,16 @@ export interface CallModelResult {
   /** A compaction block, when the API compacted the context, comes first. */
   content: ReplyBlock[];
   stop_reason: StopReason | null;
-  stop_sequence: string | null;
+  /** Absent when null (history bytes: most replies stop without one). */
+  stop_sequence?: string | null;
   id: string;
   model: string;
   /** Summed over the call's iterations: a compaction's own tokens are billed too. */
   usage: TokenUsage;
+  /**
+   * The context the reply was sampled from, when the API compacted or cleared anything; absent when it is just the
+   * usage's prompt (contextOfUsage in common/context-accounting.ts).
+   */
   context?: CallContext;
   /** The activity attempt that produced the reply: readers drop what other attempts streamed live. */
   attempt?: number;

@@ -16,7 +16,7 @@ export type ReplyBlock = ContentBlock | BetaCompactionBlock;
 export interface ReplyWithCompaction {
   content: ReplyBlock[];
   stop_reason: StopReason | null;
-  stop_sequence: string | null;
+  stop_sequence?: string | null;
 }
 
 export function isCompactionBlock(block: unknown): block is BetaCompactionBlockParam {

@@ -2,6 +2,7 @@
 // the API compacted or cleared anything, the peak, and the compactions so far. Kept in the state (and its snapshot),
 // carried across continue-as-new, and published as search attributes. Pure.
 import { z } from 'zod';
+import type { TokenUsage } from './conversation-types';
 
 /** What one model call tells about its context (CallModelResult.context). */
 export interface CallContext {
@@ -78,6 +79,12 @@ export const contextAccountingSchema = z.strictObject({
 
 /** How much of a summary the state keeps and shows. */
 export const SUMMARY_PREVIEW_CHARS = 300;
+
+/** A call's context when the API neither compacted nor cleared anything: its prompt, as the usage counts it. */
+export function contextOfUsage(usage: TokenUsage): CallContext {
+  const inputTokens = usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
+  return { inputTokens, inputTokensBefore: inputTokens, clearedToolUses: 0, clearedInputTokens: 0 };
+}
 
 export function recordCall(context: ContextAccounting, call: CallContext, outputTokens: number): ContextAccounting {
   return {

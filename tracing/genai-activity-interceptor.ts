@@ -77,7 +77,7 @@ class GenAiActivityInbound implements ActivityInboundCallsInterceptor {
       return {
         name: modelCallSpanName(call),
         kind: otel.SpanKind.CLIENT,
-        attributes: modelRequestAttributes(call, content),
+        attributes: modelRequestAttributes(call, this.ctx.info.workflowExecution?.workflowId, content),
         resultAttributes: (result) =>
           type === MODEL_ACTIVITY
             ? modelResponseAttributes(result as CallModelResult, content)

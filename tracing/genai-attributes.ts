@@ -61,14 +61,21 @@ export function modelCallSpanName(input: CallModelInput): string {
   return `chat ${input.request.model}`;
 }
 
-export function modelRequestAttributes(input: CallModelInput, captureContent: boolean): SpanAttributes {
+/** `conversationId`: the workflow the call serves (its activity's; inputs recorded by 0.1.0 name it too). */
+export function modelRequestAttributes(
+  input: CallModelInput,
+  conversationId: string | undefined,
+  captureContent: boolean,
+): SpanAttributes {
   return {
     [GEN_AI.operationName]: 'chat',
     [GEN_AI.providerName]: PROVIDER,
     [GEN_AI.system]: PROVIDER,
     [GEN_AI.requestModel]: input.request.model,
     [GEN_AI.requestMaxTokens]: input.request.maxTokens,
-    [GEN_AI.conversationId]: input.conversation.workflowId,
+    ...((conversationId ?? input.conversation?.workflowId) !== undefined && {
+      [GEN_AI.conversationId]: conversationId ?? input.conversation?.workflowId,
+    }),
     ...(captureContent && {
       // Only what this call adds: the earlier transcript was on the spans of the calls before it.
       [GEN_AI.inputMessages]: JSON.stringify(input.newMessages.map(messageOf)),

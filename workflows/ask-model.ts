@@ -52,7 +52,6 @@ export async function askModel(
   const firstChoice = forced && (state.currentTurn?.modelCalls ?? 0) > 0 ? undefined : options.toolChoice;
   // A typed answer adds its spec, and in mode `tool` decides the tool choice (common/structured-output.ts).
   const { toolChoice, output } = typedCallOptions(state.currentTurn, firstChoice);
-  const { workflowId, runId } = workflowInfo();
   const contextManagement = apiContextManagement(options.contextManagement);
   const { streaming } = options;
   let admission: Admission | BudgetRefusal = UNCHECKED;
@@ -69,7 +68,6 @@ export async function askModel(
     state.startActivity('model', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
     stream.publish({ type: 'model_call_started', call: callNumber });
     const input: CallModelInput = {
-      conversation: { workflowId, runId },
       callNumber,
       transcriptLength: state.transcript.length,
       newMessages: state.newMessages(),

@@ -107,7 +107,6 @@ async function countedPrompt(
 ): Promise<number | undefined | BudgetRefusal> {
   const { options } = state;
   const input: CallModelInput = {
-    conversation: { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId },
     callNumber: state.modelCalls + 1,
     transcriptLength: state.transcript.length,
     newMessages: state.newMessages(),

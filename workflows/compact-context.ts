@@ -13,7 +13,7 @@ import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { CallModelResult, SummariseContextResult } from '../common/activity-contracts';
 import type { BudgetRefusal } from '../common/budget';
 import { compactionOf } from '../common/compaction';
-import { estimatedNextInput, recordCall, recordCompaction } from '../common/context-accounting';
+import { contextOfUsage, estimatedNextInput, recordCall, recordCompaction } from '../common/context-accounting';
 import { summarisingItself } from '../common/context-options';
 import { summaryCut, summaryMessage } from '../common/orchestrator-summary';
 import { firstLine } from '../common/summaries';
@@ -25,7 +25,9 @@ import { type Admission, admit, sendSummary, UNCHECKED } from './model-requests'
 
 /** Right after a reply entered the transcript. */
 export function followContext(state: ConversationState, reply: CallModelResult): void {
-  if (reply.context) state.context = recordCall(state.context, reply.context, reply.usage.outputTokens);
+  // A reply without `context` was sampled from its usage's prompt (and 0.1.0 always sent one).
+  const call = reply.context ?? contextOfUsage(reply.usage);
+  state.context = recordCall(state.context, call, reply.usage.outputTokens);
   const at = state.transcript.length - 1;
   const block = compactionOf(state.transcript[at]);
   if (!block || at === 0) return;
@@ -33,7 +35,7 @@ export function followContext(state: ConversationState, reply: CallModelResult):
   state.context = recordCompaction(state.context, {
     afterCall: state.modelCalls,
     by: 'api',
-    inputTokensBefore: reply.context?.inputTokensBefore ?? 0,
+    inputTokensBefore: call.inputTokensBefore,
     messages: at,
     summary: block.content ?? '',
   });
@@ -62,7 +64,6 @@ export async function compactIfDue(
     : UNCHECKED;
   if (!admission.ok) return admission;
 
-  const { workflowId, runId } = workflowInfo();
   const summary = `summarise context · messages 1–${cut} of ${state.transcript.length} · ~${expected} tokens`;
   setCurrentDetails(`Compacting the context: ${summary}`);
   state.startActivity('summary', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
@@ -72,7 +73,6 @@ export async function compactIfDue(
       state,
       admission,
       {
-        conversation: { workflowId, runId },
         callNumber: state.modelCalls,
         transcriptLength: state.transcript.length,
         newMessages,

@@ -2,12 +2,12 @@
 // `listMcpTools` result); each model call names it by digest, and the worker reads it from here, or, when this
 // worker did not list it (another worker, a restart), from the workflow by query. So the schemas are not repeated
 // in every model call's input, and a model call never asks a live server what the tools are.
-import type { CallModelInput } from '../../common/activity-contracts';
+import type { ConversationRun } from '../../common/activity-contracts';
 import { digest } from '../../common/digest';
 import type { McpTool } from '../../common/mcp';
 import type { ToolDescription } from '../../common/protocols/types';
 
-export type McpToolsReader = (conversation: CallModelInput['conversation']) => Promise<McpTool[]>;
+export type McpToolsReader = (conversation: ConversationRun) => Promise<McpTool[]>;
 
 export class McpToolSets {
   private readonly sets = new Map<string, ReadonlyMap<string, ToolDescription>>();
@@ -38,7 +38,7 @@ export class McpToolSets {
 
   /** The tools of set `setDigest`, by name, read from the conversation's workflow when this worker lacks them. */
   async get(
-    conversation: CallModelInput['conversation'],
+    conversation: ConversationRun,
     setDigest: string,
   ): Promise<ReadonlyMap<string, ToolDescription>> {
     const known = this.sets.get(setDigest);

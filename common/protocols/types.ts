@@ -25,7 +25,7 @@ export interface ToolDescription {
 }
 
 /** The part of a model reply a protocol reads. */
-export type ModelReply = Pick<Message, 'content' | 'stop_reason' | 'stop_sequence'>;
+export type ModelReply = Pick<Message, 'content' | 'stop_reason'> & { stop_sequence?: string | null };
 
 /** One tool call the model asked for. */
 export interface ToolCall {

@@ -15,7 +15,6 @@ import {
 } from '../../tracing/genai-attributes';
 
 const call: CallModelInput = {
-  conversation: { workflowId: 'conv-1', runId: 'run-1' },
   callNumber: 1,
   transcriptLength: 1,
   newMessages: [{ role: 'user', content: 'What is the price of ACME?' }],
@@ -39,10 +38,11 @@ const reply: CallModelResult = {
 
 test('a model call: chat {model}, provider, model, usage and finish reasons', () => {
   assert.equal(modelCallSpanName(call), 'chat claude-sonnet-4-5');
-  const attributes = { ...modelRequestAttributes(call, false), ...modelResponseAttributes(reply, false) };
+  const attributes = { ...modelRequestAttributes(call, 'conv-1', false), ...modelResponseAttributes(reply, false) };
   assert.equal(attributes[GEN_AI.operationName], 'chat');
   assert.equal(attributes[GEN_AI.providerName], 'anthropic');
   assert.equal(attributes[GEN_AI.requestModel], 'claude-sonnet-4-5');
+  assert.equal(attributes[GEN_AI.conversationId], 'conv-1');
   assert.equal(attributes[GEN_AI.inputTokens], 120);
   assert.equal(attributes[GEN_AI.outputTokens], 30);
   assert.deepEqual(attributes[GEN_AI.finishReasons], ['tool_use']);
@@ -51,7 +51,7 @@ test('a model call: chat {model}, provider, model, usage and finish reasons', ()
 
 test('no prompt, reply or tool content unless content capture is on', () => {
   const off = {
-    ...modelRequestAttributes(call, false),
+    ...modelRequestAttributes(call, 'conv-1', false),
     ...modelResponseAttributes(reply, false),
     ...toolRequestAttributes(
       'get_ticker_symbol',
@@ -63,7 +63,7 @@ test('no prompt, reply or tool content unless content capture is on', () => {
   for (const key of CONTENT_ATTRIBUTES) assert.equal(off[key], undefined, key);
   assert.doesNotMatch(JSON.stringify(off), /price of ACME|You are terse|company/);
 
-  const on = { ...modelRequestAttributes(call, true), ...modelResponseAttributes(reply, true) };
+  const on = { ...modelRequestAttributes(call, 'conv-1', true), ...modelResponseAttributes(reply, true) };
   assert.deepEqual(JSON.parse(on[GEN_AI.inputMessages] as string), [
     { role: 'user', parts: [{ type: 'text', content: 'What is the price of ACME?' }] },
   ]);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BetaMessage } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { callModelResultOf, withContextManagement } from '../../activities/managed-context';
+import { contextOfUsage } from '../../common/context-accounting';
 
 function message(extra: Partial<BetaMessage>): BetaMessage {
   return {
@@ -37,7 +38,7 @@ const iteration = (type: 'compaction' | 'message', input: number, output: number
   ...(type === 'message' && { model: null }),
 });
 
-test('a plain reply: usage as reported, the context is the whole prompt', () => {
+test("a plain reply: usage as reported; no context nor stop_sequence recorded, the context is the usage's prompt", () => {
   const result = callModelResultOf(message({}));
   assert.deepEqual(result.usage, {
     inputTokens: 1_000,
@@ -45,7 +46,10 @@ test('a plain reply: usage as reported, the context is the whole prompt', () => 
     cacheReadInputTokens: 500,
     cacheCreationInputTokens: 100,
   });
-  assert.deepEqual(result.context, {
+  // History bytes: the workflow derives what is left out (contextOfUsage), so a plain reply records neither.
+  assert.equal('context' in result, false);
+  assert.equal('stop_sequence' in result, false);
+  assert.deepEqual(contextOfUsage(result.usage), {
     inputTokens: 1_600,
     inputTokensBefore: 1_600,
     clearedToolUses: 0,

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { ModelContextCache } from '../../activities/model-context-cache';
-import type { CallModelInput } from '../../common/activity-contracts';
+import type { CallModelInput, ConversationRun } from '../../common/activity-contracts';
 
 const conversation = { workflowId: 'c1', runId: 'r1' };
 const user = (text: string): MessageParam => ({ role: 'user', content: text });
 const assistant = (text: string): MessageParam => ({ role: 'assistant', content: text });
-const call = (input: Partial<CallModelInput>): CallModelInput => ({
+const call = (input: Partial<CallModelInput>): CallModelInput & { conversation: ConversationRun } => ({
   conversation,
   callNumber: 1,
   transcriptLength: 1,
