@@ -5,10 +5,7 @@ import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { Context } from '@temporalio/activity';
 import type { CallModelInput, ConversationRun, ModelContext } from '../common/activity-contracts';
 
-export type ModelContextReader = (
-  conversation: ConversationRun,
-  length: number,
-) => Promise<ModelContext>;
+export type ModelContextReader = (conversation: ConversationRun, length: number) => Promise<ModelContext>;
 
 /** What the cache may hold in all, in UTF-8 bytes of JSON (about what the transcripts take in memory, and more). */
 export const DEFAULT_MODEL_CONTEXT_CACHE_BYTES = 256 * 2 ** 20;

@@ -37,10 +37,7 @@ export class McpToolSets {
   }
 
   /** The tools of set `setDigest`, by name, read from the conversation's workflow when this worker lacks them. */
-  async get(
-    conversation: ConversationRun,
-    setDigest: string,
-  ): Promise<ReadonlyMap<string, ToolDescription>> {
+  async get(conversation: ConversationRun, setDigest: string): Promise<ReadonlyMap<string, ToolDescription>> {
     const known = this.sets.get(setDigest);
     if (known) return known;
     const tools = await this.read(conversation);
