@@ -4,7 +4,7 @@
 // Each call, every rung of the ladder included, goes out through the door (model-requests.ts) with the budget's
 // admission; a refused one ends the step as over budget.
 import { ApplicationFailure, type ActivityFailure } from '@temporalio/common';
-import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { setCurrentDetails } from '@temporalio/workflow';
 import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
 import type { BudgetRefusal, BudgetScope } from '../common/budget';
 import { compactionNote } from '../common/context-accounting';

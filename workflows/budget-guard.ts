@@ -6,7 +6,6 @@
 // - a retry up the max_tokens ladder: the prompt of the reply that was cut off (its usage says exactly), and all of
 //   the rung's max_tokens — the model just showed that it wants more than the last rung;
 // - the orchestrator's summary call: at most the next call's prompt, and all of its max_tokens.
-import { workflowInfo } from '@temporalio/workflow';
 import type { CallModelInput } from '../common/activity-contracts';
 import {
   type BudgetRefusal,

@@ -9,7 +9,7 @@
 //   door (model-requests.ts) like every model call, checked against the budget at its worst case first: if it would
 //   not fit, nothing is sent and the turn ends over budget.
 import { ApplicationFailure } from '@temporalio/common';
-import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { setCurrentDetails } from '@temporalio/workflow';
 import type { CallModelResult, SummariseContextResult } from '../common/activity-contracts';
 import type { BudgetRefusal } from '../common/budget';
 import { compactionOf } from '../common/compaction';
