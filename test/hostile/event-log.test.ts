@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
-import type { StreamPage } from '../../common/stream-events';
+import { MAX_POLL_WAIT_MS, MAX_POLLS_IN_FLIGHT, type StreamPage } from '../../common/stream-events';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import {
   answeredConversation,
@@ -189,6 +189,47 @@ describe('the long poll pollEvents and the query getStreamEvents', () => {
     assert.equal(page.busy, false);
     await assertUnharmed(h, id);
     await h.conversations.end(id);
+  });
+});
+
+describe('a long poll left waiting', () => {
+  /** A poll from the log's end: nothing there yet, so it waits. */
+  async function pollAtEnd(id: string, waitMs?: number): Promise<{ page: StreamPage; ms: number }> {
+    const handle = h.client.workflow.getHandle(id);
+    const { next } = await handle.query<StreamPage, [number]>('getStreamEvents', 0);
+    const started = Date.now();
+    const page = await handle.executeUpdate<StreamPage, [unknown]>('pollEvents', {
+      args: [{ from: next, ...(waitMs !== undefined && { waitMs }) }],
+    });
+    return { page, ms: Date.now() - started };
+  }
+
+  test('with no event at all, it ends by itself when its wait is over, empty, and frees its slot', async () => {
+    const id = await answeredConversation(h, 'idle-poll');
+    // Longer waits than the limit are refused: no poll holds its update slot for longer than MAX_POLL_WAIT_MS.
+    const refused = await refusalOf(id, 'pollEvents', { from: 0, waitMs: MAX_POLL_WAIT_MS + 1 });
+    assert.equal(refused.type, FailureType.Rejected);
+    const { page, ms } = await pollAtEnd(id, 1_500);
+    assert.deepEqual(page.events, [], 'nothing happened, so nothing is read');
+    assert.ok(ms >= 1_400 && ms < 10_000, `answered after its wait (${ms} ms)`);
+    // MAX_POLLS_IN_FLIGHT + 1 idle polls in a row, each ended by its wait: none is left holding a slot.
+    for (let i = 0; i <= MAX_POLLS_IN_FLIGHT; i++) assert.deepEqual((await pollAtEnd(id, 100)).page.events, []);
+    await assertUnharmed(h, id);
+    await h.conversations.end(id);
+  });
+
+  test('on a conversation that then ends, it answers at once with the end, not after its wait', async () => {
+    const id = await answeredConversation(h, 'poll-then-end');
+    const waiting = pollAtEnd(id); // the default wait: MAX_POLL_WAIT_MS
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the poll is in the workflow by now
+    await h.conversations.end(id);
+    const { page, ms } = await waiting;
+    assert.ok(ms < MAX_POLL_WAIT_MS / 2, `answered when the conversation ended (${ms} ms)`);
+    assert.deepEqual(
+      page.events.map((e) => e.event.type),
+      ['conversation_ended'],
+    );
+    await h.client.workflow.getHandle(id).result();
   });
 });
 
