@@ -22,6 +22,7 @@ import type {
 import { OPEN_STATUSES } from '../common/conversation-types';
 import { type ContextAccounting, ZERO_CONTEXT } from '../common/context-accounting';
 import { boundedMessage } from '../common/bounded-text';
+import { boundedText } from '../common/safe-text';
 import { compactedHead } from '../common/orchestrator-summary';
 import { FailureType } from '../common/failure-types';
 import type { ConversationOptions } from '../common/options';
@@ -44,9 +45,20 @@ export const MAX_PENDING_MESSAGES = 100;
 /** What a run carries besides the parts counted one by one (counters, keys, the JSON around them). */
 const CARRIED_OVERHEAD_BYTES = 4_096;
 
-/** The failure every validator rejects with: the caller learns why, and nothing changed. */
+/** A refusal's text at most: it says what was wrong, and a key or value it names is never sent back whole. */
+export const MAX_REJECTION_CHARS = 1_000;
+
+/**
+ * The failure every validator rejects with: the caller learns why, and nothing changed. Its message goes out through
+ * the worker's encoder, which a lone surrogate stops (zod's messages quote unknown keys): bounded and well-formed here,
+ * not only in the worker's failure converter.
+ */
 export function rejection(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: FailureType.Rejected, message, nonRetryable: true });
+  return ApplicationFailure.create({
+    type: FailureType.Rejected,
+    message: boundedText(message, MAX_REJECTION_CHARS),
+    nonRetryable: true,
+  });
 }
 
 export class ConversationState {

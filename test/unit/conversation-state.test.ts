@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { withDefaults } from '../../common/options';
-import { ConversationState, KEPT_OUTCOMES, MAX_PENDING_MESSAGES } from '../../workflows/conversation-state';
+import { isWellFormed } from '../../common/safe-text';
+import {
+  ConversationState,
+  KEPT_OUTCOMES,
+  MAX_PENDING_MESSAGES,
+  MAX_REJECTION_CHARS,
+} from '../../workflows/conversation-state';
 import type { ConversationInput } from '../../common/conversation-types';
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 2, cacheCreationInputTokens: 1 };
@@ -210,6 +216,20 @@ describe('approvals', () => {
       /extra/,
     );
     assert.equal(state.decisionOf('c1'), undefined);
+  });
+
+  test('a refusal never carries what was sent back whole: unknown keys with lone surrogates or 1 MiB are cut and made well-formed', () => {
+    const state = approvalPending();
+    for (const key of ['k\ud800', 'k'.repeat(2 ** 20)]) {
+      assert.throws(
+        () => state.validateDecision({ callId: 'c1', argumentsDigest: 'abc', approve: true, [key]: 1 }),
+        (err: unknown) =>
+          err instanceof ApplicationFailure &&
+          err.type === 'Rejected' &&
+          isWellFormed(err.message) &&
+          err.message.length <= MAX_REJECTION_CHARS,
+      );
+    }
   });
 });
 
