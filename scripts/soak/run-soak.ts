@@ -23,8 +23,19 @@ import {
   toolCallsScheduledTwice,
 } from './histories';
 import { type Histogram, mergeHistograms, parseHistogram, quantileUpperBound } from './prometheus-histogram';
-import { CAUSES, describeVerdict, figureRows, printFailures, printTable, type SoakFigures } from './report';
-import { scenarioPicker, type Scenario, type Verdict } from './scenarios';
+import {
+  CAUSES,
+  describeExit,
+  describeVerdict,
+  figureRows,
+  isWorkerCrash,
+  printFailures,
+  printTable,
+  type SoakFigures,
+  soakVerdict,
+  type WorkerExit,
+} from './report';
+import { newReaderStats, scenarioPicker, type Scenario, type Verdict } from './scenarios';
 import { type ExecutionLine, judgeToolCall, type RerunCause, type ToolCallVerdict } from './tool-executions';
 
 export interface SoakWorker {
@@ -91,6 +102,11 @@ export async function runSoak(args: SoakArgs, env: SoakEnvironment): Promise<Soa
   const completionLatencies: Histogram[] = [];
   let workerStarts = 0;
   let serverDown = false;
+  /** Pids the soak itself kills or stops: any other exit of a worker is a crash. */
+  const askedToExit = new Set<number>();
+  const crashes: (WorkerExit & { at: number; tail: string })[] = [];
+  let stopping = false;
+  const t0 = Date.now();
 
   const readCompletionLatency = async (worker: SoakWorker): Promise<void> => {
     const text =
@@ -115,22 +131,42 @@ export async function runSoak(args: SoakArgs, env: SoakEnvironment): Promise<Soa
       }
     }
   };
+  /** Starts the worker of slot `index`, and watches it: one that exits unasked is a crash, replaced at once. */
+  const startWorkerIn = async (index: number): Promise<SoakWorker> => {
+    const worker = await startWorker();
+    workers[index] = worker;
+    void worker.process.exited.then(async ({ code, signal }) => {
+      const exit: WorkerExit = { pid: worker.process.pid, code, signal, asked: askedToExit.has(worker.process.pid) };
+      if (!isWorkerCrash(exit)) return;
+      crashes.push({ ...exit, at: Date.now(), tail: worker.process.tail() });
+      log(`worker ${exit.pid} exited unasked (${describeExit(exit)}): a crash; starting another`);
+      if (stopping || workers[index] !== worker) return;
+      workers[index] = undefined;
+      await startWorkerIn(index);
+    });
+    return worker;
+  };
+  const killWorker = async (worker: SoakWorker): Promise<void> => {
+    askedToExit.add(worker.process.pid);
+    await worker.process.kill();
+  };
 
   try {
-    workers.push(...(await Promise.all(Array.from({ length: args.workers }, () => startWorker()))));
+    await Promise.all(Array.from({ length: args.workers }, (_, index) => startWorkerIn(index)));
     log(`workers ${workers.map((w) => w!.process.pid).join(', ')} on ${env.address}, task queue ${env.taskQueue}`);
 
     const random = prng(args.seed);
     const chaosRandom = prng(args.seed ^ 0x5bd1e995);
     const workerChaos = every(args.killEveryMs, chaosRandom, async () => {
       const index = Math.floor(chaosRandom() * workers.length);
-      const victim = workers[index]!;
+      const victim = workers[index];
+      if (!victim) return; // a crashed worker's replacement is starting
       workers[index] = undefined;
       await readCompletionLatency(victim);
       killedAt.set(victim.process.pid, Date.now());
-      await victim.process.kill();
+      await killWorker(victim);
       log(`SIGKILLed worker ${victim.process.pid} (kill ${killedAt.size}); starting another`);
-      workers[index] = await startWorker();
+      await startWorkerIn(index);
     });
     const serverRandom = prng(args.seed ^ 0x27d4eb2d);
     const serverChaos = every(env.killServer ? args.serverKillEveryMs : 0, serverRandom, async () => {
@@ -147,6 +183,8 @@ export async function runSoak(args: SoakArgs, env: SoakEnvironment): Promise<Soa
     });
 
     const pick = scenarioPicker(args.mix, random);
+    const scenarioRandom = prng(args.seed ^ 0x1b873593);
+    const readers = newReaderStats();
     const faultCounts = new Map<string, number>();
     const outcomes = new Map<string, Verdict>();
     const scenarioOf = new Map<string, Scenario>();
@@ -167,14 +205,22 @@ export async function runSoak(args: SoakArgs, env: SoakEnvironment): Promise<Soa
       }
     };
     const drive = async (n: number): Promise<void> => {
-      const scenario = pick();
+      const scenario = pick(n);
       const id = `soak-${n}-${randomUUID().slice(0, 8)}`;
       const prompt = `${scenario.question} [soak ${n} ${randomUUID().slice(0, 8)}]`;
       mock.script(prompt, faultScript(random, args.faultRate, scenario.modelCalls, faultCounts));
       ids.push(id);
       scenarioOf.set(id, scenario);
       try {
-        const verdict = await scenario.run({ conversations, id, prompt, deadline, retrying });
+        const verdict = await scenario.run({
+          conversations,
+          id,
+          prompt,
+          deadline,
+          retrying,
+          random: scenarioRandom,
+          readers,
+        });
         outcomes.set(id, verdict);
         lastResultAt = Date.now();
       } catch (error) {
@@ -193,7 +239,8 @@ export async function runSoak(args: SoakArgs, env: SoakEnvironment): Promise<Soa
       const done = [...outcomes.values()];
       log(
         `started ${ids.length}/${args.conversations}, completed ${done.filter((o) => o.ok).length}, ` +
-          `failed ${done.filter((o) => !o.ok).length}, worker kills ${killedAt.size}, server kills ${serverChaos.count}, ` +
+          `failed ${done.filter((o) => !o.ok).length}, worker kills ${killedAt.size}, worker crashes ${crashes.length}, ` +
+          `server kills ${serverChaos.count}, ` +
           `model requests ${mock.requests.length}, load ${os.loadavg()[0]!.toFixed(2)}`,
       );
     }, 10_000);
@@ -228,7 +275,8 @@ export async function runSoak(args: SoakArgs, env: SoakEnvironment): Promise<Soa
     });
 
     await Promise.all(workers.map((w) => w && readCompletionLatency(w)));
-    await Promise.all(workers.map((w) => w?.process.kill()));
+    stopping = true;
+    await Promise.all(workers.map((w) => w && killWorker(w)));
 
     // What the server recorded, for every conversation: tool calls made twice, failed workflow tasks.
     const events = new Map<string, HistoryEvent[]>();
@@ -266,13 +314,21 @@ export async function runSoak(args: SoakArgs, env: SoakEnvironment): Promise<Soa
       .filter((o): o is { id: string; outcome: Extract<Verdict, { ok: false }> } => o.outcome?.ok === false)
       .map(({ id, outcome }) => ({ id, scenario: scenarioOf.get(id)!.name, why: outcome.why }));
     const lost = ids.filter((id) => !outcomes.has(id) && !stuck.has(id));
+    const expected: Record<string, number> = {};
+    for (const outcome of outcomes.values())
+      if (outcome.ok) expected[outcome.expected] = (expected[outcome.expected] ?? 0) + 1;
     const figures: SoakFigures = {
       started: ids.length,
       completed: ids.filter((id) => outcomes.get(id)?.ok === true).length,
+      expected,
       failed: failures.length,
       lost: lost.length,
       duplicates: duplicates.length + madeTwice.length,
       stuck: stuck.size,
+      workerCrashes: crashes.length,
+      unexplainedReruns: unexplained.length,
+      streamGaps: readers.gaps,
+      streamRepeats: readers.repeats,
       elapsedMs,
     };
     const completionLatency = mergeHistograms(completionLatencies);
@@ -311,6 +367,11 @@ export async function runSoak(args: SoakArgs, env: SoakEnvironment): Promise<Soa
         ['', ''],
         ['by kind (completed/started)', [...byScenario].map(([name, { n, ok }]) => `${name} ${ok}/${n}`).join(', ')],
         ['not started (start failed)', startFailures],
+        [
+          'stream readers',
+          `${readers.readers} readers, ${readers.events} events read, ${readers.disconnects} disconnects on purpose ` +
+            `and ${readers.errors} errors, each followed by a re-attach from the last offset`,
+        ],
         ['worker kills', killedAt.size],
         ['worker starts', workerStarts],
         ['server kills', serverChaos.count],
@@ -375,15 +436,23 @@ export async function runSoak(args: SoakArgs, env: SoakEnvironment): Promise<Soa
           .map((v) => describeVerdict(v, killedAt))
           .join('\n')}`,
       );
-    const ok = figures.lost === 0 && figures.duplicates === 0 && figures.stuck === 0 && unexplained.length === 0;
+    for (const crash of crashes.slice(0, 3)) {
+      console.log(
+        `\nWorker crash: ${crash.pid} at +${((crash.at - t0) / 1000).toFixed(0)} s, ${describeExit(crash)}; its last lines:`,
+      );
+      for (const line of crash.tail.split('\n').slice(-15)) console.log(`    ${line}`);
+    }
+    const { ok, problems } = soakVerdict(figures);
     console.log(
-      `\n${ok ? 'PASS' : 'FAIL'}: ${figures.lost} lost, ${figures.duplicates} duplicates, ${figures.stuck} stuck, ` +
+      `\n${ok ? 'PASS' : `FAIL (${problems.join(', ')})`}: ${figures.lost} lost, ${figures.duplicates} duplicates, ` +
+        `${figures.stuck} stuck, ${figures.workerCrashes} worker crashes, ` +
         `${unexplained.length} re-runs without a cause, ${figures.failed} failed ` +
         `(${verdicts.length} tool calls in flight at a kill or timeout ran again, ${finishedTwice.length} of them had finished)`,
     );
     return { figures, ok };
   } finally {
-    await Promise.all(workers.map((w) => w?.process.kill()));
+    stopping = true;
+    await Promise.all(workers.map((w) => w && killWorker(w)));
     await connection.close().catch(() => undefined);
   }
 }
