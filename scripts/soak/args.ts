@@ -25,8 +25,9 @@ export interface SoakArgs {
 
 export const USAGE = `npm run soak -- [options]
   --conversations N       concurrent conversations (default 200)
-  --mix mixed|chain       mixed load (multi-turn, approvals approved and rejected, continue-as-new mid-chain, legacy
-                          XML, tool failures) or only the ticker → price chain (default mixed)
+  --mix mixed|chain       mixed load (a fifth typed answers, a fifth budgets, a fifth disconnecting stream readers; the
+                          rest multi-turn, approvals approved and rejected, continue-as-new mid-chain, legacy XML, tool
+                          failures) or only the ticker → price chain (default mixed)
   --fault-rate F          chance that a model call meets a transient fault first (default 0.1); several in a row possible
   --kill-every D          mean time between SIGKILLs of a worker process, e.g. 20s, 1m, 500ms; "off" for none (default 20s)
   --server-kill-every D   mean time between SIGKILLs of the Temporal server, restarted on the same data (default off)

@@ -1,25 +1,32 @@
-// `npm run soak`: many conversations at once, while things break. A mixed load of conversations (scenarios.ts: the
-// ticker → price chain natively and in legacy XML, continue-as-new in the middle of a chain, multi-turn, approvals
-// approved and rejected, tool failures) runs against a Temporal dev server and the local Messages API server (in this
-// process), with transient API faults scripted into a share of the model calls, while worker PROCESSES
-// (scripts/rig-worker.ts) are SIGKILLed at random and started again, and, with --server-kill-every, the Temporal
-// server itself is SIGKILLed and restarted on the same database. At the end it prints
+// `npm run soak`: many conversations at once, while things break. A mixed load of conversations (scenarios.ts: a fifth
+// ask for a typed answer (zod schema, native and tool mode), a fifth have a turn budget (one the chain fits in, one it
+// does not: `budget_exhausted` expected), a fifth are read by a stream reader that disconnects at random and
+// re-attaches from its last offset; the rest are the ticker → price chain natively and in legacy XML, continue-as-new
+// in the middle of a chain, multi-turn, approvals approved and rejected, tool failures) runs against a Temporal dev
+// server and the local Messages API server (in this process), with transient API faults scripted into a share of the
+// model calls, while worker PROCESSES (scripts/rig-worker.ts) are SIGKILLed at random and started again, and, with
+// --server-kill-every, the Temporal server itself is SIGKILLed and restarted on the same database. At the end it prints
 //
-//   started     conversations started
-//   completed   ended as the user expects (the right answer, the approval honoured, `completed` after end())
-//   failed      ended otherwise (a typed failure, a wrong answer)
-//   lost        neither completed nor failed by the deadline, but still making progress
-//   duplicates  tool calls that ran again after the server had recorded their result, or were scheduled twice
-//   stuck       open at the end and not moving (no new event in 15 s, nothing running): printed with its history
-//   elapsed     from the first start to the last result
+//   started         conversations started
+//   completed       ended as the user expects (the right answer or typed answer, `budget_exhausted` under a budget
+//                   too small, the approval honoured, `completed` after end()), with the count of each outcome
+//   failed          ended otherwise (a typed failure, a wrong answer, a stream reading with a gap or a repeat)
+//   lost            open at the deadline, but still making progress
+//   duplicates      tool calls that ran again after the server had recorded their result, or were scheduled twice
+//   stuck           open at the deadline and not moving (no new event in 15 s, nothing running): printed with its history
+//   worker crashes  worker processes that exited without the soak asking (any code or signal but its own SIGKILLs):
+//                   each is started again, and the first few are printed with their last lines
+//   stream readers  offsets the readers missed or read twice
+//   elapsed         from the first start to the last result
 //
 // then what happened: kills, faults, model requests, and every tool call that ran more than once, each re-run with its
 // cause (a call in flight when its worker died runs again with the same idempotency key: at-least-once, allowed). A
-// re-run with no cause fails the run like a duplicate. Exits 1 if anything was lost, duplicated, stuck or re-run
-// without cause, 2 on a usage error. run-soak.ts is the run itself; prod-check runs it on the production topology.
+// re-run with no cause fails the run like a duplicate. Exits 1 if anything was lost, duplicated, stuck, crashed, re-run
+// without cause or missed by a reader (report.ts soakVerdict), 2 on a usage error. run-soak.ts is the run itself;
+// prod-check runs it on the production topology.
 //
 //   npm run soak                                      200 conversations, mixed, 10% faults, a worker kill every ~20 s
-//   npm run soak -- --conversations 500 --server-kill-every 45s       the server killed too
+//   npm run soak -- --conversations 1000 --server-kill-every 45s      the server killed too
 //   npm run soak -- --worker-env WORKER_MAX_CACHED_WORKFLOWS=1        replay from cold: nearly every task replays
 //   npm run soak -- --mix chain --kill-every off                      the chain only, faults only
 import { randomUUID } from 'node:crypto';
