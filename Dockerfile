@@ -5,8 +5,8 @@
 #   docker run --env-file worker.env claude-temporal-worker                                the worker
 #   docker run --env-file codec.env claude-temporal-worker node dist/codec/server-main.js   the codec server
 #
-# Two stages: `build` compiles the TypeScript and pre-bundles the workflow code (npm run build → dist/, with
-# dist/workflow-bundles/ so a worker starts without running webpack); the image itself has only the runtime
+# Two stages: `build` compiles the TypeScript and pre-bundles the workflow code (npm run build -- --all-bundles →
+# dist/, with every variant in dist/workflow-bundles/ so a worker starts without running webpack, encrypted or traced); the image itself has only the runtime
 # dependencies (npm ci --omit=dev) and dist/, and runs plain node.
 # test/e2e/deployment.test.ts replays this file's steps without Docker: keep RUN paths relative to WORKDIR.
 FROM node:20-slim AS build
@@ -24,7 +24,7 @@ COPY codec ./codec
 COPY testing ./testing
 COPY tracing ./tracing
 COPY scripts/build-package.ts scripts/script-main.ts ./scripts/
-RUN npm run build
+RUN npm run build -- --all-bundles
 
 FROM node:20-slim
 

@@ -1,12 +1,14 @@
 // `npm run build` (and `prepack`): the package as users install it, in dist/ —
 //   1. tsc -p tsconfig.build.json: the product's JavaScript and .d.ts (common, workflows, activities, workers, client,
 //      codec, testing), from a clean dist/ so no file of a deleted source is ever packed;
-//   2. the workflow code bundled from that JavaScript, with the worker's payload converter, once per failure converter and with/without the tracing
-//      interceptors (workers/workflow-bundles.ts), into dist/workflow-bundles/: a worker then starts without webpack.
+//   2. the workflow code bundled from that JavaScript, with the worker's payload converter, into dist/workflow-bundles/:
+//      a worker then starts without webpack. The package ships the `default` bundle only (each is ~5.7 MB, most of it
+//      its source map); `--all-bundles` adds the encrypted-failures and traced variants (workers/workflow-bundles.ts),
+//      as the Dockerfile does. A worker that needs a variant the package lacks bundles the workflow code at start.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type * as WorkflowBundles from '../workers/workflow-bundles';
 import { runMain } from './script-main';
@@ -15,6 +17,7 @@ const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 
 async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { 'all-bundles': { type: 'boolean', default: false } } });
   const started = Date.now();
   fs.rmSync(DIST, { recursive: true, force: true });
   await promisify(execFile)(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
@@ -27,7 +30,10 @@ async function main(): Promise<number> {
   // Loaded from dist/, so the bundles are made of the JavaScript that ships, in the folder the worker looks in.
   const bundles = (await import(path.join(DIST, 'workers', 'workflow-bundles.js'))) as typeof WorkflowBundles;
   fs.mkdirSync(bundles.PREBUILT_BUNDLES_DIR, { recursive: true });
-  for (const [name, variant] of Object.entries(bundles.PREBUILT_BUNDLES)) {
+  const variants = Object.entries(bundles.PREBUILT_BUNDLES).filter(
+    ([name]) => values['all-bundles'] || name === 'default',
+  );
+  for (const [name, variant] of variants) {
     const bundleStarted = Date.now();
     const { code } = await bundleWorkflowCode({
       ...bundles.conversationBundleOptions(variant),
