@@ -9,6 +9,12 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_TOKEN: z.string().trim().min(16, 'must be at least 16 characters'),
   /** Largest JSON body accepted, bytes. */
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).max(10_000_000).default(1_000_000),
+  /** Event streams one token may have open at once; one more is 429 with Retry-After. */
+  GATEWAY_MAX_STREAMS_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(16),
+  /** Event streams open at once on one conversation, whoever reads them. */
+  GATEWAY_MAX_STREAMS_PER_CONVERSATION: z.coerce.number().int().min(1).max(100_000).default(8),
+  /** Bytes an event stream may have waiting for a slow reader before it is ended (the reader resumes). */
+  GATEWAY_MAX_STREAM_BUFFER_BYTES: z.coerce.number().int().min(16_384).max(1_000_000_000).default(1_048_576),
   TEMPORAL_ADDRESS: z.string().trim().min(1).default('localhost:7233'),
   TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('claude-conversations'),

@@ -14,6 +14,12 @@
 //   POST /api/conversations/:id/end            → 202
 //   GET  /api/conversations/:id/events?from=N  text/event-stream: `id: <cursor>`, `event: <type>`,
 //                                              `data: { offset, live?, seen?, event }` (client/stream-cursor.ts)
+//
+// Input from anyone who can connect: a bad path, id, method, token, content type or body is a 4xx whose message quotes
+// at most a little of what was sent (never a 500, never a stack in the log). Every answer carries security headers (a
+// Content-Security-Policy that lets the chat page load only its own script, style and API, and no framing). Open event
+// streams are capped per token and per conversation (429 with Retry-After), and a reader that falls too far behind is
+// ended instead of buffered without bound: it resumes with Last-Event-ID like after any drop.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -41,6 +47,14 @@ export interface GatewayOptions {
   host?: string;
   port?: number;
   maxBodyBytes?: number;
+  /** Event streams open at once per token (default 16) and per conversation (default 8); over either: 429. */
+  maxStreamsPerToken?: number;
+  maxStreamsPerConversation?: number;
+  /**
+   * Bytes an event stream may have waiting for a reader that does not keep up (default 1 MiB); past it the stream is
+   * ended and the reader resumes with Last-Event-ID.
+   */
+  maxStreamBufferBytes?: number;
   namespace: string;
   temporalUiUrl?: string;
 }
@@ -58,6 +72,26 @@ const STATIC_FILES: Record<string, { file: string; type: string }> = {
 };
 /** A comment line this often keeps proxies from closing an idle event stream. */
 const KEEP_ALIVE_MS = 15_000;
+/** A stream ended for falling behind has this long to flush what it was given before its connection is dropped. */
+const STALLED_STREAM_GRACE_MS = 5_000;
+/** The longest error message sent: a message that quotes the caller (a zod issue naming an unknown key) is cut. */
+const MAX_ERROR_MESSAGE_CHARS = 300;
+
+/** On every answer: no sniffing, no referrer, no framing (X-Frame-Options for browsers without frame-ancestors). */
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  // JSON, event streams and errors: nothing in them may load or run anything.
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+} as const;
+/**
+ * The chat page (gateway/public/): its own script (no inline script or style, no eval), its own style sheet, fetch to
+ * its own API; no plugins, no framing, no <base>, forms only to itself (chat.js handles them without navigating).
+ */
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const STATUS_OF: Record<ConversationErrorCode, number> = {
   invalid_options: 400,
@@ -90,8 +124,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { conversations } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1_000_000;
   const tokenDigest = sha256(options.token);
+  const maxStreamsPerToken = options.maxStreamsPerToken ?? 16;
+  const maxStreamsPerConversation = options.maxStreamsPerConversation ?? 8;
+  const maxStreamBufferBytes = options.maxStreamBufferBytes ?? 1_048_576;
   const feeds = new EventFeeds(conversations.client);
   const sockets = new Set<Socket>();
+  /** Open event streams per token (by its digest) and per conversation. */
+  const streamsByToken = new Map<string, number>();
+  const streamsByConversation = new Map<string, number>();
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => sendError(res, err));
@@ -102,27 +142,33 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://gateway');
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    const url = requestUrl(req);
     const method = req.method ?? 'GET';
     const page = STATIC_FILES[url.pathname];
     if (page) {
       allow(method, ['GET']);
       const body = await readFile(path.join(PUBLIC_DIR, page.file));
-      res.writeHead(200, { 'content-type': page.type, 'cache-control': 'no-cache' });
+      res.writeHead(200, {
+        'content-type': page.type,
+        'cache-control': 'no-cache',
+        'content-security-policy': PAGE_CSP,
+      });
       return void res.end(body);
     }
-    if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
-    if (!url.pathname.startsWith('/api/')) throw new HttpError(404, 'not_found', `No such path: ${url.pathname}`);
-    authenticate(req);
+    if (url.pathname === '/healthz') {
+      allow(method, ['GET']);
+      return sendJson(res, 200, { ok: true });
+    }
+    if (!url.pathname.startsWith('/api/')) throw noSuchPath();
+    const who = authenticate(req);
 
-    const parts = url.pathname.split('/').slice(2).map(decodeURIComponent); // ['conversations', id?, what?]
+    const parts = url.pathname.split('/').slice(2).map(decodePathSegment); // ['conversations', id?, what?]
     if (parts[0] === 'config' && parts.length === 1) {
       allow(method, ['GET']);
       return sendJson(res, 200, { namespace: options.namespace, temporalUiUrl: options.temporalUiUrl ?? null });
     }
-    if (parts[0] !== 'conversations' || parts.length > 3) {
-      throw new HttpError(404, 'not_found', `No such path: ${url.pathname}`);
-    }
+    if (parts[0] !== 'conversations' || parts.length > 3) throw noSuchPath();
     if (parts.length === 1) {
       allow(method, ['POST']);
       const body = await readBody(req, startBodySchema);
@@ -160,13 +206,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         return sendJson(res, 202, { ending: id });
       case 'events':
         allow(method, ['GET']);
-        return streamEvents(req, res, id, url);
+        return streamEvents(req, res, id, url, who);
       default:
-        throw new HttpError(404, 'not_found', `No such path: ${url.pathname}`);
+        throw noSuchPath();
     }
   }
 
-  function authenticate(req: IncomingMessage): void {
+  /** Checks the bearer token; returns whose it is (its digest), the key its event streams are counted under. */
+  function authenticate(req: IncomingMessage): string {
     const header = req.headers.authorization;
     const challenge = { 'www-authenticate': 'Bearer realm="gateway"' };
     if (!header) throw new HttpError(401, 'unauthenticated', 'Send Authorization: Bearer <token>.', challenge);
@@ -174,12 +221,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (!token || !timingSafeEqual(sha256(token), tokenDigest)) {
       throw new HttpError(401, 'unauthenticated', 'The bearer token is not valid.', challenge);
     }
+    return tokenDigest.toString('hex');
   }
 
   /** The body as JSON checked by `schema`; 415, 413 and 400 say what is wrong with it. */
   async function readBody<S extends z.ZodType>(req: IncomingMessage, schema: S): Promise<z.output<S>> {
     const type = req.headers['content-type'] ?? '';
-    if (!/^application\/json\b/i.test(type)) {
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
       throw new HttpError(415, 'unsupported_media_type', 'Send the body as JSON (Content-Type: application/json).');
     }
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -195,7 +243,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     try {
       json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch (err) {
-      throw new HttpError(400, 'invalid_json', `The body is not valid JSON: ${(err as Error).message}`);
+      // V8's message quotes the body; only where it fails is said.
+      const at = /at position (\d+)/.exec((err as Error).message)?.[1];
+      throw new HttpError(400, 'invalid_json', `The body is not valid JSON${at ? ` (at character ${at})` : ''}.`);
     }
     return parse(schema, json, 'body');
   }
@@ -207,7 +257,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
   }
 
-  function streamEvents(req: IncomingMessage, res: ServerResponse, id: string, url: URL): void {
+  function streamEvents(req: IncomingMessage, res: ServerResponse, id: string, url: URL, who: string): void {
     // Last-Event-ID (a reader reconnecting) is the cursor of the last event it has; `from` the first offset it wants.
     const lastEventId = req.headers['last-event-id'];
     let cursor: StreamCursor;
@@ -220,30 +270,92 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const from = url.searchParams.has('from') ? parse(offsetSchema, url.searchParams.get('from'), 'from') : 0;
       cursor = { offset: from - 1 };
     }
+    if ((streamsByToken.get(who) ?? 0) >= maxStreamsPerToken) {
+      const message = `This token has ${maxStreamsPerToken} event streams open, the most it may; close one first.`;
+      throw new HttpError(429, 'too_many_streams', message, RETRY_SOON);
+    }
+    if ((streamsByConversation.get(id) ?? 0) >= maxStreamsPerConversation) {
+      const message = `This conversation has ${maxStreamsPerConversation} event streams open, the most it may; close one first.`;
+      throw new HttpError(429, 'too_many_streams', message, RETRY_SOON);
+    }
+    count(streamsByToken, who, +1);
+    count(streamsByConversation, id, +1);
+
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    res.write('retry: 1000\n\n');
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    const stop = feeds.watch(id, cursor, {
+    // What the response has not taken yet because the reader is behind: sent on 'drain', in order, up to a cap.
+    const waiting: string[] = [];
+    let waitingBytes = 0;
+    let ended = false;
+    const send = (text: string): void => {
+      if (ended) return;
+      if (waiting.length > 0 || res.writableNeedDrain) {
+        waiting.push(text);
+        waitingBytes += Buffer.byteLength(text);
+        if (waitingBytes > maxStreamBufferBytes) fellBehind();
+        return;
+      }
+      res.write(text);
+    };
+    const flush = (): void => {
+      while (waiting.length > 0 && !ended && !res.writableNeedDrain) {
+        const text = waiting.shift()!;
+        waitingBytes -= Buffer.byteLength(text);
+        res.write(text);
+      }
+    };
+    // The reader falls too far behind: what waits is dropped and the stream ends after what it was given (whole
+    // events), so the reader resumes after the last event it got. One that reads nothing at all is cut off.
+    const fellBehind = (): void => {
+      console.warn(
+        `gateway: an event stream fell behind by more than ${maxStreamBufferBytes} bytes; ended (the reader resumes with Last-Event-ID)`,
+      );
+      finish();
+      waiting.length = 0;
+      waitingBytes = 0;
+      res.end();
+      setTimeout(() => res.destroy(), STALLED_STREAM_GRACE_MS).unref();
+    };
+    let stop = (): void => {};
+    const keepAlive = setInterval(() => send(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    const finish = (): void => {
+      if (ended) return;
+      ended = true;
+      clearInterval(keepAlive);
+      stop();
+    };
+    res.on('drain', flush);
+    res.once('close', () => {
+      finish();
+      count(streamsByToken, who, -1);
+      count(streamsByConversation, id, -1);
+    });
+    send('retry: 1000\n\n');
+    stop = feeds.watch(id, cursor, {
       item: ({ cursor: eventId, ...item }: StreamItem) => {
-        res.write(`id: ${eventId}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item)}\n\n`);
+        send(`id: ${eventId}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item)}\n\n`);
       },
       end: (error) => {
         if (error) {
           const { status, code, message } = describeError(error);
-          res.write(`event: error\ndata: ${JSON.stringify({ status, code, message })}\n\n`);
+          send(`event: error\ndata: ${JSON.stringify({ status, code, message })}\n\n`);
         }
-        res.end();
+        if (ended) return;
+        // After what still waits for the reader.
+        const close = (): void => {
+          if (ended) return;
+          if (waiting.length > 0) return void res.once('drain', close);
+          finish();
+          res.end();
+        };
+        close();
       },
     });
-    res.once('close', () => {
-      clearInterval(keepAlive);
-      stop();
-    });
+    if (ended) stop();
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -264,6 +376,36 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await closed;
     },
   };
+}
+
+/** The request's path and query; a request target that is not one (`*`, an unparsable URL) is 400. */
+function requestUrl(req: IncomingMessage): URL {
+  const target = req.url ?? '/';
+  try {
+    if (target.startsWith('/')) return new URL(`http://gateway${target}`);
+  } catch {
+    // below
+  }
+  throw new HttpError(400, 'invalid_request', 'The request target is not a path.');
+}
+
+/** One path segment, percent-decoded; malformed percent-encoding (or encoded bytes that are not UTF-8) is 400. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, 'invalid_request', 'The path is not valid percent-encoded UTF-8.');
+  }
+}
+
+function noSuchPath(): HttpError {
+  return new HttpError(404, 'not_found', 'No such path.');
+}
+
+function count(counts: Map<string, number>, key: string, step: 1 | -1): void {
+  const next = (counts.get(key) ?? 0) + step;
+  if (next > 0) counts.set(key, next);
+  else counts.delete(key);
 }
 
 function allow(method: string, methods: string[]): void {
@@ -309,7 +451,15 @@ function sendError(res: ServerResponse, err: unknown): void {
   const { status, code, message, headers } = describeError(err);
   if (status === 500) console.error('gateway: internal error', err);
   if (res.headersSent) return void res.destroy();
-  sendJson(res, status, { error: { code, message } }, headers);
+  sendJson(res, status, { error: { code, message: bounded(message) } }, headers);
+}
+
+/** At most MAX_ERROR_MESSAGE_CHARS characters (a message may quote a caller's key or value), not splitting a pair. */
+function bounded(message: string): string {
+  if (message.length <= MAX_ERROR_MESSAGE_CHARS) return message;
+  let end = MAX_ERROR_MESSAGE_CHARS - 1;
+  if (/[\ud800-\udbff]/.test(message[end - 1]!)) end -= 1;
+  return `${message.slice(0, end)}…`;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

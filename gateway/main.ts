@@ -22,6 +22,9 @@ async function main(): Promise<void> {
     host: config.GATEWAY_HOST,
     port: config.GATEWAY_PORT,
     maxBodyBytes: config.GATEWAY_MAX_BODY_BYTES,
+    maxStreamsPerToken: config.GATEWAY_MAX_STREAMS_PER_TOKEN,
+    maxStreamsPerConversation: config.GATEWAY_MAX_STREAMS_PER_CONVERSATION,
+    maxStreamBufferBytes: config.GATEWAY_MAX_STREAM_BUFFER_BYTES,
     namespace: config.TEMPORAL_NAMESPACE,
     ...(config.TEMPORAL_UI_URL && { temporalUiUrl: config.TEMPORAL_UI_URL }),
   });

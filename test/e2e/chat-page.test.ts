@@ -1,6 +1,7 @@
 // The gateway's chat page in headless Chromium, as a person uses it: the stock-price chain streams in (the local
 // Messages API emits tokens slowly), both tool calls show with input and result, the gateway is restarted while the
-// last reply streams and the page carries on without losing or repeating a word, and a tool call is approved.
+// last reply streams and the page carries on without losing or repeating a word, and a tool call is approved — all
+// under the page's Content-Security-Policy.
 // Screenshots go to test-artifacts/web-ui/chat-page-*.png.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -62,7 +63,13 @@ test('the chat page streams the stock-price chain, survives a gateway restart mi
     { reply: { content: [{ type: 'text', text: 'Bought 3 GM.' }], stop_reason: 'end_turn' }, tokenDelayMs: 20 },
   ]);
 
-  await page.goto(`${gateway.url}/`);
+  // The page works under its Content-Security-Policy: Chromium reports anything the policy blocks on the console.
+  const blocked: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+  });
+  const served = await page.goto(`${gateway.url}/`);
+  assert.match(served!.headers()['content-security-policy'] ?? '', /script-src 'self'.*frame-ancestors 'none'/);
   await page.getByLabel('Gateway token').fill(TOKEN);
   await page.getByLabel('Tools for a new conversation').fill([...STOCK_TOOLS, 'buy_stock'].join(', '));
   await page.getByLabel('Message', { exact: true }).fill(prompt);
@@ -112,4 +119,5 @@ test('the chat page streams the stock-price chain, survives a gateway restart mi
   assert.equal(await assistantText(5), 'Bought 3 GM.');
   assert.equal(h.executions(id, 'buy_stock').filter((e) => e.event === 'finish').length, 1);
   await saveScreenshot(page, 'chat-page-approved');
+  assert.deepEqual(blocked, [], 'nothing the page needs was blocked by its Content-Security-Policy');
 });
