@@ -5,7 +5,12 @@
 //   MESSAGES_API_LATENCY_MS  latency added before every answer (default 0)
 //   MESSAGES_API_CONTEXT_WINDOW  the model's context window in input tokens (default 1,000,000)
 //   MESSAGES_API_TOKEN_DELAY_MS  stream replies token by token, this many ms apart (default 0: at once)
+//   MESSAGES_API_SCRIPT_FILE     a JSON file of scripts, {"<match>": [steps…]} (types.ts' ScriptStep); more can be
+//                                sent while it runs: POST /_test/scripts {"match", "steps"} (server.ts)
+import fs from 'node:fs';
+import { asScriptSteps, scriptFileSchema, scriptProblems } from './script-schema';
 import { startMessagesApi } from './server';
+import type { ScriptStep } from './types';
 
 function nonNegativeInteger(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -18,7 +23,26 @@ function nonNegativeInteger(name: string, fallback: number): number {
   return value;
 }
 
+/** The scripts of MESSAGES_API_SCRIPT_FILE, checked before the server starts. */
+function scriptFile(): [string, ScriptStep[]][] {
+  const file = process.env['MESSAGES_API_SCRIPT_FILE'];
+  if (!file) return [];
+  let parsed;
+  try {
+    parsed = scriptFileSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  } catch (error) {
+    console.error(`MESSAGES_API_SCRIPT_FILE ${file}: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  if (!parsed.success) {
+    console.error(`MESSAGES_API_SCRIPT_FILE ${file} is not a script file:\n${scriptProblems(parsed.error)}`);
+    process.exit(2);
+  }
+  return Object.entries(parsed.data).map(([match, steps]) => [match, asScriptSteps(steps)]);
+}
+
 async function main(): Promise<void> {
+  const scripts = scriptFile();
   const server = await startMessagesApi({
     host: process.env['MESSAGES_API_HOST'] || '127.0.0.1',
     port: nonNegativeInteger('MESSAGES_API_PORT', 0),
@@ -28,6 +52,7 @@ async function main(): Promise<void> {
     }),
     tokenDelayMs: nonNegativeInteger('MESSAGES_API_TOKEN_DELAY_MS', 0),
   });
+  for (const [match, steps] of scripts) server.script(match, steps);
   console.log(`Local Messages API server listening on ${server.url}`);
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {

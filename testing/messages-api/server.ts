@@ -4,7 +4,7 @@
 //   const client = new Anthropic({ apiKey: 'test-key', baseURL: server.url, maxRetries: 0 });
 //
 // Endpoints: `POST /v1/messages` (JSON or SSE, as `stream` asks) and `POST /v1/messages/count_tokens`; anything else
-// is 404 `not_found_error`. Auth: `Authorization: Bearer <key>` (current SDKs) or `x-api-key: <key>` (older ones);
+// is 404 `not_found_error`, but for the test-control routes under `/_test/` (scripts for a worker in another process). Auth: `Authorization: Bearer <key>` (current SDKs) or `x-api-key: <key>` (older ones);
 // none → 401, a key starting with `invalid` → 401. Requests are validated like the real API (validate-request.ts);
 // valid ones are answered by a scripted step when one matches (types.ts) or by the demo model (demo-model.ts), with
 // usage from a deterministic token estimate and prompt-cache accounting (prompt-cache.ts). Every response carries a
@@ -30,12 +30,15 @@ import { PromptCache } from './prompt-cache';
 import { inputJsonOf, messageText, streamReply, wait, type Reply, type ReplyBlock, type ReplyUsage } from './respond';
 import { outputTokens } from './tokens';
 import type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep, ScriptUsage } from './types';
+import { asScriptSteps, scriptProblems, scriptRequestSchema } from './script-schema';
 import { outputSchemaOf, validateRequest } from './validate-request';
 
 export type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep } from './types';
 
 /** The API's limit for a Messages request body. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Where the test-control routes live: outside the API's `/v1/`. */
+const CONTROL_PREFIX = '/_test/';
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 1_000_000;
 
 type Json = Record<string, unknown>;
@@ -161,6 +164,7 @@ class MessagesApiServer implements MessagesApi {
   // -------------------------------------------------------------------------------------------------------------
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if ((req.url ?? '').startsWith(CONTROL_PREFIX)) return this.control(req, res);
     const record: RecordedRequest = {
       at: Date.now(),
       method: req.method ?? 'GET',
@@ -255,6 +259,42 @@ class MessagesApiServer implements MessagesApi {
     const taken = this.takeStep(prepared.body);
     if (taken) record.match = taken.match;
     await this.answer(ex, turn, taken?.step ?? { demo: true });
+  }
+
+  /**
+   * The test-control routes, for a test whose worker runs in another process (not recorded, no API key):
+   *   POST   /_test/scripts            {match, steps}: what `script(match, steps)` does
+   *   DELETE /_test/scripts            what `reset()` does
+   *   GET    /_test/requests?match=M   {requests}: `requestsFor(M)`, or every request without `match`
+   */
+  private async control(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const route = `${req.method ?? 'GET'} ${url.pathname.replace(/\/+$/, '')}`;
+    const reply = (status: number, payload: unknown): void => {
+      const text = JSON.stringify(payload);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+      res.end(text);
+    };
+    const raw = await this.readBody(req);
+    if (route === 'GET /_test/requests') {
+      const match = url.searchParams.get('match');
+      return reply(200, { requests: match === null ? this.requests : this.requestsFor(match) });
+    }
+    if (route === 'DELETE /_test/scripts') {
+      this.reset();
+      return reply(200, { reset: true });
+    }
+    if (route !== 'POST /_test/scripts') return reply(404, { error: `no test-control route ${route}` });
+    let body: unknown;
+    try {
+      body = JSON.parse(raw ?? '');
+    } catch {
+      return reply(400, { error: 'the body is not JSON: {"match": "...", "steps": [...]}' });
+    }
+    const parsed = scriptRequestSchema.safeParse(body);
+    if (!parsed.success) return reply(400, { error: `not a script:\n${scriptProblems(parsed.error)}` });
+    this.script(parsed.data.match, asScriptSteps(parsed.data.steps));
+    return reply(200, { match: parsed.data.match, queued: this.scripts.get(parsed.data.match)?.length ?? 0 });
   }
 
   /** The body as text, or null once it passed the API's size limit. */
