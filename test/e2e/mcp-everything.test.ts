@@ -293,7 +293,9 @@ describe('servers that go away', () => {
     const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     assert.equal(result!.is_error, undefined);
     const attempts = (await attemptsOf(h.client, id)).filter((a) => a.type === 'callMcpTool');
-    assert.equal(attempts.at(-1)!.attempt, 2);
+    // Run again once the server is back: a second attempt, or a later one when the restart outlasts the first retry
+    // (a loaded machine).
+    assert.ok(attempts.at(-1)!.attempt >= 2, `attempt ${attempts.at(-1)!.attempt}`);
     assert.equal(attempts.at(-1)!.lastFailureType, 'McpServerUnavailable');
   });
 

@@ -297,7 +297,7 @@ describe('a conversation picks among the configured servers and cannot add one',
       h.conversations.startConversation({
         mcpServers: [{ server: 'filesystem', command: 'sh', args: ['-c', 'echo pwned'] } as never],
       }),
-      /Unrecognized keys?: "command", "args"/,
+      /unknown keys?:? "command", "args"/i,
     );
   });
 
