@@ -120,6 +120,21 @@ describe('the package, installed from its tarball by another service', { timeout
     );
   });
 
+  test('arethetypeswrong finds no problem in any entry point, for CommonJS, ESM (node16) and bundler consumers', async (t) => {
+    const attw = path.join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
+    const { stdout } = await run(process.execPath, [attw, example!.tarball, '--format', 'json'], { cwd: ROOT });
+    const report = JSON.parse(stdout) as {
+      analysis: { problems: unknown[]; entrypoints: Record<string, { resolutions: Record<string, unknown> }> };
+    };
+    const entrypoints = Object.keys(report.analysis.entrypoints);
+    t.diagnostic(`attw: ${report.analysis.problems.length} problems in ${entrypoints.length} entry points`);
+    assert.deepEqual(report.analysis.problems, []);
+    assert.ok(entrypoints.includes('./client') && entrypoints.includes('./worker'), entrypoints.join(', '));
+    for (const entrypoint of Object.values(report.analysis.entrypoints)) {
+      assert.deepEqual(Object.keys(entrypoint.resolutions).sort(), ['bundler', 'node10', 'node16-cjs', 'node16-esm']);
+    }
+  });
+
   test("the example's worker runs its own tools, and the starter's answers come from them", async (t) => {
     const taskQueue = `example-${randomUUID()}`;
     const worker = await startExampleWorker(example!.app, exampleEnv(taskQueue));
