@@ -15,6 +15,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import type { z } from 'zod';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { TOOL_CATALOG_WORKFLOW, type ToolCatalog } from '../common/activity-contracts';
@@ -32,7 +33,7 @@ import {
 } from '../common/conversation-types';
 import { type ConversationOptions, type ConversationOptionsInput, conversationOptionsSchema } from '../common/options';
 import * as attributes from '../common/search-attributes';
-import { startingAttributes, startSearchAttributes } from '../common/search-attributes';
+import { ConversationOwner, startingAttributes, startSearchAttributes } from '../common/search-attributes';
 import { firstLine } from '../common/summaries';
 import {
   approveToolCallUpdate,
@@ -61,6 +62,7 @@ import {
   messageOptionsSchema,
   objectArgument,
   optionsObject,
+  ownerSchema,
   PENDING_APPROVAL_FIELDS,
   refreshSchema,
   sendOptionsSchema,
@@ -70,7 +72,7 @@ import {
   waitOptionsSchema,
 } from './call-arguments';
 import { conversationEvents, type EventsOptions } from './conversation-events';
-import { ConversationError, toConversationError } from './errors';
+import { ConversationError, noWorkerAnswered, toConversationError } from './errors';
 
 export interface ConversationClientOptions {
   client: Client;
@@ -91,6 +93,8 @@ export interface StartOptions extends Omit<ConversationOptionsInput, 'output'> {
   id?: string;
   /** Every turn's answer as data matching this schema (`TurnResult.output`); see `SendOptions.output`. */
   output?: AnswerFormat;
+  /** Who the conversation belongs to (the ConversationOwner search attribute, set with the start; the gateway's). */
+  owner?: string;
 }
 
 export interface ConversationSummary {
@@ -102,6 +106,8 @@ export interface ConversationSummary {
   toolCalls: number | undefined;
   /** USD so far; undefined when the model has no price (or the conversation predates costs). */
   costUsd: number | undefined;
+  /** ConversationOwner: undefined for a conversation started without one. */
+  owner: string | undefined;
   startTime: Date;
   closeTime: Date | undefined;
   execution: string;
@@ -110,6 +116,8 @@ export interface ConversationSummary {
 export interface ListFilter {
   status?: ConversationStatus;
   model?: string;
+  /** Only this owner's conversations (ConversationOwner). */
+  owner?: string;
   startedAfter?: Date;
   startedBefore?: Date;
   limit?: number;
@@ -131,6 +139,13 @@ export interface SendOptions<S extends z.ZodType = z.ZodType> extends WaitOption
 }
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
+/**
+ * Before a message is sent, how long the client waits for a worker to show up on the task queue (one that is starting
+ * polls within a second or so) before it answers `unavailable`…
+ */
+const WORKER_WAIT_MS = 5_000;
+/** …and for how long a worker seen there is taken for granted (one DescribeTaskQueue call per this, at most). */
+const WORKER_SEEN_TTL_MS = 30_000;
 /** How long a client waits for a worker to say which tools it registers. */
 const TOOL_CATALOG_TIMEOUT = '20 seconds';
 
@@ -141,6 +156,8 @@ export class ConversationClient {
   private readonly configuredMcpServers: readonly string[] | undefined;
   private learned: Promise<ToolCatalog> | undefined;
   private readonly turnTimeoutMs: number;
+  /** Until when a worker is taken to poll the task queue (it was seen doing so a moment ago). */
+  private workerSeenUntil = 0;
 
   constructor(options: ConversationClientOptions) {
     checked(clientOptionsSchema, options, 'new ConversationClient', 'options');
@@ -180,8 +197,9 @@ export class ConversationClient {
    */
   async startConversation(options: StartOptions & { firstMessage?: string } = {}): Promise<string> {
     checked(optionsObject, options, 'startConversation', 'options');
-    const { id = `conversation-${randomUUID()}`, firstMessage, ...rest } = options;
+    const { id = `conversation-${randomUUID()}`, firstMessage, owner, ...rest } = options;
     checked(conversationIdSchema, id, 'startConversation', 'options.id');
+    if (owner !== undefined) checked(ownerSchema, owner, 'startConversation', 'options.owner');
     if (firstMessage !== undefined) checkedText(firstMessage, 'startConversation');
     const input: ConversationInput = {
       options: await this.validate(rest),
@@ -189,7 +207,7 @@ export class ConversationClient {
     };
     try {
       await this.client.workflow.start<typeof conversation>(CONVERSATION_WORKFLOW, {
-        ...this.startOptions(id, input),
+        ...this.startOptions(id, input, input.firstMessage, owner),
         workflowIdConflictPolicy: 'FAIL',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
@@ -228,7 +246,11 @@ export class ConversationClient {
     checked(sendOptionsSchema, wait, 'sendMessage', 'wait');
     const output = wait.output && outputSpecOf(wait.output);
     const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
-    const input: ConversationInput | undefined = start ? { options: await this.validate(start) } : undefined;
+    // The options are checked first (a bad call sends nothing), then whether a worker will take the message.
+    const { owner, ...startRest }: Omit<StartOptions, 'id'> = start ?? {};
+    if (owner !== undefined) checked(ownerSchema, owner, 'sendMessage', 'start.owner');
+    const input: ConversationInput | undefined = start ? { options: await this.validate(startRest, true) } : undefined;
+    if (!input) await this.ensureWorker();
     const deadline = Date.now() + (wait.timeoutMs ?? this.turnTimeoutMs);
     // One update id for every try: the server runs the update once and answers repeats with the same outcome.
     const updateId = wait.updateId ?? randomUUID();
@@ -236,7 +258,7 @@ export class ConversationClient {
       const outcome = await untilAnswered(this.client, deadline, () => {
         if (!input) return this.handle(id).executeUpdate(sendMessageUpdate, { args, updateId });
         const startWorkflowOperation = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
-          ...this.startOptions(id, input, text),
+          ...this.startOptions(id, input, text, owner),
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         });
@@ -270,12 +292,16 @@ export class ConversationClient {
     checked(messageOptionsSchema, message, 'submitMessage', 'message');
     const output = message.output && outputSpecOf(message.output);
     const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
-    const input: ConversationInput | undefined = start ? { options: await this.validate(start) } : undefined;
+    // The options are checked first (a bad call sends nothing), then whether a worker will take the message.
+    const { owner, ...startRest }: Omit<StartOptions, 'id'> = start ?? {};
+    if (owner !== undefined) checked(ownerSchema, owner, 'submitMessage', 'start.owner');
+    const input: ConversationInput | undefined = start ? { options: await this.validate(startRest, true) } : undefined;
+    if (!input) await this.ensureWorker();
     const updateId = randomUUID();
     try {
       if (!input) return await this.handle(id).executeUpdate(submitMessageUpdate, { args, updateId });
       const startWorkflowOperation = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
-        ...this.startOptions(id, input, text),
+        ...this.startOptions(id, input, text, owner),
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
@@ -387,6 +413,7 @@ export class ConversationClient {
     const clauses = [`WorkflowType = '${CONVERSATION_WORKFLOW}'`];
     if (filter.status) clauses.push(`${attributes.ConversationStatus.name} = ${quote(filter.status)}`);
     if (filter.model) clauses.push(`${attributes.ConversationModel.name} = ${quote(filter.model)}`);
+    if (filter.owner) clauses.push(`${ConversationOwner.name} = ${quote(filter.owner)}`);
     if (filter.startedAfter) clauses.push(`StartTime > ${quote(filter.startedAfter.toISOString())}`);
     if (filter.startedBefore) clauses.push(`StartTime < ${quote(filter.startedBefore.toISOString())}`);
     const found: ConversationSummary[] = [];
@@ -400,6 +427,7 @@ export class ConversationClient {
         turns: sa.get(attributes.ConversationTurns),
         toolCalls: sa.get(attributes.ConversationToolCalls),
         costUsd: sa.get(attributes.ConversationCostUsd),
+        owner: sa.get(ConversationOwner),
         startTime: execution.startTime,
         closeTime: execution.closeTime,
         execution: execution.status.name,
@@ -445,6 +473,44 @@ export class ConversationClient {
     return this.learned!;
   }
 
+  /**
+   * A message waits for a worker to take it: with none on the task queue, `sendMessage` would wait out its whole turn
+   * timeout. So the client looks first (DescribeTaskQueue: the workflow pollers the server saw in the last minutes),
+   * waits a few seconds for a worker that is starting, and answers `unavailable` if none came. A worker seen is
+   * trusted for WORKER_SEEN_TTL_MS. A server that cannot say (an API key without the permission, say) is not
+   * held against the caller: the message goes on as before.
+   */
+  private async ensureWorker(): Promise<void> {
+    if (Date.now() < this.workerSeenUntil) return;
+    const giveUpAt = Date.now() + WORKER_WAIT_MS;
+    for (;;) {
+      let pollers: number;
+      try {
+        const described = await this.client.withDeadline(Math.max(giveUpAt, Date.now() + 2_000), () =>
+          this.client.workflowService.describeTaskQueue({
+            namespace: this.client.options.namespace,
+            taskQueue: { name: this.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+            taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+          }),
+        );
+        pollers = described.pollers?.length ?? 0;
+      } catch {
+        return;
+      }
+      if (pollers > 0) {
+        this.workerSeenUntil = Date.now() + WORKER_SEEN_TTL_MS;
+        return;
+      }
+      if (Date.now() >= giveUpAt) {
+        throw new ConversationError(
+          'unavailable',
+          `No worker polls task queue "${this.taskQueue}" (none seen within ${WORKER_WAIT_MS / 1000} s); is a worker running on it?`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
   handle(id: string): WorkflowHandle<typeof conversation> {
     checked(conversationIdSchema, id, 'handle', 'id');
     return this.client.workflow.getHandle<typeof conversation>(id);
@@ -460,7 +526,7 @@ export class ConversationClient {
     try {
       return await fn(this.handle(id));
     } catch (err) {
-      throw toConversationError(err, id);
+      throw noWorkerAnswered(err, this.taskQueue) ?? toConversationError(err, id);
     }
   }
 
@@ -481,8 +547,14 @@ export class ConversationClient {
     return outcome.result;
   }
 
-  /** The options with defaults, or `invalid_options` naming each problem (unknown tools among them). */
-  private async validate({ output, ...options }: Omit<StartOptions, 'id'>): Promise<ConversationOptions> {
+  /**
+   * The options with defaults, or `invalid_options` naming each problem (unknown tools among them). With
+   * `workerNeeded`, `unavailable` when no worker polls the task queue (looked for before the tools are asked of one).
+   */
+  private async validate(
+    { output, ...options }: Omit<StartOptions, 'id'>,
+    workerNeeded = false,
+  ): Promise<ConversationOptions> {
     const parsed = conversationOptionsSchema.safeParse({ ...options, ...(output && { output: outputSpecOf(output) }) });
     if (!parsed.success) {
       throw new ConversationError(
@@ -491,6 +563,8 @@ export class ConversationClient {
       );
     }
     if (parsed.data.tools.length > 0) {
+      // Asking a worker for its tools with none there would wait TOOL_CATALOG_TIMEOUT: look for one first.
+      if (workerNeeded && !this.configuredTools) await this.ensureWorker();
       let known = await this.tools();
       if (parsed.data.tools.some((name) => !known.includes(name)) && !this.configuredTools)
         known = await this.tools(true);
@@ -505,6 +579,7 @@ export class ConversationClient {
     }
     const servers = parsed.data.mcpServers.map(({ server }) => server);
     if (servers.length > 0) {
+      if (workerNeeded && !this.configuredMcpServers) await this.ensureWorker();
       let known = await this.mcpServers();
       if (servers.some((name) => !known.includes(name)) && !this.configuredMcpServers)
         known = await this.mcpServers(true);
@@ -517,16 +592,21 @@ export class ConversationClient {
         );
       }
     }
+    if (workerNeeded) await this.ensureWorker();
     return parsed.data;
   }
 
-  private startOptions(id: string, input: ConversationInput, firstMessage = input.firstMessage) {
+  private startOptions(id: string, input: ConversationInput, firstMessage = input.firstMessage, owner?: string) {
     return {
       workflowId: id,
       taskQueue: this.taskQueue,
       args: [input] as [ConversationInput],
       // What the workflow would write first: listed at once, and one history event fewer (search-attributes.ts).
-      typedSearchAttributes: startSearchAttributes(startingAttributes(input.options, firstMessage !== undefined)),
+      typedSearchAttributes: [
+        ...startSearchAttributes(startingAttributes(input.options, firstMessage !== undefined)),
+        // Set once, here; nothing writes it again (common/search-attributes.ts).
+        ...(owner !== undefined ? [{ key: ConversationOwner, value: owner }] : []),
+      ],
       staticSummary: firstMessage ? firstLine(firstMessage) : `Conversation with ${input.options.model}`,
       // The Web UI renders details as Markdown: a list keeps one fact per line.
       staticDetails: [

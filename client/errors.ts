@@ -2,6 +2,7 @@
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { FailureType } from '../common/failure-types';
+import { GrpcStatus, grpcStatusOf } from './grpc-status';
 
 export type ConversationErrorCode =
   | 'invalid_options'
@@ -52,6 +53,20 @@ export function toConversationError(err: unknown, conversationId: string): unkno
     return new ConversationError('conversation_failed', cause?.message ?? err.message, undefined, { cause: err });
   }
   return err;
+}
+
+/**
+ * A query (or another call a worker must answer) that ran out of time: with no worker polling the conversation's task
+ * queue the server waits for one until the call's deadline, then answers DEADLINE_EXCEEDED.
+ */
+export function noWorkerAnswered(err: unknown, taskQueue: string): ConversationError | undefined {
+  if (grpcStatusOf(err) !== GrpcStatus.DEADLINE_EXCEEDED) return undefined;
+  return new ConversationError(
+    'unavailable',
+    `No worker answered on task queue "${taskQueue}" in time; is a worker running (and polling that task queue)?`,
+    undefined,
+    { cause: err },
+  );
 }
 
 function isGrpcNotFound(err: unknown): boolean {
