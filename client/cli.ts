@@ -9,7 +9,7 @@
 //   end ID | cancel ID
 // Options for new conversations: --tools a,b  --mcp-servers a,b  --model M  --protocol native|legacy-xml  --system TEXT
 // --json prints machine-readable JSON (one document per command) and no progress.
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConversationSnapshot } from '../common/conversation-types';
@@ -160,6 +160,28 @@ async function streamTurn(
   endLine();
 }
 
+/** Until `until` settles, says on stderr which tool calls wait for an approval, and how to give it (once each). */
+async function announceApprovals(client: ConversationClient, id: string, until: Promise<unknown>): Promise<void> {
+  let done = false;
+  const settled = until.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  const announced = new Set<string>();
+  while (!done) {
+    const state = await client.getState(id).catch(() => undefined);
+    for (const pending of state?.pendingApprovals ?? []) {
+      if (announced.has(pending.callId)) continue;
+      announced.add(pending.callId);
+      console.error(
+        `Waiting for approval of ${pending.tool}(${JSON.stringify(pending.input)}): ` +
+          `cli approve ${id} ${pending.callId} [--reject] [--reason TEXT]`,
+      );
+    }
+    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 500))]);
+  }
+}
+
 /** What the conversation cost so far, after its transcript (unknown: the model has no price). */
 async function costLine(client: ConversationClient, id: string): Promise<void> {
   const { usage, costUsd } = await client.getState(id);
@@ -167,8 +189,33 @@ async function costLine(client: ConversationClient, id: string): Promise<void> {
   console.log(`(cost ${formatUsd(costUsd)} · ${tokens} tokens)`);
 }
 
+/**
+ * Reads stdin a line at a time, a terminal or a pipe alike: lines that come before they are asked for are kept (a pipe
+ * writes them all at once), and the end of the input is `undefined`, not an error.
+ */
+function lineReader(): { ask(question: string): Promise<string | undefined>; close(): void } {
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+  const lines = rl[Symbol.asyncIterator]();
+  let ended = false;
+  return {
+    async ask(question) {
+      if (ended) return undefined;
+      rl.setPrompt(question);
+      rl.prompt();
+      const next = await lines.next().catch(() => ({ done: true as const, value: undefined }));
+      if (next.done) {
+        ended = true;
+        if (!process.stdin.isTTY) process.stdout.write('\n'); // the prompt's line, ended
+        return undefined;
+      }
+      return next.value;
+    },
+    close: () => rl.close(),
+  };
+}
+
 async function chat(client: ConversationClient, id: string): Promise<void> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const input = lineReader();
   const exists = await client.getState(id).then(
     () => true,
     () => false,
@@ -176,7 +223,9 @@ async function chat(client: ConversationClient, id: string): Promise<void> {
   console.log(`Conversation ${id}. Type a message; /transcript, /state, /end or /quit.`);
   let first = !exists;
   for (;;) {
-    const line = (await rl.question('you> ')).trim();
+    const read = await input.ask('you> ');
+    if (read === undefined) break; // end of input (Ctrl-D, or the end of a pipe)
+    const line = read.trim();
     if (!line) continue;
     if (line === '/quit') break;
     if (line === '/transcript') {
@@ -193,13 +242,15 @@ async function chat(client: ConversationClient, id: string): Promise<void> {
       break;
     }
     try {
-      await streamTurn(client, id, line, first ? startOptions() : undefined, (question) => rl.question(question));
+      // An approval asked after the input ended is answered no.
+      const ask = async (question: string) => (await input.ask(question)) ?? '';
+      await streamTurn(client, id, line, first ? startOptions() : undefined, ask);
       first = false;
     } catch (err) {
       console.error(err instanceof ConversationError ? `error (${err.code}): ${err.message}` : err);
     }
   }
-  rl.close();
+  input.close();
 }
 
 async function main(): Promise<void> {
@@ -232,8 +283,17 @@ async function main(): Promise<void> {
         ...(flags.id && { id: flags.id }),
         ...(message && { firstMessage: message }),
       });
-      const reply = message ? await client.awaitTurn(id, 1) : undefined;
-      return out({ id, reply }, () => console.log(reply ? `${id}\n${reply.text}` : id));
+      if (!message) return out({ id }, () => console.log(id));
+      // The id at once (stdout; with --json, a note on stderr), then what the turn waits for, then its reply.
+      if (flags.json) console.error(`Conversation ${id} started; waiting for the reply to its first message.`);
+      else {
+        console.log(id);
+        console.error('(waiting for the reply to the first message)');
+      }
+      const turn = client.awaitTurn(id, 1);
+      await announceApprovals(client, id, turn);
+      const reply = await turn;
+      return out({ id, reply }, () => console.log(reply.text));
     }
     case 'send': {
       const id = needId(rest[0]);

@@ -1,10 +1,10 @@
 // The CLI as a script would use it: --json output, exit codes, and errors as JSON.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { type Harness, startHarness, temporalAddress } from '../support/harness';
+import { type Harness, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
 
 const run = promisify(execFile);
 let h: Harness;
@@ -73,4 +73,84 @@ test('transcript ends with what the conversation cost; state has costUsd', async
     stdout.trimEnd().split('\n').at(-1)!,
     new RegExp(`^\\(cost \\$${state.costUsd.toFixed(4)} · \\d+ tokens\\)$`),
   );
+});
+
+const CLI = join(__dirname, '..', '..', 'client', 'cli.ts');
+
+/** The CLI as a child process whose output is read while it runs. */
+function spawnCli(args: string[], stdin?: string) {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+  if (stdin !== undefined) child.stdin!.end(stdin);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  /** Resolves once `stream` matches, or fails after `ms` (or if the process exits first). */
+  const until = async (stream: 'stdout' | 'stderr', pattern: RegExp, ms = 60_000): Promise<RegExpMatchArray> => {
+    const deadline = Date.now() + ms;
+    let gone = false;
+    void exited.then(() => (gone = true));
+    for (;;) {
+      const match = output[stream].match(pattern);
+      if (match) return match;
+      if (gone || Date.now() > deadline)
+        throw new Error(`no ${pattern} on ${stream}; stdout: ${output.stdout}\nstderr: ${output.stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  return { child, output, exited, until };
+}
+
+test('start whose first message waits for an approval prints the id and what it waits for at once', async () => {
+  const prompt = uniquePrompt('Buy 2 GM');
+  h.mock.script(prompt, [
+    {
+      reply: {
+        content: [{ type: 'tool_use', name: 'buy_stock', input: { symbol: 'GM', quantity: 2 } }],
+        stop_reason: 'tool_use',
+      },
+    },
+    { reply: { content: [{ type: 'text', text: 'Bought 2 GM.' }], stop_reason: 'end_turn' } },
+  ]);
+  const id = `cli-approval-${Date.now()}`;
+  const started = spawnCli(['start', '--id', id, '--tools', 'buy_stock', prompt]);
+  try {
+    await started.until('stdout', new RegExp(`^${id}$`, 'm'));
+    const [, callId] = await started.until('stderr', /Waiting for approval of buy_stock\(.*\): cli approve \S+ (\S+)/);
+    assert.equal(started.child.exitCode, null, 'the turn has not ended: it waits for the approval');
+    const pending = (await h.conversations.getState(id)).pendingApprovals;
+    assert.deepEqual(
+      pending.map((p) => p.callId),
+      [callId],
+    );
+    const approved = await cli('approve', id, callId!);
+    assert.equal(approved.json.approved, true);
+    assert.equal(await started.exited, 0);
+    assert.deepEqual(started.output.stdout.trimEnd().split('\n'), [id, 'Bought 2 GM.']);
+  } finally {
+    started.child.kill();
+  }
+});
+
+test('chat with piped stdin answers each line and exits 0 at the end of the input', async () => {
+  const id = `cli-chat-${Date.now()}`;
+  const prompt = uniquePrompt('Hello there');
+  h.mock.script(prompt, [
+    { reply: { content: [{ type: 'text', text: 'Hi from the pipe.' }], stop_reason: 'end_turn' } },
+  ]);
+  const chat = spawnCli(['chat', id, '--tools', 'get_weather'], `${prompt}\n/state\n`);
+  try {
+    assert.equal(await chat.exited, 0, chat.output.stderr);
+    assert.match(chat.output.stdout, /claude> Hi from the pipe\./);
+    assert.match(chat.output.stdout, /"status": "awaiting_user"/, 'the line after the message was read too');
+    assert.doesNotMatch(chat.output.stderr, /ERR_USE_AFTER_CLOSE|Error/);
+  } finally {
+    chat.child.kill();
+  }
+  // Nothing at all on stdin: the same clean exit.
+  const empty = spawnCli(['chat', `cli-chat-empty-${Date.now()}`], '');
+  assert.equal(await empty.exited, 0, empty.output.stderr);
 });
