@@ -1,9 +1,10 @@
 // A conversation test environment for a service's own tests: its tools on a real worker (on a task queue of its own),
 // a real Temporal server (the one at TEMPORAL_ADDRESS when it answers, else a dev server started here), the local
 // Messages API server that the worker's Anthropic SDK talks to, and a client that knows the tools. Script the model's
-// replies with `messagesApi.script(…)`, talk through `conversations`, and `close()` at the end.
+// replies with `messagesApi.script(…)`, talk through `conversations`, and `close()` at the end: it deletes the
+// conversations the environment's client started (on a reused server, the next run may use the same fixed ids).
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, isGrpcServiceError, type WorkflowClientInterceptor } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { ToolDefinition } from '../activities/tool-definition';
 import { ConversationClient } from '../client/conversation-client';
@@ -20,6 +21,13 @@ export interface ConversationTestEnvOptions {
   /** For the dev server started when TEMPORAL_ADDRESS is not set (or does not answer). */
   devServer?: DevServerOptions;
   toolOptions?: ConversationWorkerOptions['toolOptions'];
+  /**
+   * Keep the conversations when the environment closes (to look at them in the Web UI). By default `close()` deletes
+   * those its client started and any other on its task queue, so that a later run on the same server (TEMPORAL_ADDRESS)
+   * can use the same ids: an id names one conversation for ever, and a conversation left open on this run's task
+   * queue would never be answered.
+   */
+  keepConversations?: boolean;
 }
 
 export interface ConversationTestEnv {
@@ -29,7 +37,10 @@ export interface ConversationTestEnv {
   worker: Worker;
   taskQueue: string;
   temporal: DevServer;
-  /** Stops the worker, closes the connections and the Messages API server, and stops a dev server started here. */
+  /**
+   * Deletes the conversations the environment started (unless `keepConversations`), stops the worker, closes the
+   * connections and the Messages API server, and stops a dev server started here.
+   */
   close(): Promise<void>;
 }
 
@@ -61,14 +72,74 @@ export async function startConversationTestEnv(options: ConversationTestEnvOptio
     });
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
-    const conversations = new ConversationClient({
-      client: new Client({ connection, namespace: temporal.namespace }),
-      taskQueue,
-      tools: options.tools.map((tool) => tool.name),
+    const started = new Set<string>();
+    const client = new Client({
+      connection,
+      namespace: temporal.namespace,
+      interceptors: { workflow: [recordStarts(started)] },
     });
+    if (!options.keepConversations) cleanups.push(() => deleteConversations(client, taskQueue, started));
+    const conversations = new ConversationClient({ client, taskQueue, tools: options.tools.map((tool) => tool.name) });
     return { messagesApi, conversations, worker, taskQueue, temporal, close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/** Notes the id of every workflow the client starts (or tries to: a start that timed out may have happened). */
+function recordStarts(ids: Set<string>): WorkflowClientInterceptor {
+  return {
+    start: (input, next) => (ids.add(input.options.workflowId), next(input)),
+    startWithDetails: (input, next) => (ids.add(input.options.workflowId), next(input)),
+    signalWithStart: (input, next) => (ids.add(input.options.workflowId), next(input)),
+    startUpdateWithStart: (input, next) => (ids.add(input.workflowStartOptions.workflowId), next(input)),
+  };
+}
+
+/** How long close() waits for the server to have deleted the open ones: until then their ids are not free. */
+const DELETE_WAIT_MS = 10_000;
+
+/**
+ * Deletes the workflows started by the environment's client and those on its task queue (started by another client of
+ * the test). An open one is terminated and deleted at once, and waited for: its id is free when close() returns. The
+ * server deletes a closed one only once its visibility record is settled (about 30 s on a dev server): a run that
+ * starts sooner and uses the same id meets `already_started` until then.
+ */
+async function deleteConversations(client: Client, taskQueue: string, started: ReadonlySet<string>): Promise<void> {
+  const ids = new Set(started);
+  try {
+    for await (const execution of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) {
+      ids.add(execution.workflowId);
+    }
+  } catch {
+    // Visibility is only a second source; the recorded ids are deleted regardless.
+  }
+  const { namespace } = client.options;
+  const deadline = Date.now() + DELETE_WAIT_MS;
+  await Promise.all(
+    [...ids].map(async (workflowId) => {
+      const handle = client.workflow.getHandle(workflowId);
+      const open = await handle.describe().then(
+        (description) => description.status.name === 'RUNNING',
+        () => false, // never started (or gone already)
+      );
+      const deleting = client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId } });
+      if (
+        !(await deleting.then(
+          () => open,
+          () => false,
+        ))
+      )
+        return;
+      while (Date.now() < deadline) {
+        if (await handle.describe().then(() => false, isNotFound)) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }),
+  );
+}
+
+function isNotFound(err: unknown): boolean {
+  return (err instanceof Error && err.name === 'WorkflowNotFoundError') || (isGrpcServiceError(err) && err.code === 5);
 }

@@ -1,0 +1,62 @@
+// The test kit as a service's own test uses it (README, "Write a test"): on a reused server (TEMPORAL_ADDRESS, as
+// here) a second run with the same fixed conversation id finds it free again: close() deleted the first run's
+// conversation, left open on a task queue that nobody polls after it.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { test } from 'node:test';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { demoTools } from '../../testing/demo-tools';
+import { startConversationTestEnv } from '../../testing/conversation-test-env';
+
+test('two environments in sequence on one server, with the same fixed id, both complete', async () => {
+  assert.ok(process.env.TEMPORAL_ADDRESS, 'the environments reuse the test run’s server');
+  const fixedId = `order-test-${randomUUID()}`; // fixed for both runs, fresh for each run of this test
+  for (const run of [1, 2]) {
+    const env = await startConversationTestEnv({ tools: demoTools });
+    try {
+      env.messagesApi.script(`run ${run}`, [
+        { reply: { content: [{ type: 'text', text: `Reply of run ${run}.` }], stop_reason: 'end_turn' } },
+      ]);
+      // Left open at close(), as the README's test leaves it; the next run's sendMessage must not land on it.
+      const reply = await env.conversations.sendMessage(
+        fixedId,
+        `Hello from run ${run}`,
+        { tools: [] },
+        { timeoutMs: 60_000 },
+      );
+      assert.equal(reply.text, `Reply of run ${run}.`);
+      assert.equal(reply.turn, 1, 'a new conversation, not the one of the run before');
+    } finally {
+      await env.close();
+    }
+    await assert.rejects(
+      describeWith(env.temporal.address, fixedId),
+      (err: unknown) => err instanceof WorkflowNotFoundError,
+      'close() deleted the open conversation',
+    );
+  }
+});
+
+test('keepConversations leaves them for a look after the test', async () => {
+  const env = await startConversationTestEnv({ tools: demoTools, keepConversations: true });
+  const id = `kept-${randomUUID()}`;
+  try {
+    await env.conversations.sendMessage(id, 'Hello', { tools: [], closeAfterFirstReply: true });
+  } finally {
+    await env.close();
+  }
+  const description = await describeWith(env.temporal.address, id);
+  assert.equal(description.status.name, 'COMPLETED');
+});
+
+/** Describes a workflow through a connection of its own (the environment's is closed). */
+async function describeWith(address: string, workflowId: string) {
+  const connection = await Connection.connect({ address });
+  try {
+    return await new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' }).workflow
+      .getHandle(workflowId)
+      .describe();
+  } finally {
+    await connection.close();
+  }
+}
