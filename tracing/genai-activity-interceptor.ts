@@ -89,7 +89,12 @@ class GenAiActivityInbound implements ActivityInboundCallsInterceptor {
     return {
       name: toolCallSpanName(name),
       kind: otel.SpanKind.INTERNAL,
-      attributes: toolRequestAttributes(name, arg as ToolActivityInput | McpToolCallInput, content),
+      attributes: toolRequestAttributes(
+        name,
+        arg as ToolActivityInput | McpToolCallInput,
+        this.ctx.info.activityId,
+        content,
+      ),
       resultAttributes: (result) => toolResultAttributes(result as ToolActivityResult | McpToolCallResult, content),
     };
   }

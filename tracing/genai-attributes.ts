@@ -121,9 +121,11 @@ export function toolCallSpanName(toolName: string): string {
   return `execute_tool ${toolName}`;
 }
 
+/** `activityId`: the tool activity's id, `tool-<the model's tool_use id>` (workflows/run-tool-calls.ts). */
 export function toolRequestAttributes(
   toolName: string,
   input: ToolActivityInput | McpToolCallInput,
+  activityId: string,
   captureContent: boolean,
 ): SpanAttributes {
   const args = 'arguments' in input ? input.arguments : input.input;
@@ -131,7 +133,7 @@ export function toolRequestAttributes(
     [GEN_AI.operationName]: 'execute_tool',
     [GEN_AI.toolName]: toolName,
     [GEN_AI.toolType]: 'function',
-    [GEN_AI.toolCallId]: callIdOf(input.idempotencyKey),
+    [GEN_AI.toolCallId]: callIdOf(activityId, input.idempotencyKey),
     ...('server' in input && { 'mcp.server.name': input.server }),
     ...(captureContent && { [GEN_AI.toolCallArguments]: JSON.stringify(args) }),
   };
@@ -149,11 +151,17 @@ export function toolResultAttributes(
   };
 }
 
-/** The model's tool_use id: the last part of `<workflowId>/<first run id>/<call id>`. */
-export function callIdOf(idempotencyKey: string | undefined): string {
+/**
+ * The model's tool_use id: the tool activity's id less its `tool-` prefix. (The idempotency key ends with the call's
+ * ref, `<model call>-<place>`, since model ids became untrusted input; runs begun before that ended it with the id.)
+ */
+export function callIdOf(activityId: string, idempotencyKey: string | undefined): string {
+  if (activityId.startsWith(TOOL_ACTIVITY_PREFIX)) return activityId.slice(TOOL_ACTIVITY_PREFIX.length);
   if (typeof idempotencyKey !== 'string') return '';
   return idempotencyKey.slice(idempotencyKey.lastIndexOf('/') + 1);
 }
+
+const TOOL_ACTIVITY_PREFIX = 'tool-';
 
 function messageOf(message: MessageParam) {
   const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;

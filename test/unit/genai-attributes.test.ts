@@ -55,7 +55,8 @@ test('no prompt, reply or tool content unless content capture is on', () => {
     ...modelResponseAttributes(reply, false),
     ...toolRequestAttributes(
       'get_ticker_symbol',
-      { input: { company: 'ACME' }, protocol: 'native', idempotencyKey: 'c/r/toolu_1' },
+      { input: { company: 'ACME' }, protocol: 'native', idempotencyKey: 'c/r/1-0' },
+      'tool-toolu_1',
       false,
     ),
     ...toolResultAttributes({ ok: true, content: 'ACME' }, false),
@@ -81,13 +82,15 @@ test("a tool call: execute_tool {name}, the tool name and the model's call id", 
   assert.equal(toolCallSpanName('get_ticker_symbol'), 'execute_tool get_ticker_symbol');
   const attributes = toolRequestAttributes(
     'get_ticker_symbol',
-    { input: { company: 'ACME' }, protocol: 'native', idempotencyKey: 'conv/with/slashes/run-1/toolu_9' },
+    { input: { company: 'ACME' }, protocol: 'native', idempotencyKey: 'conv/with/slashes/run-1/2-0' },
+    'tool-toolu_9',
     true,
   );
   assert.equal(attributes[GEN_AI.operationName], 'execute_tool');
   assert.equal(attributes[GEN_AI.toolName], 'get_ticker_symbol');
   assert.equal(attributes[GEN_AI.toolCallId], 'toolu_9');
   assert.equal(attributes[GEN_AI.toolCallArguments], '{"company":"ACME"}');
-  assert.equal(callIdOf('a/b/toolu_2'), 'toolu_2');
+  assert.equal(callIdOf('tool-toolu_2', 'a/b/1-0'), 'toolu_2');
+  assert.equal(callIdOf('an-older-id', 'a/b/toolu_2'), 'toolu_2', "an older run's key ended with the model's id");
   assert.equal(toolResultAttributes({ ok: false, content: 'InvalidInput: x' }, false)['error.type'], 'tool_error');
 });
