@@ -95,10 +95,14 @@ export const eventsOptionsSchema = z
   })
   .partial()
   .optional();
+/** StartOptions.owner: who the conversation belongs to (the ConversationOwner search attribute). */
+export const ownerSchema = printableString('an owner', 256);
+
 export const listFilterSchema = z
   .strictObject({
     status: z.enum([...OPEN_STATUSES, ...FINAL_STATUSES], { error: 'not a conversation status' }),
     model: printableString('a model name', 256),
+    owner: ownerSchema,
     startedAfter: z.date({ error: 'a date is a valid Date' }),
     startedBefore: z.date({ error: 'a date is a valid Date' }),
     limit: z

@@ -1,6 +1,7 @@
 // Typed search attributes a conversation keeps up to date, so people can filter conversations in the Web UI
-// (`ConversationStatus = "awaiting_user"`) and the client can list them. The dev server registers exactly
-// these (testing/dev-server/ reads this list), so a name or a type is written once, here.
+// (`ConversationStatus = "awaiting_user"`) and the client can list them, and the owner the gateway records at start.
+// The dev server registers exactly registeredSearchAttributes (testing/dev-server/ reads this list; docker-compose.yml
+// lists the same), so a name or a type is written once, here.
 import {
   defineSearchAttributeKey,
   type SearchAttributePair,
@@ -45,6 +46,18 @@ export const conversationSearchAttributes = [
   ConversationContextTokensBefore,
   ConversationAwaitingApproval,
 ] as const;
+
+/**
+ * Who a conversation belongs to: the gateway's principal that started it (gateway/gateway-config.ts), set by the client
+ * with the start (StartOptions.owner) and never written again. Not in conversationSearchAttributes, the ones the
+ * workflow keeps up to date: the workflow neither reads nor writes it (its upserts name their own keys, so the owner
+ * stays), and continue-as-new carries it (a new run keeps the search attributes it is not given). Unset on a
+ * conversation started without an owner (by the CLI or the client directly): only a gateway admin sees those.
+ */
+export const ConversationOwner = defineSearchAttributeKey('ConversationOwner', SearchAttributeType.KEYWORD);
+
+/** Every attribute a server needs registered: the ones the workflow keeps up to date, and the owner. */
+export const registeredSearchAttributes = [...conversationSearchAttributes, ConversationOwner] as const;
 
 /** The attributes a conversation shows, in the order conversationSearchAttributes lists them. */
 export interface ShownAttributes {

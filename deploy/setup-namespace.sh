@@ -4,7 +4,7 @@
 #   TEMPORAL_ADDRESS     the frontend, host:port
 #   NAMESPACE            default "default"
 #   RETENTION            default 72h
-#   SEARCH_ATTRIBUTES    space-separated Name=Type pairs (workflows/search-attributes.ts; the test keeps them equal)
+#   SEARCH_ATTRIBUTES    space-separated Name=Type pairs (common/search-attributes.ts; the test keeps them equal)
 set -eu
 
 NAMESPACE="${NAMESPACE:-default}"

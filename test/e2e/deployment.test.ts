@@ -25,7 +25,7 @@ import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { configSchema, loadConfig } from '../../workers/config';
 import { connectionOptions } from '../../workers/connection-options';
-import { conversationSearchAttributes } from '../../common/search-attributes';
+import { registeredSearchAttributes } from '../../common/search-attributes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -175,9 +175,9 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  test('temporal-setup registers exactly the search attributes of workflows/search-attributes.ts', () => {
+  test('temporal-setup registers exactly the search attributes of common/search-attributes.ts', () => {
     const pairs = environmentOf('temporal-setup').SEARCH_ATTRIBUTES!.trim().split(/\s+/).sort();
-    const expected = conversationSearchAttributes
+    const expected = registeredSearchAttributes
       .map((key) => `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`)
       .sort();
     assert.deepEqual(pairs, expected);
@@ -220,13 +220,13 @@ describe('deploy/setup-namespace.sh against the dev server', () => {
       assert.match(second.stdout, /Namespace .* exists\./);
       assert.equal(
         (second.stdout.match(/Search attribute \S+ exists\./g) ?? []).length,
-        conversationSearchAttributes.length,
+        registeredSearchAttributes.length,
       );
 
       const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
       try {
         const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-        for (const key of conversationSearchAttributes) {
+        for (const key of registeredSearchAttributes) {
           assert.equal(customAttributes?.[key.name], encodeSearchAttributeIndexedValueType(key.type), key.name);
         }
       } finally {

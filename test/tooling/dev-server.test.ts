@@ -15,7 +15,7 @@ import {
   ConversationAwaitingApproval,
   ConversationModel,
   ConversationStatus,
-  conversationSearchAttributes,
+  registeredSearchAttributes,
   ConversationTurns,
 } from '../../common/search-attributes';
 
@@ -74,7 +74,7 @@ describe('the shared dev server', () => {
   test('every conversation search attribute is registered with its type', async () => {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
     assert.ok(customAttributes, 'listSearchAttributes returned no custom attributes');
-    for (const key of conversationSearchAttributes) {
+    for (const key of registeredSearchAttributes) {
       assert.equal(
         customAttributes[key.name],
         encodeSearchAttributeIndexedValueType(key.type),
@@ -194,7 +194,7 @@ describe('a private dev server', () => {
         const { customAttributes } = await connection.operatorService.listSearchAttributes({
           namespace: server.namespace,
         });
-        for (const key of conversationSearchAttributes) {
+        for (const key of registeredSearchAttributes) {
           assert.equal(customAttributes?.[key.name], encodeSearchAttributeIndexedValueType(key.type), key.name);
         }
         const ids = await eventually('the restarted server to answer visibility queries', async () => {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChildProcess, spawn } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import { Connection } from '@temporalio/client';
-import { conversationSearchAttributes } from '../../common/search-attributes';
+import { registeredSearchAttributes } from '../../common/search-attributes';
 import { isPortOpen } from '../free-port';
 import { errorMessage } from './grpc-errors';
 import { ensureSearchAttributes } from './search-attributes';
@@ -34,7 +34,7 @@ export class ManagedDevServer implements DevServer {
   ) {}
 
   private get searchAttributes(): readonly SearchAttributeKeyAny[] {
-    return this.options.searchAttributes ?? conversationSearchAttributes;
+    return this.options.searchAttributes ?? registeredSearchAttributes;
   }
 
   private log(line: string): void {

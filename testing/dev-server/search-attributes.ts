@@ -8,7 +8,7 @@ import {
   encodeSearchAttributeIndexedValueType,
   type SearchAttributeType,
 } from '@temporalio/common/lib/search-attributes';
-import { conversationSearchAttributes } from '../../common/search-attributes';
+import { registeredSearchAttributes } from '../../common/search-attributes';
 import { errorMessage, GRPC_ALREADY_EXISTS, grpcCode } from './grpc-errors';
 import type { SearchAttributeKeyAny } from './types';
 
@@ -45,7 +45,7 @@ export function checkSqliteSearchAttributeLimits(keys: readonly SearchAttributeK
   );
 }
 /** `--search-attribute Name=Type` pairs for every attribute in common/search-attributes.ts. */
-export function searchAttributeArgs(keys: readonly SearchAttributeKeyAny[] = conversationSearchAttributes): string[] {
+export function searchAttributeArgs(keys: readonly SearchAttributeKeyAny[] = registeredSearchAttributes): string[] {
   return keys.flatMap((key) => ['--search-attribute', `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`]);
 }
 
@@ -56,7 +56,7 @@ export function searchAttributeArgs(keys: readonly SearchAttributeKeyAny[] = con
 export async function ensureSearchAttributes(
   connection: Connection,
   namespace: string,
-  keys: readonly SearchAttributeKeyAny[] = conversationSearchAttributes,
+  keys: readonly SearchAttributeKeyAny[] = registeredSearchAttributes,
 ): Promise<void> {
   const wanted = new Map<string, number>();
   for (const key of keys) {

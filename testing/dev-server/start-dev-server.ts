@@ -3,7 +3,7 @@
 import os from 'node:os';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { conversationSearchAttributes } from '../../common/search-attributes';
+import { registeredSearchAttributes } from '../../common/search-attributes';
 import { freePorts } from '../free-port';
 import { cacheRoot, ensureTemporalCli } from '../temporal-cli';
 import { errorMessage } from './grpc-errors';
@@ -19,7 +19,7 @@ export function defaultPersistentDbFile(): string {
 }
 
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const searchAttributes = options.searchAttributes ?? conversationSearchAttributes;
+  const searchAttributes = options.searchAttributes ?? registeredSearchAttributes;
   checkSqliteSearchAttributeLimits(searchAttributes);
   const cliPath = options.cliPath ?? (await ensureTemporalCli(options.log));
   const namespace = options.namespace ?? 'default';

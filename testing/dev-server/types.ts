@@ -17,7 +17,7 @@ export interface DevServerOptions {
   log?: (line: string) => void;
   /** The server's own stdout/stderr lines. Default: dropped (the last lines still go into startup errors). */
   serverOutput?: (line: string) => void;
-  /** Search attributes to register. Default: conversationSearchAttributes from common/search-attributes.ts. */
+  /** Search attributes to register. Default: registeredSearchAttributes from common/search-attributes.ts. */
   searchAttributes?: readonly SearchAttributeKeyAny[];
   /** The Temporal CLI to run. Default: ensureTemporalCli(). */
   cliPath?: string;
