@@ -8,6 +8,8 @@ import { modelPriceTableSchema } from '../common/pricing';
 
 /** Running activities get this long to finish when the worker is asked to stop. */
 export const DEFAULT_SHUTDOWN_GRACE_TIME = '30 seconds';
+/** Unless WORKER_SHUTDOWN_FORCE_TIME says otherwise, a stopping worker gives up this long after its grace time. */
+export const DEFAULT_SHUTDOWN_FORCE_MARGIN_MS = 10_000;
 
 const optionalText = z.string().trim().min(1).optional().catch(undefined);
 
@@ -34,6 +36,16 @@ export const configSchema = z.object({
     .trim()
     .refine((text) => durationMs(text) !== undefined, 'must be a duration like "30 seconds"')
     .default(DEFAULT_SHUTDOWN_GRACE_TIME),
+  /**
+   * On SIGTERM, how long (from the signal) the worker may take to stop at all: an activity that ignores its
+   * cancellation (a tool that does not honour its `signal`) keeps it up until then, and the process then exits
+   * non-zero. Longer than the grace time; default: the grace time + 10 seconds.
+   */
+  WORKER_SHUTDOWN_FORCE_TIME: z
+    .string()
+    .trim()
+    .refine((text) => durationMs(text) !== undefined, 'must be a duration like "40 seconds"')
+    .optional(),
   /** `host:port` to serve the SDK's Prometheus metrics on (`/metrics`): task latencies, slots, request latencies. */
   WORKER_METRICS_ADDRESS: z
     .string()
@@ -96,6 +108,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'Invalid configuration:\n  TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: set both (mTLS) or neither.',
     );
   }
+  const graceMs = durationMs(parsed.data.WORKER_SHUTDOWN_GRACE_TIME)!;
+  const forceMs = parsed.data.WORKER_SHUTDOWN_FORCE_TIME
+    ? durationMs(parsed.data.WORKER_SHUTDOWN_FORCE_TIME)
+    : undefined;
+  if (forceMs !== undefined && forceMs <= graceMs) {
+    throw new ConfigError(
+      `Invalid configuration:\n  WORKER_SHUTDOWN_FORCE_TIME: must be longer than WORKER_SHUTDOWN_GRACE_TIME (${parsed.data.WORKER_SHUTDOWN_GRACE_TIME}).`,
+    );
+  }
   if (!parsed.data.ANTHROPIC_API_KEY && !parsed.data.ANTHROPIC_BASE_URL) {
     throw new ConfigError(
       'Invalid configuration:\n  ANTHROPIC_API_KEY: set it to talk to Claude, or set ANTHROPIC_BASE_URL to a local Messages API server (npm run messages-api).',
@@ -106,3 +127,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** A key the local Messages API server accepts; never sent to the real API (there a real key is required). */
 export const LOCAL_API_KEY = 'local-messages-api';
+
+/** How long a stopping worker may take, from the signal: WORKER_SHUTDOWN_FORCE_TIME, or the grace time + 10 s. */
+export function shutdownForceMs(
+  config: Pick<WorkerConfig, 'WORKER_SHUTDOWN_GRACE_TIME' | 'WORKER_SHUTDOWN_FORCE_TIME'>,
+): number {
+  const forced = config.WORKER_SHUTDOWN_FORCE_TIME ? durationMs(config.WORKER_SHUTDOWN_FORCE_TIME) : undefined;
+  return forced ?? (durationMs(config.WORKER_SHUTDOWN_GRACE_TIME) ?? 30_000) + DEFAULT_SHUTDOWN_FORCE_MARGIN_MS;
+}

@@ -3,7 +3,9 @@
 // graceful shutdown can wait for ever for a task that will never complete — the process stays up, taking no work, and
 // no supervisor restarts it. This watches the worker's state: if it leaves RUNNING without a shutdown signal, `run()`
 // gets the shutdown's grace time to end on its own, and then this rejects with WorkerStoppedError so the process can
-// exit non-zero and be restarted.
+// exit non-zero and be restarted. And when it was asked to stop, it has `forceMs` (from the signal) to end: an
+// activity that ignores its cancellation (a tool that does not honour its abort signal) would keep it up for as long
+// as the activity runs; past that this rejects with WorkerShutdownTimeoutError.
 import type { Worker } from '@temporalio/worker';
 
 /** The signals on which Temporal's Runtime shuts its workers down (its default `shutdownSignals`). */
@@ -14,13 +16,36 @@ export class WorkerStoppedError extends Error {
   override name = 'WorkerStoppedError';
 }
 
+/** The worker was asked to stop and did not within its force time: activities still ran (ignoring cancellation). */
+export class WorkerShutdownTimeoutError extends Error {
+  override name = 'WorkerShutdownTimeoutError';
+}
+
 export async function runUntilStopped(
   worker: Pick<Worker, 'run' | 'getState'>,
-  options: { graceMs: number; log?: (message: string) => void },
+  options: {
+    graceMs: number;
+    /** From a shutdown signal, how long the worker may take to end before this rejects. Default: no bound. */
+    forceMs?: number;
+    log?: (message: string) => void;
+  },
 ): Promise<void> {
   let asked = false;
-  const onSignal = () => {
+  let forced: NodeJS.Timeout | undefined;
+  let rejectForced: (error: Error) => void = () => undefined;
+  const tooLong = new Promise<never>((_, reject) => (rejectForced = reject));
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (asked) return;
     asked = true;
+    const { forceMs } = options;
+    if (forceMs === undefined) return;
+    forced = setTimeout(() => {
+      const message =
+        `The worker did not stop within ${forceMs} ms of ${signal} (grace time ${options.graceMs} ms): an activity ` +
+        `still runs after its cancellation (a tool that does not honour its abort signal?); giving up, the process exits.`;
+      options.log?.(message);
+      rejectForced(new WorkerShutdownTimeoutError(message));
+    }, forceMs);
   };
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
   let watch: NodeJS.Timeout | undefined;
@@ -44,10 +69,11 @@ export async function runUntilStopped(
     }, WATCH_INTERVAL_MS);
   });
   try {
-    await Promise.race([worker.run(), unasked]);
+    await Promise.race([worker.run(), unasked, tooLong]);
   } finally {
     clearInterval(watch);
     clearTimeout(giveUp);
+    clearTimeout(forced);
     for (const signal of SHUTDOWN_SIGNALS) process.off(signal, onSignal);
   }
 }

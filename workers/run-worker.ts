@@ -16,7 +16,7 @@ import {
 } from '../activities/mcp/mcp-server-config';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { createAnthropic } from './anthropic-client';
-import { ConfigError, loadConfig, type WorkerConfig } from './config';
+import { ConfigError, loadConfig, shutdownForceMs, type WorkerConfig } from './config';
 import { connectionOptions } from './connection-options';
 import { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
 import { prebuiltWorkflowBundle } from './workflow-bundles';
@@ -96,6 +96,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     console.log(`Worker ready: ${described()}`);
     await runUntilStopped(worker, {
       graceMs: durationMs(config.WORKER_SHUTDOWN_GRACE_TIME) ?? 30_000,
+      forceMs: shutdownForceMs(config),
       log: (message) => Runtime.instance().logger.error(message),
     });
   } finally {

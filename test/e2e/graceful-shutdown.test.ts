@@ -3,7 +3,7 @@
 // elsewhere. The worker is the rigs' worker (workers/main.ts's runWorker, with the execution log) in a child process;
 // "in flight" is seen, not guessed: the local server has received the model request, the tool wrote its start line.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +15,7 @@ import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { attemptsOf, namespace, readExecutions, temporalAddress, uniquePrompt } from '../support/harness';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { spawnWorker } from '../../scripts/worker-process';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const SLOW_MS = 4_000;
@@ -108,5 +109,90 @@ test('on SIGTERM a model call and a tool call in flight finish on their worker, 
     assert.equal(readExecutions(executionLog, b, 'get_weather').filter((e) => e.event === 'start').length, 1);
   } finally {
     await second.kill();
+  }
+});
+
+/** A worker (runWorker, as a service writes it) with one tool that ignores its abort signal for `ms`. */
+function stubbornWorkerScript(ms: number): string {
+  const root = join(__dirname, '..', '..');
+  const file = join(mkdtempSync(join(tmpdir(), 'stubborn-')), 'worker.ts');
+  writeFileSync(
+    file,
+    `import { z } from ${JSON.stringify(join(root, 'node_modules', 'zod'))};
+import { defineTool } from ${JSON.stringify(join(root, 'activities', 'tool-definition'))};
+import { runWorker } from ${JSON.stringify(join(root, 'workers', 'run-worker'))};
+const stubborn = defineTool({
+  name: 'stubborn_tool',
+  description: 'Takes its time and does not listen.',
+  input: z.object({}),
+  timeout: '2 minutes',
+  async run() {
+    console.log('stubborn tool started');
+    await new Promise((resolve) => setTimeout(resolve, ${ms})); // no signal: it cannot be cut short
+    return 'done';
+  },
+});
+runWorker({ tools: [stubborn] }).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
+`,
+  );
+  return file;
+}
+
+test('a tool that ignores its abort signal cannot keep a stopping worker up past WORKER_SHUTDOWN_FORCE_TIME', async () => {
+  const taskQueue = `stubborn-${randomUUID()}`;
+  const lines: string[] = [];
+  const worker = await spawnWorker({
+    entry: stubbornWorkerScript(30_000),
+    env: {
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_NAMESPACE: namespace,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ANTHROPIC_BASE_URL: mock.url,
+      ...(process.env.WORKFLOW_BUNDLE_PATH && { WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH }),
+      WORKER_SHUTDOWN_GRACE_TIME: '2 seconds',
+      WORKER_SHUTDOWN_FORCE_TIME: '5 seconds',
+    },
+    output: (line) => lines.push(line),
+  });
+  const conversations = new ConversationClient({
+    client: new Client({ connection, namespace }),
+    taskQueue,
+    tools: ['stubborn_tool'],
+  });
+  const prompt = uniquePrompt('Take your time');
+  mock.script(prompt, [
+    { reply: { content: [{ type: 'tool_use', name: 'stubborn_tool', input: {} }], stop_reason: 'tool_use' } },
+    { reply: { content: [{ type: 'text', text: 'Done.' }], stop_reason: 'end_turn' } },
+  ]);
+  const id = `stubborn-${randomUUID()}`;
+  const reply = conversations.sendMessage(id, prompt, { tools: ['stubborn_tool'] }).catch(() => undefined);
+  try {
+    while (!lines.some((line) => line.includes('stubborn tool started'))) {
+      assert.ok(worker.running, worker.tail());
+      await sleep(50);
+    }
+    const signalled = Date.now();
+    worker.child.kill('SIGTERM');
+    const exit = await Promise.race([worker.exited, sleep(40_000).then(() => 'still running' as const)]);
+    const took = Date.now() - signalled;
+    if (exit === 'still running') assert.fail(`the worker still runs ${took} ms after SIGTERM:\n${worker.tail()}`);
+    assert.notEqual(exit.code, 0, 'it exits non-zero: it did not stop cleanly');
+    assert.equal(exit.signal, null, 'it exited by itself, not by a signal');
+    assert.ok(took >= 4_500, `not before the force time (${took} ms)`);
+    assert.ok(took < 5_000 + 7_000, `soon after the force time: ${took} ms (the tool would run 30 s)`);
+    assert.ok(
+      lines.some((line) => /did not stop within 5000 ms of SIGTERM .*abort signal/.test(line)),
+      `a log line says why:\n${worker.tail()}`,
+    );
+  } finally {
+    await worker.kill();
+    await conversations.client.workflow
+      .getHandle(id)
+      .terminate('test over')
+      .catch(() => undefined);
+    await reply;
   }
 });
