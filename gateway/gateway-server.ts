@@ -5,7 +5,10 @@
 //
 //   GET  /                                     the chat page (gateway/public/)
 //   GET  /healthz                              200 when up
-//   GET  /api/config                           { namespace, temporalUiUrl }
+//   GET  /api/config                           { namespace, temporalUiUrl, principal, admin }
+//   GET  /api/conversations?status=&model=&limit=&owner=&all=1
+//                                              { conversations: [...] }: the caller's own, newest first (admins:
+//                                              `all=1` every one, `owner=` someone's)
 //   POST /api/conversations                    { id?, options?, message? } → 201 { id, turn?, offset? }
 //   GET  /api/conversations/:id                the state
 //   GET  /api/conversations/:id/transcript     the messages
@@ -20,22 +23,34 @@
 // Content-Security-Policy that lets the chat page load only its own script, style and API, and no framing). Open event
 // streams are capped per token and per conversation (429 with Retry-After), and a reader that falls too far behind is
 // ended instead of buffered without bound: it resumes with Last-Event-ID like after any drop.
+//
+// Owners: each token is a principal's (gateway/gateway-config.ts). A conversation the gateway starts records its
+// principal in the ConversationOwner search attribute (set with the start, never written again). Every
+// /api/conversations/:id route looks the owner up (DescribeWorkflowExecution, remembered a little while per id) and
+// answers another principal exactly as it answers for a conversation that does not exist (404 not_found); an admin
+// sees every conversation, those without an owner (started by the CLI or the client directly) included. Ids are one
+// space shared by everyone: a start with an id someone has used is 409 already_started, the same answer whoever has it,
+// saying nothing of its owner or content.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import type { z } from 'zod';
-import { ConversationError, type ConversationErrorCode } from '../client/errors';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { ConversationError, type ConversationErrorCode, toConversationError } from '../client/errors';
 import type { ConversationClient, StartOptions } from '../client/conversation-client';
 import { describeIssues } from '../common/options';
+import { ConversationOwner } from '../common/search-attributes';
 import type { StreamItem } from '../common/stream-events';
 import { parseCursor, type StreamCursor } from '../client/stream-cursor';
 import { GrpcStatus, grpcStatusOf } from '../client/grpc-status';
 import { EventFeeds } from './event-feeds';
+import { DEFAULT_PRINCIPAL, type GatewayToken } from './gateway-config';
 import {
   approvalBodySchema,
   conversationIdSchema,
+  listQuerySchema,
   messageBodySchema,
   offsetSchema,
   startBodySchema,
@@ -43,7 +58,10 @@ import {
 
 export interface GatewayOptions {
   conversations: ConversationClient;
-  token: string;
+  /** One token: principal "default", an admin (what GATEWAY_TOKEN gives). */
+  token?: string;
+  /** Tokens and whose they are (GATEWAY_TOKENS); with `token`, both are taken. At least one in all. */
+  tokens?: readonly GatewayToken[];
   host?: string;
   port?: number;
   maxBodyBytes?: number;
@@ -105,6 +123,21 @@ const STATUS_OF: Record<ConversationErrorCode, number> = {
   unavailable: 503,
 };
 
+/**
+ * How long a conversation's owner, once looked up, is taken as known. An owner never changes; an id is reused only
+ * after its conversation's retention ran out, so this only bounds how stale that can be.
+ */
+const OWNER_TTL_MS = 30_000;
+/** Owners remembered at most; the oldest is forgotten first. */
+const MAX_OWNERS_CACHED = 10_000;
+
+/** Who is calling: the token's principal, and the key its event streams are counted under (the token's digest). */
+interface Caller {
+  principal: string;
+  admin: boolean;
+  key: string;
+}
+
 /** With a 503: when to try again, in seconds (a long poll frees its slot within 20 s; most limits clear sooner). */
 const RETRY_SOON = { 'retry-after': '5' };
 
@@ -123,7 +156,13 @@ class HttpError extends Error {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { conversations } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1_000_000;
-  const tokenDigest = sha256(options.token);
+  const grants = [
+    ...(options.token !== undefined ? [{ token: options.token, principal: DEFAULT_PRINCIPAL, admin: true }] : []),
+    ...(options.tokens ?? []),
+  ].map(({ token, principal, admin }) => ({ digest: sha256(token), principal, admin }));
+  if (grants.length === 0) throw new Error('startGateway: give `token` or `tokens` (no token, no access)');
+  /** Conversation id → its owner (null: none recorded), until `expires`. Only conversations found are kept. */
+  const owners = new Map<string, { owner: string | null; expires: number }>();
   const maxStreamsPerToken = options.maxStreamsPerToken ?? 16;
   const maxStreamsPerConversation = options.maxStreamsPerConversation ?? 8;
   const maxStreamBufferBytes = options.maxStreamBufferBytes ?? 1_048_576;
@@ -161,67 +200,157 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       return sendJson(res, 200, { ok: true });
     }
     if (!url.pathname.startsWith('/api/')) throw noSuchPath();
-    const who = authenticate(req);
+    const caller = authenticate(req);
 
     const parts = url.pathname.split('/').slice(2).map(decodePathSegment); // ['conversations', id?, what?]
     if (parts[0] === 'config' && parts.length === 1) {
       allow(method, ['GET']);
-      return sendJson(res, 200, { namespace: options.namespace, temporalUiUrl: options.temporalUiUrl ?? null });
+      return sendJson(res, 200, {
+        namespace: options.namespace,
+        temporalUiUrl: options.temporalUiUrl ?? null,
+        principal: caller.principal,
+        admin: caller.admin,
+      });
     }
     if (parts[0] !== 'conversations' || parts.length > 3) throw noSuchPath();
     if (parts.length === 1) {
-      allow(method, ['POST']);
+      allow(method, ['GET', 'POST']);
+      if (method === 'GET') return sendJson(res, 200, { conversations: await list(url, caller) });
       const body = await readBody(req, startBodySchema);
       const id = await conversations.startConversation({
         ...(body.options as StartOptions | undefined),
         ...(body.id && { id: body.id }),
         ...(body.message !== undefined && { firstMessage: body.message }),
+        // The caller's, whatever the options say.
+        owner: caller.principal,
       });
       // A new conversation's log starts at offset 0; its first message is turn 1.
       return sendJson(res, 201, { id, ...(body.message !== undefined && { turn: 1, offset: 0 }) });
     }
     const id = parse(conversationIdSchema, parts[1], 'conversation id');
+    if (parts[2] === 'messages') {
+      allow(method, ['POST']);
+      const body = await readBody(req, messageBodySchema);
+      return sendJson(res, 202, await submit(id, body.text, body.start as StartOptions | undefined, caller));
+    }
+    // The method first (405 says nothing of the conversation), then whose the conversation is.
     switch (parts[2]) {
       case undefined:
         allow(method, ['GET']);
+        await authorize(caller, id);
         return sendJson(res, 200, await conversations.getState(id));
       case 'transcript':
         allow(method, ['GET']);
+        await authorize(caller, id);
         return sendJson(res, 200, await conversations.getTranscript(id));
-      case 'messages': {
-        allow(method, ['POST']);
-        const body = await readBody(req, messageBodySchema);
-        const submitted = await conversations.submitMessage(id, body.text, body.start as StartOptions | undefined);
-        return sendJson(res, 202, submitted);
-      }
       case 'approvals': {
         allow(method, ['POST']);
+        await authorize(caller, id);
         await conversations.approveToolCall(id, await readBody(req, approvalBodySchema));
         res.writeHead(204);
         return void res.end();
       }
       case 'end':
         allow(method, ['POST']);
+        await authorize(caller, id);
         await conversations.end(id);
         return sendJson(res, 202, { ending: id });
       case 'events':
         allow(method, ['GET']);
-        return streamEvents(req, res, id, url, who);
+        await authorize(caller, id);
+        return streamEvents(req, res, id, url, caller.key);
       default:
         throw noSuchPath();
     }
   }
 
-  /** Checks the bearer token; returns whose it is (its digest), the key its event streams are counted under. */
-  function authenticate(req: IncomingMessage): string {
+  /**
+   * Checks the bearer token; returns whose it is. Every configured token is compared (in constant time, digest with
+   * digest), so how long a refusal takes says nothing about which token came close.
+   */
+  function authenticate(req: IncomingMessage): Caller {
     const header = req.headers.authorization;
     const challenge = { 'www-authenticate': 'Bearer realm="gateway"' };
     if (!header) throw new HttpError(401, 'unauthenticated', 'Send Authorization: Bearer <token>.', challenge);
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    if (!token || !timingSafeEqual(sha256(token), tokenDigest)) {
-      throw new HttpError(401, 'unauthenticated', 'The bearer token is not valid.', challenge);
+    const digest = sha256(token ?? '');
+    let match: (typeof grants)[number] | undefined;
+    for (const grant of grants) {
+      if (timingSafeEqual(digest, grant.digest) && !match) match = grant;
     }
-    return tokenDigest.toString('hex');
+    if (!token || !match) throw new HttpError(401, 'unauthenticated', 'The bearer token is not valid.', challenge);
+    return { principal: match.principal, admin: match.admin, key: match.digest.toString('hex') };
+  }
+
+  /**
+   * The conversation's owner (null: none recorded), or undefined when there is no such conversation. Remembered for
+   * OWNER_TTL_MS once found.
+   */
+  async function ownerOf(id: string): Promise<string | null | undefined> {
+    const known = owners.get(id);
+    if (known && known.expires > Date.now()) return known.owner;
+    let owner: string | null;
+    try {
+      const description = await conversations.client.workflow.getHandle(id).describe();
+      owner = description.typedSearchAttributes.get(ConversationOwner) ?? null;
+    } catch (err) {
+      const mapped = toConversationError(err, id);
+      if (mapped instanceof ConversationError && mapped.code === 'not_found') return undefined;
+      throw mapped;
+    }
+    owners.delete(id);
+    if (owners.size >= MAX_OWNERS_CACHED) owners.delete(owners.keys().next().value!);
+    owners.set(id, { owner, expires: Date.now() + OWNER_TTL_MS });
+    return owner;
+  }
+
+  /** The caller may use this conversation: an admin any; a principal its own. Otherwise as if there were none. */
+  async function authorize(caller: Caller, id: string): Promise<void> {
+    if (caller.admin) return;
+    if ((await ownerOf(id)) !== caller.principal) throw notFound(id);
+  }
+
+  /**
+   * A message; with `start`, the conversation is created if there is none. For a principal (not an admin), a
+   * conversation that is not there is started by a start of its own (which fails if the id was taken meanwhile), so
+   * that the message never lands in someone else's conversation created a moment before.
+   */
+  async function submit(id: string, text: string, start: StartOptions | undefined, caller: Caller) {
+    const owned = start && { ...start, owner: caller.principal };
+    if (caller.admin) return conversations.submitMessage(id, text, owned);
+    const owner = await ownerOf(id);
+    if (owner === undefined && owned) {
+      try {
+        await conversations.startConversation({ ...owned, id, firstMessage: text });
+        return { turn: 1, offset: 0 };
+      } catch (err) {
+        if (!(err instanceof ConversationError && err.code === 'already_started')) throw err;
+        owners.delete(id);
+        if ((await ownerOf(id)) !== caller.principal) throw notFound(id);
+        return conversations.submitMessage(id, text, owned);
+      }
+    }
+    if (owner !== caller.principal) throw notFound(id);
+    return conversations.submitMessage(id, text, owned);
+  }
+
+  /** GET /api/conversations: the caller's own; an admin's `all=1` every one, `owner=` that principal's. */
+  async function list(url: URL, caller: Caller) {
+    const names = [...url.searchParams.keys()];
+    const repeated = names.find((name, i) => names.indexOf(name) !== i);
+    if (repeated !== undefined) throw new HttpError(400, 'invalid_request', 'Invalid query: a parameter is repeated.');
+    const query = parse(listQuerySchema, Object.fromEntries(url.searchParams), 'query');
+    if ((query.all || query.owner !== undefined) && !caller.admin) {
+      throw new HttpError(403, 'forbidden', "Only an admin may list other principals' conversations.");
+    }
+    const owner = query.all ? undefined : (query.owner ?? caller.principal);
+    const found = await conversations.list({
+      limit: query.limit,
+      ...(owner !== undefined && { owner }),
+      ...(query.status !== undefined && { status: query.status }),
+      ...(query.model !== undefined && { model: query.model }),
+    });
+    return found;
   }
 
   /** The body as JSON checked by `schema`; 415, 413 and 400 say what is wrong with it. */
@@ -396,6 +525,11 @@ function decodePathSegment(segment: string): string {
   } catch {
     throw new HttpError(400, 'invalid_request', 'The path is not valid percent-encoded UTF-8.');
   }
+}
+
+/** What another principal gets for a conversation: what anyone gets for one that does not exist. */
+function notFound(id: string): unknown {
+  return toConversationError(new WorkflowNotFoundError('not found', id, undefined), id);
 }
 
 function noSuchPath(): HttpError {

@@ -1,8 +1,11 @@
 // `npm run gateway`: the HTTP/SSE gateway and its chat page (gateway/gateway-server.ts), configured by environment
-// (gateway/gateway-config.ts): GATEWAY_TOKEN is required; TEMPORAL_* as for the worker; PAYLOAD_ENCRYPTION_KEYS when
-// the workers encrypt payloads.
+// (gateway/gateway-config.ts): GATEWAY_TOKEN (one admin token) and/or GATEWAY_TOKENS / GATEWAY_TOKENS_FILE (tokens of
+// several principals); TEMPORAL_* as for the worker; PAYLOAD_ENCRYPTION_KEYS when the workers encrypt payloads. The
+// namespace must have the ConversationOwner search attribute (deploy/setup-namespace.sh registers it).
+import type { Connection, ConnectionLike } from '@temporalio/client';
 import { ConversationClient } from '../client/conversation-client';
 import { dataConverterFromEnv } from '../codec/data-converter';
+import { ConversationOwner } from '../common/search-attributes';
 import { ConfigError } from '../workers/config';
 import { loadGatewayConfig } from './gateway-config';
 import { startGateway } from './gateway-server';
@@ -16,9 +19,10 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...(dataConverter && { dataConverter }),
   });
+  await checkOwnerAttribute(conversations.client.connection, config.TEMPORAL_NAMESPACE);
   const gateway = await startGateway({
     conversations,
-    token: config.GATEWAY_TOKEN,
+    tokens: config.tokens,
     host: config.GATEWAY_HOST,
     port: config.GATEWAY_PORT,
     maxBodyBytes: config.GATEWAY_MAX_BODY_BYTES,
@@ -35,6 +39,32 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * Without ConversationOwner registered every start would fail: say so at start-up. A server that will not list its
+ * search attributes (an API key without the permission) is taken at its word later.
+ */
+async function checkOwnerAttribute(connection: ConnectionLike, namespace: string): Promise<void> {
+  const operator = (connection as Partial<Connection>).operatorService;
+  if (!operator) return;
+  let names: string[];
+  try {
+    const listed = await connection.withDeadline(Date.now() + 10_000, () =>
+      operator.listSearchAttributes({ namespace }),
+    );
+    names = Object.keys(listed.customAttributes ?? {});
+  } catch (err) {
+    console.warn(`Could not list the search attributes of ${namespace} (${(err as Error).message}); going on`);
+    return;
+  }
+  if (!names.includes(ConversationOwner.name)) {
+    throw new ConfigError(
+      `The namespace ${namespace} has no ${ConversationOwner.name} search attribute (Keyword), which records each ` +
+        "conversation's owner: register it (deploy/setup-namespace.sh, or temporal operator search-attribute create " +
+        `--name ${ConversationOwner.name} --type Keyword) and start the gateway again.`,
+    );
+  }
 }
 
 main().catch((err: unknown) => {

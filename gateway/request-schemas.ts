@@ -1,7 +1,9 @@
 // What the gateway accepts, one zod schema per body and path parameter. Conversation options are checked again by
 // the client with the conversations' own schema (common/options.ts); here only their outer shape.
 import { z } from 'zod';
+import { FINAL_STATUSES, OPEN_STATUSES } from '../common/conversation-types';
 import { approvalDecisionSchema, userMessageSchema } from '../common/workflow-messages';
+import { principalSchema } from './gateway-config';
 
 const MAX_GATEWAY_ID_CHARS = 200;
 const ID_RULE = `a conversation id is 1-${MAX_GATEWAY_ID_CHARS} letters, digits, ".", "_", ":" or "-", starting with a letter or digit`;
@@ -44,3 +46,30 @@ export const approvalBodySchema = approvalDecisionSchema;
 
 /** `?from=N` and `Last-Event-ID: N` (the last offset the reader has: it resumes after it). */
 export const offsetSchema = z.coerce.number({ error: 'must be a number' }).int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** The most conversations one list answers with. */
+export const MAX_LIST_LIMIT = 100;
+
+/**
+ * GET /api/conversations' query. Each value goes into a visibility query only through the client's quoting
+ * (client/conversation-client.ts list); an owner is a principal's name besides, and a model printable and short.
+ */
+export const listQuerySchema = z.strictObject({
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(MAX_LIST_LIMIT, `limit must be at most ${MAX_LIST_LIMIT}`)
+    .default(50),
+  status: z.enum([...OPEN_STATUSES, ...FINAL_STATUSES], { error: 'status must be a conversation status' }).optional(),
+  model: z
+    .string()
+    .min(1, 'model must not be empty')
+    .max(256, { error: 'model must be at most 256 characters', abort: true })
+    .regex(/^[\x20-\x7e]+$/, 'model must be printable ASCII')
+    .optional(),
+  /** Admins only: this principal's conversations. */
+  owner: principalSchema.optional(),
+  /** Admins only: every conversation, whoever started it (and those without an owner). */
+  all: z.enum(['1', 'true'], { error: 'all must be 1 or true' }).optional(),
+});

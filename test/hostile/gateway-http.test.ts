@@ -4,20 +4,34 @@
 // spaces, slashes, NUL, lone surrogates), malformed percent-encoding, unknown paths, a missing or wrong token — the
 // answer is a clear 4xx that quotes at most a little of what was sent, never a 500, and the gateway's log shows no
 // stack trace. Event streams are capped per token and per conversation, and a reader that stops reading is cut off
-// (it resumes with Last-Event-ID) instead of making the gateway hold everything for it.
+// (it resumes with Last-Event-ID) instead of making the gateway hold everything for it. Principals: a malformed
+// GATEWAY_TOKENS is refused at start naming the variable, never a token; a token of odd (visible ASCII) characters
+// works exactly as given; a list's filter values never widen the visibility query (400, or quoted).
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { loadGatewayConfig } from '../../gateway/gateway-config';
+import { ConfigError } from '../../workers/config';
 import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOKEN = randomBytes(24).toString('base64url');
 const MARKER = 'SECRET-CALLER-TEXT-4711';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
+/** Principal "odd" (not an admin): every visible ASCII character a header may carry that a parser might trip on. */
+const ODD_TOKEN = `q"uo\\te'%20,;=~!{}[]<>|^\`$&*()#${randomBytes(8).toString('hex')}`;
+/** Principal "other": someone else's conversations for "odd" not to see. */
+const OTHER_TOKEN = randomBytes(24).toString('base64url');
+const GATEWAY_TOKENS = JSON.stringify({
+  [ODD_TOKEN]: { principal: 'odd' },
+  [OTHER_TOKEN]: { principal: 'other', admin: false },
+});
 const JSON_AUTH = { ...AUTH, 'Content-Type': 'application/json' };
 /** Small caps, so that the tests can reach them. */
 const MAX_STREAMS_PER_TOKEN = 3;
@@ -38,6 +52,7 @@ before(async () => {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       GATEWAY_TOKEN: TOKEN,
+      GATEWAY_TOKENS,
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_PORT: '0',
       GATEWAY_MAX_BODY_BYTES: String(MAX_BODY_BYTES),
@@ -237,7 +252,7 @@ describe('methods', () => {
       ['/chat.css', 'GET'],
       ['/healthz', 'GET'],
       ['/api/config', 'GET'],
-      ['/api/conversations', 'POST'],
+      ['/api/conversations', 'GET, POST'],
       ['/api/conversations/some-id', 'GET'],
       ['/api/conversations/some-id/transcript', 'GET'],
       ['/api/conversations/some-id/messages', 'POST'],
@@ -247,7 +262,7 @@ describe('methods', () => {
     ];
     for (const [target, allowed] of routes) {
       for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
-        if (method === allowed) continue;
+        if (allowed.split(', ').includes(method)) continue;
         const answer = await send(method, target, { headers: JSON_AUTH, body: '{}' });
         assertRefused(answer, 405, `${method} ${target}`);
         assert.equal(answer.headers.allow, allowed, `${method} ${target}`);
@@ -543,5 +558,209 @@ describe('event streams', () => {
       offsets.map((_, i) => i),
       'every offset once, in order',
     );
+  });
+});
+
+describe('principals', () => {
+  /** `npm run gateway` with this environment: it must exit at once with a clear error. */
+  async function refusedAtStart(env: Record<string, string>): Promise<string> {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'gateway', 'main.ts')], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        GATEWAY_PORT: '0',
+        TEMPORAL_ADDRESS: temporalAddress,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    assert.equal(code, 1, output);
+    assert.doesNotMatch(output, /Gateway listening/);
+    assert.doesNotMatch(output, /^\s+at /m, 'no stack trace');
+    return output;
+  }
+
+  /** loadGatewayConfig's refusal of `env`: a ConfigError naming `variable`, quoting no token. */
+  function refusal(env: Record<string, string>): string {
+    let message = '';
+    assert.throws(
+      () => loadGatewayConfig(env),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError, String(err));
+        message = err.message;
+        return true;
+      },
+    );
+    assert.match(message, /^Invalid gateway configuration:/);
+    assert.ok(!message.includes(MARKER), `the error quotes a token: ${message}`);
+    return message;
+  }
+
+  test('a malformed GATEWAY_TOKENS (or _FILE, or none at all) is refused at start with a clear error that names the variable, never a token', async () => {
+    const token = `${MARKER}-0123456789`;
+    const cases: [Record<string, string>, RegExp][] = [
+      [{}, /set GATEWAY_TOKEN, GATEWAY_TOKENS or GATEWAY_TOKENS_FILE/],
+      [{ GATEWAY_TOKENS: `{"${token}": {"principal": "a"}` }, /GATEWAY_TOKENS: not valid JSON/],
+      [{ GATEWAY_TOKENS: `["${token}"]` }, /GATEWAY_TOKENS: must be a JSON object/],
+      [{ GATEWAY_TOKENS: 'null' }, /GATEWAY_TOKENS: must be a JSON object/],
+      [{ GATEWAY_TOKENS: '{}' }, /GATEWAY_TOKENS: has no tokens/],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [token]: 'alice' }) }, /entry 1: each entry is an object/],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [token]: {} }) }, /entry 1: principal: /],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [token]: { principal: 'a"b' } }) }, /entry 1: principal: a principal is/],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [token]: { principal: 'x'.repeat(10_000) } }) }, /at most 128/],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [token]: { principal: 'a', admin: 'yes' } }) }, /admin is true or false/],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [token]: { principal: 'a', role: 'x' } }) }, /Unrecognized key/],
+      [
+        { GATEWAY_TOKENS: JSON.stringify({ 'SECRET-4711': { principal: 'a' } }) },
+        /entry 1: the token must be at least 16/,
+      ],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [`${token} x`]: { principal: 'a' } }) }, /visible ASCII/],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [`${token}\u00e9`]: { principal: 'a' } }) }, /visible ASCII/],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [`${token}\u0000`]: { principal: 'a' } }) }, /visible ASCII/],
+      [{ GATEWAY_TOKENS: JSON.stringify({ [`${token}${'x'.repeat(5_000)}`]: { principal: 'a' } }) }, /at most 4,096/],
+      [{ GATEWAY_TOKEN: token, GATEWAY_TOKENS: JSON.stringify({ [token]: { principal: 'a' } }) }, /repeats a token/],
+      [{ GATEWAY_TOKEN: `${MARKER} 0123` }, /GATEWAY_TOKEN: must be visible ASCII/],
+      [{ GATEWAY_TOKENS: '{}', GATEWAY_TOKENS_FILE: '/nowhere' }, /set one of them, not both/],
+      [{ GATEWAY_TOKENS_FILE: `/nowhere/${randomUUID()}.json` }, /GATEWAY_TOKENS_FILE: cannot read .* \(ENOENT\)/],
+    ];
+    for (const [env, expected] of cases) {
+      assert.match(refusal(env), expected, JSON.stringify(env).slice(0, 200));
+    }
+    // A file like GATEWAY_TOKENS is read the same way.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-tokens-'));
+    try {
+      const file = path.join(dir, 'tokens.json');
+      fs.writeFileSync(file, JSON.stringify({ [token]: { principal: 'bad principal' } }));
+      assert.match(refusal({ GATEWAY_TOKENS_FILE: file }), /GATEWAY_TOKENS_FILE: entry 1: principal: a principal is/);
+      fs.writeFileSync(file, JSON.stringify({ [token]: { principal: 'alice', admin: true } }));
+      assert.deepEqual(loadGatewayConfig({ GATEWAY_TOKENS_FILE: file }).tokens, [
+        { token, principal: 'alice', admin: true },
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // And at start, as its own process: exit 1 with the message, before it listens.
+    const output = await refusedAtStart({ GATEWAY_TOKENS: `{"${token}": {"principal": "a b"}}` });
+    assert.match(output, /Invalid gateway configuration:\n {2}GATEWAY_TOKENS: entry 1: principal: a principal is/);
+    assert.ok(!output.includes(MARKER), output);
+    assert.match(await refusedAtStart({}), /set GATEWAY_TOKEN, GATEWAY_TOKENS or GATEWAY_TOKENS_FILE/);
+  });
+
+  test('a token of odd characters (quotes, backslash, percent, brackets) works exactly as given, and only so', async () => {
+    const config = await send('GET', '/api/config', { headers: { Authorization: `Bearer ${ODD_TOKEN}` } });
+    assert.equal(config.status, 200, config.text);
+    assert.deepEqual(
+      { ...(JSON.parse(config.text) as object), temporalUiUrl: null },
+      { namespace, temporalUiUrl: null, principal: 'odd', admin: false },
+    );
+    for (const near of [
+      ODD_TOKEN.replace('%20', ' '),
+      ODD_TOKEN.replace('\\', ''),
+      ODD_TOKEN.replace('"', '\\"'),
+      encodeURIComponent(ODD_TOKEN),
+      ODD_TOKEN.slice(0, -1),
+      `${ODD_TOKEN}x`,
+    ]) {
+      const answer = await send('GET', '/api/config', { headers: { Authorization: `Bearer ${near}` } });
+      assert.equal(assertRefused(answer, 401, near).code, 'unauthenticated');
+    }
+  });
+
+  test("list filters with hostile values are 400 or quoted: never a widened visibility query, never another's conversation", async () => {
+    const ODD = { Authorization: `Bearer ${ODD_TOKEN}` };
+    const list = (query: string, headers: Record<string, string> = ODD) =>
+      send('GET', `/api/conversations?${query}`, { headers });
+    // Conversations "odd" must not see: the admin's and another principal's; and one of its own.
+    const theirs = [
+      JSON.parse((await post('/api/conversations', '{}')).text) as { id: string },
+      JSON.parse(
+        (
+          await post('/api/conversations', '{}', {
+            Authorization: `Bearer ${OTHER_TOKEN}`,
+            'Content-Type': 'application/json',
+          })
+        ).text,
+      ) as { id: string },
+    ].map(({ id }) => id);
+    const own = (
+      JSON.parse((await post('/api/conversations', '{}', { ...ODD, 'Content-Type': 'application/json' })).text) as {
+        id: string;
+      }
+    ).id;
+    // Visibility is eventually consistent: wait until the admin's list shows all three, and odd's its own.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const all = JSON.parse((await list('all=1&limit=100', AUTH)).text) as { conversations: { id: string }[] };
+      const mine = JSON.parse((await list('')).text) as { conversations: { id: string }[] };
+      const ids = all.conversations.map((c) => c.id);
+      if ([...theirs, own].every((id) => ids.includes(id)) && mine.conversations.some((c) => c.id === own)) break;
+      assert.ok(Date.now() < deadline, 'the conversations never showed in a list');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const injections = [
+      "'",
+      '\\',
+      "\\'",
+      '"',
+      "x' OR ConversationOwner != 'odd",
+      "x\\' OR ConversationOwner != \\'odd",
+      'x" OR ConversationOwner != "odd',
+      "') OR ('a' = 'a",
+      "x' OR 1=1 --",
+      "x'; DROP TABLE executions_visibility; --",
+      '%27%20OR%20%271%27=%271',
+    ];
+    for (const model of injections) {
+      const answer = await list(`model=${encodeURIComponent(model)}`);
+      assert.equal(answer.status, 200, `model ${model}: ${answer.text.slice(0, 300)}`);
+      assert.deepEqual(JSON.parse(answer.text), { conversations: [] }, `model ${model}`);
+    }
+    // An owner= is a principal's name, or 400 (for the admin too); a name that is one, from "odd", is 403.
+    for (const owner of [...injections, 'x'.repeat(10_000), `odd${'\u0000'}`, 'odd\n', '']) {
+      const what = `owner ${owner.slice(0, 30)}`;
+      assert.equal(
+        assertRefused(await list(`all=1&owner=${encodeURIComponent(owner)}`, AUTH), 400, what).code,
+        'invalid_request',
+      );
+      assert.equal(assertRefused(await list(`owner=${encodeURIComponent(owner)}`), 400, what).code, 'invalid_request');
+    }
+    assert.equal(assertRefused(await list('owner=other'), 403, 'owner=other').code, 'forbidden');
+    assert.equal(assertRefused(await list('all=1'), 403, 'all=1').code, 'forbidden');
+    for (const query of [
+      `model=${'x'.repeat(10_000)}`,
+      `model=${encodeURIComponent('x\u0000')}`,
+      `model=${encodeURIComponent('x\ny')}`,
+      `model=${encodeURIComponent('caf\u00e9')}`,
+      'model=',
+      `status=${encodeURIComponent("running' OR '1'='1")}`,
+      'status=RUNNING',
+      'limit=1000000000',
+      'limit=0',
+      'limit=-1',
+      'limit=1.5',
+      'limit=abc',
+      'all=yes',
+      'limit=1&limit=2',
+      `${'k'.repeat(10_000)}${MARKER}=1`,
+      `query=${encodeURIComponent('ConversationOwner != "odd"')}`,
+    ]) {
+      const refused = assertRefused(await list(query), 400, query.slice(0, 60));
+      assert.equal(refused.code, 'invalid_request', query.slice(0, 60));
+    }
+    // What "odd" lists, whatever it asks, is only its own.
+    for (const query of ['', 'limit=100', 'status=awaiting_user', `model=${encodeURIComponent(injections[4]!)}`]) {
+      const listed = JSON.parse((await list(query)).text) as { conversations: { id: string; owner?: string }[] };
+      assert.ok(
+        listed.conversations.every((c) => c.owner === 'odd'),
+        `${query}: ${listed.conversations.map((c) => c.owner).join(', ')}`,
+      );
+      assert.ok(!listed.conversations.some((c) => theirs.includes(c.id)), query);
+    }
+    for (const id of [...theirs, own]) await h.conversations.end(id);
   });
 });
