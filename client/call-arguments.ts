@@ -129,6 +129,9 @@ export const approvalSchema = approvalDecisionSchema.superRefine((decision, ctx)
 /** The fields of a PendingApproval that an approval may carry along and that are dropped before it is sent. */
 export const PENDING_APPROVAL_FIELDS = ['tool', 'input', 'requestedAt'] as const;
 
+/** The Temporal Web UI as a browser reaches it (`http://localhost:8233`): conversations' links start with it. */
+const webUiUrlSchema = z.url({ protocol: /^https?$/, error: 'webUiUrl must be an http(s) URL' }).max(2_000);
+
 export const clientOptionsSchema = z.looseObject({
   // By shape, not instanceof: a service may hold another copy of @temporalio/client.
   client: z.custom<Client>(
@@ -139,6 +142,7 @@ export const clientOptionsSchema = z.looseObject({
   tools: namesSchema.optional(),
   mcpServers: namesSchema.optional(),
   turnTimeoutMs: timeoutMsSchema.optional(),
+  webUiUrl: webUiUrlSchema.optional(),
 });
 export const connectOptionsSchema = z.looseObject({
   address: printableString('an address', 1_000),
@@ -148,6 +152,7 @@ export const connectOptionsSchema = z.looseObject({
   mcpServers: namesSchema.optional(),
   turnTimeoutMs: timeoutMsSchema.optional(),
   connection: optionsObject.optional(),
+  webUiUrl: webUiUrlSchema.optional(),
 });
 
 export { conversationIdSchema, refreshSchema, transcriptRangeSchema, turnNumberSchema };

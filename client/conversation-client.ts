@@ -86,6 +86,11 @@ export interface ConversationClientOptions {
   mcpServers?: readonly string[];
   /** How long `sendMessage` and `awaitTurn` wait for a turn before they give up (the turn goes on). Default 15 minutes. */
   turnTimeoutMs?: number;
+  /**
+   * The Temporal Web UI's base URL as a browser reaches it, e.g. `http://localhost:8233` (the CLI and the gateway take
+   * TEMPORAL_UI_URL): `conversationUrl(id)` links a conversation there.
+   */
+  webUiUrl?: string;
 }
 
 export interface StartOptions extends Omit<ConversationOptionsInput, 'output'> {
@@ -156,6 +161,7 @@ export class ConversationClient {
   private readonly configuredMcpServers: readonly string[] | undefined;
   private learned: Promise<ToolCatalog> | undefined;
   private readonly turnTimeoutMs: number;
+  private readonly webUiUrl: string | undefined;
   /** Until when a worker is taken to poll the task queue (it was seen doing so a moment ago). */
   private workerSeenUntil = 0;
 
@@ -166,6 +172,18 @@ export class ConversationClient {
     this.configuredTools = options.tools;
     this.configuredMcpServers = options.mcpServers;
     this.turnTimeoutMs = options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
+    this.webUiUrl = options.webUiUrl?.replace(/\/+$/, '');
+  }
+
+  /**
+   * The conversation's page in the Temporal Web UI (its latest run: every step, input and result), or undefined when
+   * the client was given no `webUiUrl`.
+   */
+  conversationUrl(id: string): string | undefined {
+    checked(conversationIdSchema, id, 'conversationUrl', 'id');
+    if (this.webUiUrl === undefined) return undefined;
+    const namespace = encodeURIComponent(this.client.options.namespace);
+    return `${this.webUiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(id)}`;
   }
 
   static async connect(
