@@ -1,11 +1,15 @@
 // A conversation test environment for a service's own tests: its tools on a real worker (on a task queue of its own),
 // a real Temporal server (the one at TEMPORAL_ADDRESS when it answers, else a dev server started here), the local
 // Messages API server that the worker's Anthropic SDK talks to, and a client that knows the tools. Script the model's
-// replies with `messagesApi.script(…)`, talk through `conversations`, and `close()` at the end: it deletes the
-// conversations the environment's client started (on a reused server, the next run may use the same fixed ids).
+// replies with `messagesApi.script(…)`, talk through `conversations` (`conversations.conversationUrl(id)`: the Web UI
+// link, when the server's UI is known), and `close()` at the end: it deletes the conversations the environment's client
+// started (on a reused server, the next run may use the same fixed ids). MCP servers as a worker configures them; the
+// SDK's logs at WARN unless asked otherwise.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, isGrpcServiceError, type WorkflowClientInterceptor } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { McpClientPool } from '../activities/mcp/mcp-client-pool';
+import { type McpServersInput, parseMcpServers } from '../activities/mcp/mcp-server-config';
 import type { ToolDefinition } from '../activities/tool-definition';
 import { ConversationClient } from '../client/conversation-client';
 import { createAnthropic } from '../workers/anthropic-client';
@@ -28,6 +32,16 @@ export interface ConversationTestEnvOptions {
    * queue would never be answered.
    */
   keepConversations?: boolean;
+  /**
+   * MCP servers the worker may start or reach, by name, as a worker's MCP_SERVERS configures them (`{ memory:
+   * { command: 'npx', args: ['@modelcontextprotocol/server-memory'] } }`); conversations pick them with `mcpServers`.
+   */
+  mcpServers?: McpServersInput;
+  /**
+   * What the Temporal SDK logs, when this process has not set up its Runtime yet (default WARN: a test's output is the
+   * test runner's, not the worker's INFO lines). The first environment of a process decides.
+   */
+  logLevel?: LogLevel;
 }
 
 export interface ConversationTestEnv {
@@ -49,6 +63,7 @@ export async function startConversationTestEnv(options: ConversationTestEnvOptio
   const close = async (): Promise<void> => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };
+  quietRuntime(options.logLevel ?? 'WARN');
   try {
     const temporal = await connectOrStartDevServer(options.devServer);
     cleanups.push(() => temporal.stop());
@@ -57,12 +72,16 @@ export async function startConversationTestEnv(options: ConversationTestEnvOptio
     const taskQueue = `test-${randomUUID()}`;
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
     cleanups.push(() => workerConnection.close());
+    const mcpServers = options.mcpServers ? parseMcpServers(options.mcpServers, process.env) : [];
+    const mcp = new McpClientPool(mcpServers);
+    cleanups.push(() => mcp.close());
     const worker = await createConversationWorker({
       connection: workerConnection,
       namespace: temporal.namespace,
       taskQueue,
       anthropic: createAnthropic({ ANTHROPIC_BASE_URL: messagesApi.url }),
       tools: options.tools,
+      mcp,
       ...(options.toolOptions && { toolOptions: options.toolOptions }),
     });
     const running = worker.run();
@@ -79,11 +98,33 @@ export async function startConversationTestEnv(options: ConversationTestEnvOptio
       interceptors: { workflow: [recordStarts(started)] },
     });
     if (!options.keepConversations) cleanups.push(() => deleteConversations(client, taskQueue, started));
-    const conversations = new ConversationClient({ client, taskQueue, tools: options.tools.map((tool) => tool.name) });
+    const conversations = new ConversationClient({
+      client,
+      taskQueue,
+      tools: options.tools.map((tool) => tool.name),
+      mcpServers: mcpServers.map((server) => server.name),
+      ...(process.env.TEMPORAL_UI_URL || temporal.uiUrl
+        ? { webUiUrl: process.env.TEMPORAL_UI_URL || temporal.uiUrl }
+        : {}),
+    });
     return { messagesApi, conversations, worker, taskQueue, temporal, close };
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/** The SDK's Runtime with a logger at `level`, unless this process installed one already (it is installed once). */
+function quietRuntime(level: LogLevel): void {
+  try {
+    Runtime.install({
+      logger: new DefaultLogger(level),
+      telemetryOptions: {
+        logging: { filter: { core: level === 'TRACE' ? 'DEBUG' : level, other: 'ERROR' }, forward: {} },
+      },
+    });
+  } catch {
+    // Installed already (by the service's own setup, or an earlier environment): theirs stands.
   }
 }
 

@@ -60,3 +60,44 @@ async function describeWith(address: string, workflowId: string) {
     await connection.close();
   }
 }
+
+test('MCP servers as a worker configures them: a conversation that names one calls its tools; links to the Web UI', async () => {
+  const env = await startConversationTestEnv({
+    tools: demoTools,
+    mcpServers: {
+      everything: {
+        command: process.execPath,
+        args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js')],
+      },
+    },
+  });
+  try {
+    const tag = `[kit-mcp-${randomUUID().slice(0, 8)}]`;
+    env.messagesApi.script(tag, [
+      {
+        reply: {
+          content: [{ type: 'tool_use', name: 'everything__echo', input: { message: 'from the kit' } }],
+          stop_reason: 'tool_use',
+        },
+      },
+      { reply: { content: [{ type: 'text', text: 'Echoed.' }], stop_reason: 'end_turn' } },
+    ]);
+    const id = `kit-mcp-${randomUUID()}`;
+    const reply = await env.conversations.sendMessage(id, `Echo something ${tag}`, {
+      tools: [],
+      mcpServers: ['everything'],
+    });
+    assert.equal(reply.text, 'Echoed.');
+    const [result] = env.messagesApi.requestsFor(tag)[1]!.body.messages.at(-1).content;
+    assert.equal(result.type, 'tool_result');
+    assert.match(JSON.stringify(result.content), /Echo: from the kit/);
+    // The test run's server says where its UI is (TEMPORAL_UI_URL); a server that does not gets no link.
+    const ui = process.env.TEMPORAL_UI_URL || env.temporal.uiUrl;
+    assert.equal(
+      env.conversations.conversationUrl(id),
+      ui ? `${ui}/namespaces/${env.temporal.namespace}/workflows/${id}` : undefined,
+    );
+  } finally {
+    await env.close();
+  }
+});
