@@ -1,4 +1,6 @@
-// A terminal front end over the client API: `npm run cli -- <command>`.
+#!/usr/bin/env node
+// A terminal front end over the client API: `claude-temporal-orchestrator <command>` (the package's bin), or
+// `npm run cli -- <command>` in this repository. USAGE below is what `--help` prints.
 //
 //   chat [ID]                         talk interactively, replies stream as they are written (creates it if needed)
 //   start [--id ID] [MESSAGE]         start a conversation (and send a first message)
@@ -10,6 +12,7 @@
 // Options for new conversations: --tools a,b  --mcp-servers a,b  --model M  --protocol native|legacy-xml  --system TEXT
 // --json prints machine-readable JSON (one document per command) and no progress.
 import { createInterface } from 'node:readline';
+import type * as GatewayMain from '../gateway/main';
 import { parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConversationSnapshot } from '../common/conversation-types';
@@ -38,11 +41,30 @@ const { values: flags, positionals } = parseArgs({
   },
 });
 
+const USAGE = `usage: claude-temporal-orchestrator <command> [options]
+
+  chat [ID]                          talk interactively (or line by line from a pipe); creates the conversation
+  start [--id ID] [MESSAGE]          start a conversation; prints its id at once, then the reply to MESSAGE
+  send ID MESSAGE                    send one message and print the reply
+  transcript ID | state ID           read a conversation
+  list [--status S] [--model M]      list conversations
+  approve ID CALL_ID [--reject] [--reason TEXT]
+  end ID | cancel ID
+  gateway                            the HTTP/SSE gateway and its chat page (claude-temporal-orchestrator-gateway)
+
+New conversations: --tools a,b (default: every tool the task queue's workers run) --mcp-servers a,b --model M
+  --protocol native|legacy-xml --system TEXT
+--json prints one JSON document per command and no progress.
+
+Environment: TEMPORAL_ADDRESS (localhost:7233), TEMPORAL_NAMESPACE (default), TEMPORAL_TASK_QUEUE
+(claude-conversations), TEMPORAL_UI_URL (the Web UI's base URL: conversations' links), PAYLOAD_ENCRYPTION_KEYS.`;
+
 const out = (value: unknown, human: () => void) => (flags.json ? console.log(JSON.stringify(value, null, 2)) : human());
 
-function startOptions(): Omit<StartOptions, 'id'> {
+/** A new conversation's options: `--tools`, or every tool the task queue's workers run. */
+async function startOptions(client: ConversationClient): Promise<Omit<StartOptions, 'id'>> {
   return {
-    tools: flags.tools ? list(flags.tools) : ['get_ticker_symbol', 'get_current_stock_price', 'get_weather'],
+    tools: flags.tools ? list(flags.tools) : [...(await client.tools())],
     ...(flags['mcp-servers'] && { mcpServers: list(flags['mcp-servers']) }),
     ...(flags.model && { model: flags.model }),
     ...(flags.protocol && { protocol: flags.protocol as StartOptions['protocol'] }),
@@ -244,7 +266,7 @@ async function chat(client: ConversationClient, id: string): Promise<void> {
     try {
       // An approval asked after the input ended is answered no.
       const ask = async (question: string) => (await input.ask(question)) ?? '';
-      await streamTurn(client, id, line, first ? startOptions() : undefined, ask);
+      await streamTurn(client, id, line, first ? await startOptions(client) : undefined, ask);
       first = false;
     } catch (err) {
       console.error(err instanceof ConversationError ? `error (${err.code}): ${err.message}` : err);
@@ -256,16 +278,27 @@ async function chat(client: ConversationClient, id: string): Promise<void> {
 async function main(): Promise<void> {
   const [command, ...rest] = positionals;
   if (!command || flags.help) {
-    console.log('usage: cli chat|start|send|transcript|state|list|approve|end|cancel … (see client/cli.ts)');
+    console.log(USAGE);
     return;
+  }
+  if (command === 'gateway') {
+    // Loaded only for this command: the CLI's other commands need none of the gateway's code.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('../gateway/main') as typeof GatewayMain).runGateway();
   }
   const dataConverter = dataConverterFromEnv(); // PAYLOAD_ENCRYPTION_KEYS: read what encrypted workers wrote
   const client = await ConversationClient.connect({
     address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
     namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'claude-conversations',
+    ...(process.env.TEMPORAL_UI_URL && { webUiUrl: process.env.TEMPORAL_UI_URL }),
     ...(dataConverter && { dataConverter }),
   });
+  // Where to read every step of a conversation: on stderr, so stdout stays the answer (or the JSON document).
+  const showLink = (id: string): void => {
+    const url = client.conversationUrl(id);
+    if (url) console.error(`Web UI: ${url}`);
+  };
   const need = (value: string | undefined, what: string): string => {
     if (!value) throw new ConversationError('invalid_options', `${command} needs ${what}.`);
     return value;
@@ -274,16 +307,21 @@ async function main(): Promise<void> {
   const needId = (value: string | undefined): string =>
     checked(conversationIdSchema, need(value, 'a conversation id'), command, 'conversation id');
   switch (command) {
-    case 'chat':
-      return chat(client, rest[0] || flags.id ? needId(rest[0] ?? flags.id) : `conversation-${Date.now()}`);
+    case 'chat': {
+      const id = rest[0] || flags.id ? needId(rest[0] ?? flags.id) : `conversation-${Date.now()}`;
+      showLink(id);
+      return chat(client, id);
+    }
     case 'start': {
       const message = rest.join(' ') || undefined;
       const id = await client.startConversation({
-        ...startOptions(),
+        ...(await startOptions(client)),
         ...(flags.id && { id: flags.id }),
         ...(message && { firstMessage: message }),
       });
-      if (!message) return out({ id }, () => console.log(id));
+      showLink(id);
+      const url = client.conversationUrl(id);
+      if (!message) return out({ id, ...(url && { url }) }, () => console.log(id));
       // The id at once (stdout; with --json, a note on stderr), then what the turn waits for, then its reply.
       if (flags.json) console.error(`Conversation ${id} started; waiting for the reply to its first message.`);
       else {
@@ -293,10 +331,11 @@ async function main(): Promise<void> {
       const turn = client.awaitTurn(id, 1);
       await announceApprovals(client, id, turn);
       const reply = await turn;
-      return out({ id, reply }, () => console.log(reply.text));
+      return out({ id, ...(url && { url }), reply }, () => console.log(reply.text));
     }
     case 'send': {
       const id = needId(rest[0]);
+      showLink(id);
       const reply = await send(client, id, need(rest.slice(1).join(' '), 'a message'));
       return out(reply, () => console.log(reply.text));
     }
