@@ -82,6 +82,17 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/**
+ * The gateway as a request handler, for a service's own HTTP server (node:http, or a framework's middleware):
+ * `handle(req, res)` answers every request; with `next`, one for a path the gateway does not serve (anything but
+ * `/`, `/chat.js`, `/chat.css`, `/healthz` and `/api/…`) goes to `next()` instead of a 404. `close()` ends its
+ * event streams; the server stays the service's.
+ */
+export interface GatewayHandler {
+  handle(req: IncomingMessage, res: ServerResponse, next?: () => void): void;
+  close(): void;
+}
+
 const PUBLIC_DIR = path.join(__dirname, 'public');
 const STATIC_FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
@@ -153,7 +164,41 @@ class HttpError extends Error {
   }
 }
 
+/** The gateway on a server of its own, listening on `host:port`. */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const gateway = createGatewayHandler(options);
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => gateway.handle(req, res));
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    async close() {
+      gateway.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+/** Whether the gateway serves `pathname` (a mounted gateway leaves the rest to the service). */
+function servesPath(pathname: string): boolean {
+  return pathname in STATIC_FILES || pathname === '/healthz' || pathname === '/api' || pathname.startsWith('/api/');
+}
+
+export function createGatewayHandler(options: Omit<GatewayOptions, 'host' | 'port'>): GatewayHandler {
   const { conversations } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1_000_000;
   const grants = [
@@ -167,18 +212,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const maxStreamsPerConversation = options.maxStreamsPerConversation ?? 8;
   const maxStreamBufferBytes = options.maxStreamBufferBytes ?? 1_048_576;
   const feeds = new EventFeeds(conversations.client);
-  const sockets = new Set<Socket>();
   /** Open event streams per token (by its digest) and per conversation. */
   const streamsByToken = new Map<string, number>();
   const streamsByConversation = new Map<string, number>();
-
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => sendError(res, err));
-  });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
@@ -487,22 +523,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (ended) stop();
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}`,
-    async close() {
+    handle(req, res, next) {
+      if (next) {
+        let pathname: string;
+        try {
+          pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
+        } catch {
+          pathname = '';
+        }
+        if (!servesPath(pathname)) return next();
+      }
+      handle(req, res).catch((err: unknown) => sendError(res, err));
+    },
+    close() {
       feeds.close();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
     },
   };
 }

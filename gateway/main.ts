@@ -1,7 +1,10 @@
-// `npm run gateway`: the HTTP/SSE gateway and its chat page (gateway/gateway-server.ts), configured by environment
-// (gateway/gateway-config.ts): GATEWAY_TOKEN (one admin token) and/or GATEWAY_TOKENS / GATEWAY_TOKENS_FILE (tokens of
+#!/usr/bin/env node
+// The gateway as a command: `claude-temporal-orchestrator gateway` or `claude-temporal-orchestrator-gateway` (the
+// package's bins), `npm run gateway` here. The HTTP/SSE gateway and its chat page (gateway-server.ts), configured by
+// environment (gateway-config.ts): GATEWAY_TOKEN (one admin token) and/or GATEWAY_TOKENS / GATEWAY_TOKENS_FILE (tokens of
 // several principals); TEMPORAL_* as for the worker; PAYLOAD_ENCRYPTION_KEYS when the workers encrypt payloads. The
 // namespace must have the ConversationOwner search attribute (deploy/setup-namespace.sh registers it).
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection, ConnectionLike } from '@temporalio/client';
 import { ConversationClient } from '../client/conversation-client';
 import { dataConverterFromEnv } from '../codec/data-converter';
@@ -10,7 +13,8 @@ import { ConfigError } from '../workers/config';
 import { loadGatewayConfig } from './gateway-config';
 import { startGateway } from './gateway-server';
 
-async function main(): Promise<void> {
+/** Runs the gateway from the environment until SIGINT or SIGTERM; resolves once it has stopped. */
+export async function runGateway(): Promise<void> {
   const config = loadGatewayConfig();
   const dataConverter = dataConverterFromEnv();
   const conversations = await ConversationClient.connect({
@@ -33,13 +37,19 @@ async function main(): Promise<void> {
     ...(config.TEMPORAL_UI_URL && { temporalUiUrl: config.TEMPORAL_UI_URL }),
   });
   console.log(`Gateway listening on ${gateway.url} (chat page at ${gateway.url}/)`);
-  const stop = (signal: NodeJS.Signals): void => {
-    console.log(`${signal}: stopping the gateway`);
-    void gateway.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  console.log(`${signal}: stopping the gateway`);
+  // Open event streams and polls end with the server; a stop never waits on them for long.
+  const stopped = Promise.all([gateway.close(), conversations.client.connection.close()]);
+  const late = await Promise.race([stopped.then(() => false), sleep(STOP_WAIT_MS).then(() => true)]);
+  if (late) console.log(`The gateway did not stop within ${STOP_WAIT_MS} ms; exiting anyway.`);
 }
+
+/** How long a stopping gateway waits for its server and connection to close. */
+const STOP_WAIT_MS = 5_000;
 
 /**
  * Without ConversationOwner registered every start would fail: say so at start-up. A server that will not list its
@@ -67,7 +77,12 @@ async function checkOwnerAttribute(connection: ConnectionLike, namespace: string
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  process.exit(1);
-});
+if (require.main === module) {
+  runGateway().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err instanceof ConfigError ? err.message : err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,6 +1,7 @@
 // `npm run build` (and `prepack`): the package as users install it, in dist/ —
 //   1. tsc -p tsconfig.build.json: the product's JavaScript and .d.ts (common, workflows, activities, workers, client,
-//      codec, testing), from a clean dist/ so no file of a deleted source is ever packed;
+//      codec, testing, tracing, gateway, with the gateway's chat page), from a clean dist/ so no file of a deleted
+//      source is ever packed;
 //   2. the workflow code bundled from that JavaScript, with the worker's payload converter, into dist/workflow-bundles/:
 //      a worker then starts without webpack. The package ships the `default` bundle only (each is ~5.7 MB, most of it
 //      its source map); `--all-bundles` adds the encrypted-failures and traced variants (workers/workflow-bundles.ts),
@@ -25,6 +26,8 @@ async function main(): Promise<number> {
   }).catch((error: { stdout?: string; message: string }) => {
     throw new Error(`tsc failed:\n${error.stdout || error.message}`);
   });
+  // The gateway's chat page is served from beside its compiled code (gateway-server.ts: PUBLIC_DIR).
+  fs.cpSync(path.join(ROOT, 'gateway', 'public'), path.join(DIST, 'gateway', 'public'), { recursive: true });
   console.log(`Compiled to ${path.relative(ROOT, DIST)}/ in ${Date.now() - started} ms`);
 
   // Loaded from dist/, so the bundles are made of the JavaScript that ships, in the folder the worker looks in.

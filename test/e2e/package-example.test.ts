@@ -15,6 +15,7 @@ import {
   run,
   startExampleWorker,
 } from '../../scripts/packed-example';
+import { runWithInput, startWithOutput } from '../support/run-script';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 
@@ -179,6 +180,80 @@ describe('the package, installed from its tarball by another service', { timeout
       assert.deepEqual(JSON.parse(result.content), { value: 42.1648128, unit: 'km' });
       const [failure] = requests[3]!.body.messages.at(-1).content;
       assert.equal(failure.is_error, true);
+    } finally {
+      assert.equal(await worker.stop(), 0, worker.output());
+    }
+  });
+
+  test("the package's commands: npx … chat from a pipe and npx … gateway (HTTP + SSE) on the example's worker, with Web UI links", async (t) => {
+    const app = example!.app;
+    const taskQueue = `example-${randomUUID()}`;
+    const ui = 'http://ui.example.test:8233';
+    const env = { ...exampleEnv(taskQueue), ...npmEnv(), TEMPORAL_UI_URL: ui };
+    const npx = (args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}) =>
+      runWithInput('npx', ['--no-install', ...args], { cwd: app, env: options.env ?? env, input: options.input });
+
+    const help = await npx(['claude-temporal-orchestrator', '--help']);
+    assert.equal(help.code, 0, help.output);
+    assert.match(help.stdout, /^usage: claude-temporal-orchestrator <command>/);
+    assert.doesNotMatch(help.stdout, /\.ts\b|npm run/, 'help names only what ships');
+
+    const worker = await startExampleWorker(app, exampleEnv(taskQueue));
+    try {
+      // chat: every line of the pipe is a message; the tools default to what the queue's worker runs.
+      const tag = `[bin-${randomUUID().slice(0, 8)}]`;
+      mock!.script(tag, [
+        {
+          reply: {
+            content: [{ type: 'tool_use', name: 'convert_units', input: { value: 1, from: 'mi', to: 'km' } }],
+            stop_reason: 'tool_use',
+          },
+        },
+        { demo: true },
+      ]);
+      const id = `bin-chat-${randomUUID().slice(0, 8)}`;
+      const chat = await npx(['claude-temporal-orchestrator', 'chat', id], { input: `How far is a mile? ${tag}\n` });
+      assert.equal(chat.code, 0, chat.output);
+      assert.match(chat.stdout, /convert_units/);
+      assert.match(chat.stdout, /1\.609344/);
+      assert.ok(chat.stderr.includes(`Web UI: ${ui}/namespaces/default/workflows/${id}`), chat.stderr);
+      t.diagnostic(`chat: ${chat.stdout.split('\n').length} lines`);
+
+      // gateway: the chat page's API and event stream, from the package's own command.
+      // The bin itself (npx would pass SIGTERM on and exit at once, leaving the gateway to finish alone).
+      const bin = path.join(app, 'node_modules', '.bin', 'claude-temporal-orchestrator');
+      const gateway = startWithOutput(bin, ['gateway'], {
+        cwd: app,
+        env: { ...env, GATEWAY_TOKEN: 'a-token-of-sixteen-chars', GATEWAY_PORT: '0' },
+      });
+      try {
+        const url = await gateway.waitFor(/Gateway listening on (http:\/\/\S+)/);
+        const auth = { authorization: 'Bearer a-token-of-sixteen-chars' };
+        const config = (await (await fetch(`${url}/api/config`, { headers: auth })).json()) as {
+          temporalUiUrl: string;
+        };
+        assert.equal(config.temporalUiUrl, ui);
+        const page = await fetch(`${url}/`);
+        assert.equal(page.status, 200, 'the chat page ships with the package');
+        const started = await fetch(`${url}/api/conversations`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ message: 'Hello from the gateway' }),
+        });
+        assert.equal(started.status, 201);
+        const { id: gatewayId } = (await started.json()) as { id: string };
+        const events = await fetch(`${url}/api/conversations/${gatewayId}/events?from=0`, { headers: auth });
+        const reader = events.body!.getReader();
+        let seen = '';
+        while (!seen.includes('event: turn_finished')) {
+          const { value, done } = await reader.read();
+          assert.ok(!done, `the stream ended before the turn: ${seen}`);
+          seen += Buffer.from(value).toString();
+        }
+        await reader.cancel();
+      } finally {
+        assert.equal(await gateway.stop(), 0, gateway.output());
+      }
     } finally {
       assert.equal(await worker.stop(), 0, worker.output());
     }
