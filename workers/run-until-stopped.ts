@@ -70,6 +70,13 @@ export async function runUntilStopped(
   });
   try {
     await Promise.race([worker.run(), unasked, tooLong]);
+    // run() can also end by itself once the SDK gave up: a worker nobody asked to stop has not stopped cleanly.
+    if (!asked) {
+      throw new WorkerStoppedError(
+        `The worker stopped taking work without being asked to (state ${worker.getState()}, see the error logged ` +
+          'before); ending so the process can be restarted.',
+      );
+    }
   } finally {
     clearInterval(watch);
     clearTimeout(giveUp);
