@@ -23,6 +23,7 @@ COPY client ./client
 COPY codec ./codec
 COPY testing ./testing
 COPY tracing ./tracing
+COPY gateway ./gateway
 COPY scripts/build-package.ts scripts/script-main.ts ./scripts/
 RUN npm run build -- --all-bundles
 

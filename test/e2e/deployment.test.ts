@@ -116,10 +116,12 @@ describe('docker-compose.yml', () => {
       for (const port of service.ports ?? [])
         assert.match(String(port), /^127\.0\.0\.1:/, `${name} publishes ${port} beyond loopback`);
     }
-    // The image runs compiled code: dist/X.js is built from X.ts.
-    const compiled = String(services['codec-server'].command.at(-1));
-    assert.match(compiled, /^dist\/.*\.js$/);
-    assert.ok(fs.existsSync(path.join(ROOT, compiled.replace(/^dist\//, '').replace(/\.js$/, '.ts'))), compiled);
+    // The image runs compiled code (it has no tsx): dist/X.js is built from X.ts.
+    for (const service of ['codec-server', 'gateway']) {
+      const compiled = String(services[service].command.at(-1));
+      assert.match(compiled, /^dist\/.*\.js$/, `${service} runs ${compiled}`);
+      assert.ok(fs.existsSync(path.join(ROOT, compiled.replace(/^dist\//, '').replace(/\.js$/, '.ts'))), compiled);
+    }
     for (const script of ['deploy/setup-postgres.sh', 'deploy/setup-namespace.sh']) {
       assert.ok(fs.existsSync(path.join(ROOT, script)));
     }
@@ -387,7 +389,10 @@ describe('the Dockerfile, replayed without Docker', { timeout: 600_000 }, () => 
     assert.deepEqual(fs.readdirSync(app).sort(), ['dist', 'node_modules', 'package-lock.json', 'package.json']);
     assert.deepEqual(cmd, ['node', 'dist/workers/main.js']);
     assert.ok(fs.existsSync(path.join(app, cmd[1]!)));
-    for (const bundle of ['default.js', 'encoded-failures.js']) {
+    // The gateway's command and its chat page are in the image too (the compose file's gateway service runs them).
+    assert.ok(fs.existsSync(path.join(app, String(services.gateway.command.at(-1)))));
+    assert.ok(fs.existsSync(path.join(app, 'dist/gateway/public/index.html')));
+    for (const bundle of ['default.js', 'encoded-failures.js', 'default-traced.js', 'encoded-failures-traced.js']) {
       const file = path.join(app, 'dist', 'workflow-bundles', bundle);
       assert.ok(fs.statSync(file).size > 100_000, file);
     }
