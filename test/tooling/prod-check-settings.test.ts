@@ -74,7 +74,7 @@ describe('prod-check runs the compose topology with the compose settings', () =>
 
   test('the codec server runs the compose command; the build is the Dockerfile step', () => {
     assert.deepEqual(topology.codecServerCommand, compose.services['codec-server'].command);
-    assert.deepEqual(topology.buildCommand, ['npm', 'run', 'build']);
+    assert.deepEqual(topology.buildCommand, ['npm', 'run', 'build', '--', '--all-bundles']);
     assert.ok(dockerfile.runs.includes(topology.buildCommand.join(' ')));
   });
 
