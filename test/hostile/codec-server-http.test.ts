@@ -4,15 +4,14 @@
 // a burst of logins — the answer is a clear 4xx that does not quote what was sent, never a 500 or a crash, and the
 // server goes on serving.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { AesGcmCodec } from '../../codec/aes-gcm-codec';
 import { SESSION_COOKIE } from '../../codec/codec-server';
 import { parseKeyRing } from '../../codec/keys';
+import { type Answer, type RawRequest, type ServerProcess, sendRaw, startServerScript } from '../support/raw-http';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const KEYS = `k1:${randomBytes(32).toString('base64')}`;
@@ -25,81 +24,33 @@ const AUTH = { Authorization: `Bearer ${TOKEN}`, ...JSON_TYPE };
 let nextAddress = 10;
 const ownAddress = () => `127.0.0.${nextAddress++}`;
 
-let server: ChildProcess;
+let server: ServerProcess;
 let port: number;
-const log: string[] = [];
+/** The codec server's log: checked after each test for stack traces. */
+let log: string[] = [];
 
 before(async () => {
-  server = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'codec', 'server-main.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
+  server = await startServerScript(
+    path.join(ROOT, 'codec', 'server-main.ts'),
+    {
       PAYLOAD_ENCRYPTION_KEYS: KEYS,
       CODEC_SERVER_TOKEN: TOKEN,
       CODEC_SERVER_HOST: '127.0.0.1',
       CODEC_SERVER_PORT: '0',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  port = await new Promise<number>((resolve, reject) => {
-    let partial = '';
-    const onData = (chunk: Buffer) => {
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        log.push(line);
-        const listening = /^Codec server listening on [^:]+:(\d+);/.exec(line);
-        if (listening) resolve(Number(listening[1]));
-      }
-    };
-    server.stdout!.on('data', onData);
-    server.stderr!.on('data', onData);
-    server.once('exit', (code) => reject(new Error(`the codec server exited (${code}):\n${log.join('\n')}`)));
-  });
+    /^Codec server listening on [^:]+:(\d+);/,
+  );
+  port = server.port;
+  log = server.log;
 });
 
 after(async () => {
-  if (server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
 });
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
 /** One request sent as written (the path is not normalised, as fetch would), from `localAddress` if given. */
-function send(
-  method: string,
-  target: string,
-  options: { headers?: Record<string, string | string[]>; body?: string | Buffer; localAddress?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = http.request(
-      { host: '127.0.0.1', port, method, path: target, headers: options.headers, localAddress: options.localAddress },
-      (res) => {
-        answered = true;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
-    // A server that answers before it read the whole body may close while the body is still being written.
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    req.end(options.body);
-  });
-}
+const send = (method: string, target: string, request: RawRequest = {}): Promise<Answer> =>
+  sendRaw(port, method, target, request);
 
 /** A clear refusal: this 4xx status, a short plain answer that quotes nothing of what was sent. */
 function assertRefused(answer: Answer, status: number, what: string): void {
@@ -126,7 +77,7 @@ async function encryptedSample(value: string) {
 
 /** The server still answers, decodes, logged no 500 and is running. */
 async function assertServing(): Promise<void> {
-  assert.equal(server.exitCode, null, `the codec server exited:\n${log.slice(-20).join('\n')}`);
+  assert.equal(server.child.exitCode, null, `the codec server exited:\n${log.slice(-20).join('\n')}`);
   assert.equal((await send('GET', '/health')).status, 200);
   const decoded = await decode({ payloads: [await encryptedSample('still here')] });
   assert.equal(decoded.status, 200, decoded.text);
@@ -170,26 +121,9 @@ describe('bodies that are not the protocol', () => {
   test('huge bodies: over 8 MiB with a length, or streamed without one, and a login form over 64 KiB: 413', async () => {
     const nineMiB = Buffer.alloc(9 * 2 ** 20, 'a');
     assertRefused(await send('POST', '/decode', { headers: AUTH, body: nineMiB }), 413, 'declared 9 MiB');
-    const chunked = await new Promise<Answer>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          method: 'POST',
-          path: '/encode',
-          headers: { ...AUTH, 'Transfer-Encoding': 'chunked' },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }),
-          );
-        },
-      );
-      req.on('error', reject);
-      for (let i = 0; i < 9; i++) req.write(Buffer.alloc(2 ** 20, 'b'));
-      req.end();
+    const chunked = await send('POST', '/encode', {
+      headers: AUTH,
+      chunks: Array.from({ length: 9 }, () => Buffer.alloc(2 ** 20, 'b')),
     });
     assertRefused(chunked, 413, 'streamed 9 MiB');
     const form = await send('POST', '/login', {

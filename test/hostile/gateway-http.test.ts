@@ -8,7 +8,7 @@
 // GATEWAY_TOKENS is refused at start naming the variable, never a token; a token of odd (visible ASCII) characters
 // works exactly as given; a list's filter values never widen the visibility query (400, or quoted).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +18,7 @@ import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { loadGatewayConfig } from '../../gateway/gateway-config';
 import { ConfigError } from '../../workers/config';
+import { type Answer, type RawRequest, type ServerProcess, sendRaw, startServerScript } from '../support/raw-http';
 import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -40,17 +41,16 @@ const MAX_STREAM_BUFFER_BYTES = 65_536;
 const MAX_BODY_BYTES = 1_000_000;
 
 let h: Harness;
-let gateway: ChildProcess;
+let gateway: ServerProcess;
 let port: number;
-const log: string[] = [];
+/** The gateway's log: checked after each test for stack traces. */
+let log: string[] = [];
 
 before(async () => {
   h = await startHarness();
-  gateway = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'gateway', 'main.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
+  gateway = await startServerScript(
+    path.join(ROOT, 'gateway', 'main.ts'),
+    {
       GATEWAY_TOKEN: TOKEN,
       GATEWAY_TOKENS,
       GATEWAY_HOST: '127.0.0.1',
@@ -63,67 +63,20 @@ before(async () => {
       TEMPORAL_NAMESPACE: namespace,
       TEMPORAL_TASK_QUEUE: h.taskQueue,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  port = await new Promise<number>((resolve, reject) => {
-    let partial = '';
-    const onData = (chunk: Buffer) => {
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        log.push(line);
-        const listening = /^Gateway listening on http:\/\/[^ ]+:(\d+) /.exec(line);
-        if (listening) resolve(Number(listening[1]));
-      }
-    };
-    gateway.stdout!.on('data', onData);
-    gateway.stderr!.on('data', onData);
-    gateway.once('exit', (code) => reject(new Error(`the gateway exited (${code}):\n${log.join('\n')}`)));
-  });
+    /^Gateway listening on http:\/\/[^ ]+:(\d+) /,
+  );
+  port = gateway.port;
+  log = gateway.log;
 });
 
 after(async () => {
-  if (gateway?.exitCode === null) {
-    const exited = new Promise((resolve) => gateway.once('exit', resolve));
-    gateway.kill('SIGTERM');
-    await exited;
-  }
+  await gateway?.stop();
   await h?.close();
 });
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
 /** One request sent as written (the path is not normalised, as fetch would). */
-function send(
-  method: string,
-  target: string,
-  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    // A body always goes with its length: node sends GET, DELETE and OPTIONS bodies without one otherwise.
-    const length = options.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(options.body)) };
-    const headers = { ...length, ...options.headers };
-    const req = http.request({ host: '127.0.0.1', port, method, path: target, headers }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
-    // A server that answers before it read the whole body may close while the body is still being written.
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    req.end(options.body);
-  });
-}
+const send = (method: string, target: string, request: RawRequest = {}): Promise<Answer> =>
+  sendRaw(port, method, target, request);
 
 /** A clear refusal: this 4xx status, a JSON error with a code and a short message that does not quote MARKER. */
 function assertRefused(answer: Answer, status: number, what: string): { code: string; message: string } {
@@ -142,7 +95,7 @@ const post = (target: string, body: string | Buffer, headers: Record<string, str
 
 /** The gateway still answers, logged no stack trace and no internal error, and is running. */
 async function assertServing(): Promise<void> {
-  assert.equal(gateway.exitCode, null, `the gateway exited:\n${log.slice(-20).join('\n')}`);
+  assert.equal(gateway.child.exitCode, null, `the gateway exited:\n${log.slice(-20).join('\n')}`);
   assert.equal((await send('GET', '/healthz')).status, 200);
   assert.equal((await send('GET', '/api/config', { headers: AUTH })).status, 200);
   const failures = log.filter((line) => /^\s+at /.test(line) || /internal error|Error:/.test(line));
@@ -338,26 +291,9 @@ describe('bodies', () => {
   test('a body over the limit — declared, or streamed without a length — is 413', async () => {
     const huge = Buffer.alloc(MAX_BODY_BYTES + 1, 'a');
     assert.equal(assertRefused(await post('/api/conversations', huge), 413, 'declared').code, 'body_too_large');
-    const streamed = await new Promise<Answer>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          method: 'POST',
-          path: '/api/conversations/some-id/messages',
-          headers: { ...JSON_AUTH, 'Transfer-Encoding': 'chunked' },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }),
-          );
-        },
-      );
-      req.on('error', reject);
-      for (let i = 0; i < 3; i++) req.write(Buffer.alloc(500_000, 'b'));
-      req.end();
+    const streamed = await send('POST', '/api/conversations/some-id/messages', {
+      headers: JSON_AUTH,
+      chunks: Array.from({ length: 3 }, () => Buffer.alloc(500_000, 'b')),
     });
     assertRefused(streamed, 413, 'streamed');
   });
