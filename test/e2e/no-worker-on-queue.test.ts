@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { ConversationClient } from '../../client/conversation-client';
 import { ConversationError } from '../../client/errors';
+import { grpcStatusOf } from '../../client/grpc-status';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
 
@@ -38,7 +39,11 @@ function clientOfEmptyQueue(tools?: string[]): ConversationClient {
 async function unavailable(client: ConversationClient, call: () => Promise<unknown>, withinMs: number) {
   const started = Date.now();
   await assert.rejects(call(), (err: unknown) => {
-    assert.ok(err instanceof ConversationError, `a ConversationError, not ${String(err).slice(0, 300)}`);
+    const cause = (err as { cause?: unknown }).cause;
+    assert.ok(
+      err instanceof ConversationError,
+      `a ConversationError, not ${String(err).slice(0, 300)} (gRPC status ${grpcStatusOf(err)}; ${String(cause).slice(0, 300)})`,
+    );
     assert.equal(err.code, 'unavailable', err.message);
     assert.ok(err.message.includes(`task queue "${client.taskQueue}"`), err.message);
     assert.match(err.message, /worker/);
