@@ -57,10 +57,12 @@ export function toConversationError(err: unknown, conversationId: string): unkno
 
 /**
  * A query (or another call a worker must answer) that ran out of time: with no worker polling the conversation's task
- * queue the server waits for one until the call's deadline, then answers DEADLINE_EXCEEDED.
+ * queue the server waits for one until the call's deadline, then answers DEADLINE_EXCEEDED — or, when its own 30 s
+ * ends the call first, resets the stream, which the client reports as CANCELLED (seen in about half the runs).
  */
 export function noWorkerAnswered(err: unknown, taskQueue: string): ConversationError | undefined {
-  if (grpcStatusOf(err) !== GrpcStatus.DEADLINE_EXCEEDED) return undefined;
+  const status = grpcStatusOf(err);
+  if (status !== GrpcStatus.DEADLINE_EXCEEDED && status !== GrpcStatus.CANCELLED) return undefined;
   return new ConversationError(
     'unavailable',
     `No worker answered on task queue "${taskQueue}" in time; is a worker running (and polling that task queue)?`,

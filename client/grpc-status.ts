@@ -4,7 +4,7 @@
 import { isGrpcServiceError } from '@temporalio/client';
 
 /** gRPC status codes (https://grpc.github.io/grpc/core/md_doc_statuscodes.html) a caller acts on. */
-export const GrpcStatus = { DEADLINE_EXCEEDED: 4, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14 } as const;
+export const GrpcStatus = { CANCELLED: 1, DEADLINE_EXCEEDED: 4, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14 } as const;
 
 export function grpcStatusOf(err: unknown): number | undefined {
   for (let cause = err, depth = 0; cause instanceof Error && depth < 10; depth++) {
