@@ -256,7 +256,9 @@ describe('walks over model input in workflow code are not recursive', () => {
       toolCallSummary('get_ticker_symbol', { company_name: 'General Motors' }),
       'get_ticker_symbol(company_name="General Motors")',
     );
-    const many = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`.repeat(50), nested(10_000)]));
+    // One 10,000-deep value under every key: the walk meets it 10,000 times, as if each were its own.
+    const deep = nested(10_000);
+    const many = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`.repeat(50), deep]));
     const summary = toolCallSummary('get_ticker_symbol', many);
     assert.equal(summary.length, MAX_TOOL_CALL_SUMMARY_CHARS);
     assert.ok(summary.endsWith('…'));
