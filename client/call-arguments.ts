@@ -6,6 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { conversationIdSchema } from '../common/conversation-id';
+import { conversationOptionsSchema } from '../common/options';
 import { isWellFormed, unprintable } from '../common/safe-text';
 import { FINAL_STATUSES, OPEN_STATUSES } from '../common/conversation-types';
 import {
@@ -65,16 +66,25 @@ export const optionsObject = objectArgument('options');
 export const waitOptionsSchema = z
   .strictObject({ timeoutMs: timeoutMsSchema.optional(), updateId: updateIdSchema.optional() })
   .optional();
+/** A message call's `start`: a new conversation's options, checked in full where they are validated (the tools). */
+const startOptionsSchema = objectArgument("start (a new conversation's options)");
+export const submitOptionsSchema = z
+  .strictObject({ start: startOptionsSchema.optional(), output: answerFormatSchema.optional() })
+  .optional();
 export const sendOptionsSchema = z
   .strictObject({
+    start: startOptionsSchema.optional(),
+    output: answerFormatSchema.optional(),
     timeoutMs: timeoutMsSchema.optional(),
     updateId: updateIdSchema.optional(),
-    output: answerFormatSchema.optional(),
   })
   .optional();
-export const messageOptionsSchema = z.strictObject({ output: answerFormatSchema.optional() }).optional();
 export const streamOptionsSchema = z
-  .strictObject({ signal: signalSchema.optional(), output: answerFormatSchema.optional() })
+  .strictObject({
+    start: startOptionsSchema.optional(),
+    output: answerFormatSchema.optional(),
+    signal: signalSchema.optional(),
+  })
   .optional();
 export const eventsOptionsSchema = z
   .strictObject({
@@ -172,6 +182,46 @@ export function checked<S extends z.ZodType>(
   if (parsed.success) return parsed.data;
   throw new ConversationError(code, `Invalid ${argument} for ${call}: ${describeCallIssues(parsed.error, argument)}`);
 }
+
+/**
+ * A message call's arguments (sendMessage, submitMessage, streamMessage): the id, the text (`invalid_message`), then
+ * one options object and nothing after it. The calls once took a new conversation's options and the rest as two
+ * positional arguments; such a call is refused with what to write instead, never half understood.
+ */
+export function checkedMessageCall(
+  call: string,
+  schema: z.ZodOptional<z.ZodObject>,
+  id: unknown,
+  text: unknown,
+  options: unknown,
+  extra: readonly unknown[],
+): void {
+  checked(conversationIdSchema, id, call, 'id');
+  checkedText(text, call);
+  const keys = Object.keys(schema.unwrap().shape).join(', ');
+  const usage = `${call}(id, text, { ${keys} })`;
+  if (extra.some((argument) => argument !== undefined)) {
+    throw new ConversationError(
+      'invalid_options',
+      `Invalid arguments for ${call}: no argument after the options; everything goes in one options object: ${usage}`,
+    );
+  }
+  const parsed = schema.safeParse(options);
+  if (parsed.success) return;
+  const misplaced = parsed.error.issues
+    .flatMap((issue) => (issue.code === 'unrecognized_keys' && issue.path.length === 0 ? issue.keys : []))
+    .filter((key) => START_OPTION_KEYS.has(key));
+  const hint =
+    misplaced.length > 0
+      ? ` (a new conversation's options go in options.start: ${call}(id, text, { start: { ${misplaced.slice(0, 3).join(', ')} } }))`
+      : '';
+  throw new ConversationError(
+    'invalid_options',
+    `Invalid options for ${call}: ${describeCallIssues(parsed.error, 'options')}${hint}`,
+  );
+}
+/** What a conversation is started with (StartOptions' keys): misplaced at a message call's top level, they get a hint. */
+const START_OPTION_KEYS = new Set([...Object.keys(conversationOptionsSchema.shape), 'id', 'owner']);
 
 /** A message's text: `invalid_message` when it is not one the conversation takes. */
 export function checkedText(text: unknown, call: string): string {

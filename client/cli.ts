@@ -107,7 +107,7 @@ async function send(
     (t) => t.length + 1,
     () => 1,
   ); // skip the user's own message
-  const reply = client.sendMessage(id, text, start);
+  const reply = client.sendMessage(id, text, { start });
   await followConversation(client, id, reply, {
     from,
     onLine: (line) => {
@@ -134,7 +134,7 @@ async function streamTurn(
     if (midLine) process.stdout.write('\n');
     midLine = false;
   };
-  for await (const { event, seen } of client.streamMessage(id, text, start)) {
+  for await (const { event, seen } of client.streamMessage(id, text, { start })) {
     if (seen) continue; // a tool call shown already, as it streamed
     switch (event.type) {
       case 'text':

@@ -52,6 +52,7 @@ import { type AnswerFormat, outputSpecOf, typedResult, type TypedTurnResult } fr
 import {
   approvalSchema,
   checked,
+  checkedMessageCall,
   checkedText,
   clientOptionsSchema,
   connectOptionsSchema,
@@ -59,7 +60,6 @@ import {
   describeCallIssues,
   eventsOptionsSchema,
   listFilterSchema,
-  messageOptionsSchema,
   objectArgument,
   optionsObject,
   ownerSchema,
@@ -67,6 +67,7 @@ import {
   refreshSchema,
   sendOptionsSchema,
   streamOptionsSchema,
+  submitOptionsSchema,
   transcriptRangeSchema,
   turnNumberSchema,
   waitOptionsSchema,
@@ -138,10 +139,26 @@ export interface WaitOptions {
   updateId?: string;
 }
 
-export interface SendOptions<S extends z.ZodType = z.ZodType> extends WaitOptions {
-  /** This turn's answer as data matching the schema: the result's `output`, parsed by it (typed). */
+/** What `submitMessage` takes besides the id and the text (and `sendMessage` and `streamMessage` too). */
+export interface SubmitOptions<S extends z.ZodType = z.ZodType> {
+  /**
+   * The conversation's options, should it not exist yet: it is created with them (update-with-start). A closed
+   * conversation is never started again. Without `start`, the conversation must exist.
+   */
+  start?: Omit<StartOptions, 'id'>;
+  /**
+   * This turn's answer as data matching the schema: the result's `output`, parsed by it (typed). For every turn of a
+   * conversation, give it once as `start.output` (this one wins for its turn).
+   */
   output?: AnswerFormat<S>;
 }
+
+/** What `sendMessage` takes besides the id and the text. */
+export interface SendOptions<S extends z.ZodType = z.ZodType> extends SubmitOptions<S>, WaitOptions {}
+
+/** What `streamMessage` takes besides the id and the text. */
+export interface StreamOptions<S extends z.ZodType = z.ZodType>
+  extends SubmitOptions<S>, Pick<EventsOptions, 'signal'> {}
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 /**
@@ -238,40 +255,27 @@ export class ConversationClient {
   /**
    * Sends a user message and resolves with the reply once the whole turn (all its tool calls) is done.
    * With `start`, the conversation is created if it does not exist yet (update-with-start); a closed conversation is
-   * never started again.
+   * never started again. With `output`, the reply's `output` is the answer as data, typed by the schema.
    */
   async sendMessage<S extends z.ZodType>(
     id: string,
     text: string,
-    start: Omit<StartOptions, 'id'> | undefined,
-    wait: SendOptions<S> & { output: AnswerFormat<S> },
+    options: SendOptions<S> & { output: AnswerFormat<S> },
   ): Promise<TypedTurnResult<z.output<S>>>;
-  async sendMessage(
-    id: string,
-    text: string,
-    start?: Omit<StartOptions, 'id'>,
-    wait?: SendOptions,
-  ): Promise<TurnResult>;
-  async sendMessage(
-    id: string,
-    text: string,
-    start?: Omit<StartOptions, 'id'>,
-    wait: SendOptions = {},
-  ): Promise<TurnResult> {
-    checked(conversationIdSchema, id, 'sendMessage', 'id');
-    checkedText(text, 'sendMessage');
-    checked(optionsObject, start, 'sendMessage', 'start');
-    checked(sendOptionsSchema, wait, 'sendMessage', 'wait');
-    const output = wait.output && outputSpecOf(wait.output);
+  async sendMessage(id: string, text: string, options?: SendOptions): Promise<TurnResult>;
+  async sendMessage(id: string, text: string, options: SendOptions = {}, ...extra: unknown[]): Promise<TurnResult> {
+    checkedMessageCall('sendMessage', sendOptionsSchema, id, text, options, extra);
+    const { start, output: answer, timeoutMs, updateId: givenUpdateId } = options;
+    const output = answer && outputSpecOf(answer);
     const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
     // The options are checked first (a bad call sends nothing), then whether a worker will take the message.
     const { owner, ...startRest }: Omit<StartOptions, 'id'> = start ?? {};
-    if (owner !== undefined) checked(ownerSchema, owner, 'sendMessage', 'start.owner');
+    if (owner !== undefined) checked(ownerSchema, owner, 'sendMessage', 'options.start.owner');
     const input: ConversationInput | undefined = start ? { options: await this.validate(startRest, true) } : undefined;
     if (!input) await this.ensureWorker();
-    const deadline = Date.now() + (wait.timeoutMs ?? this.turnTimeoutMs);
+    const deadline = Date.now() + (timeoutMs ?? this.turnTimeoutMs);
     // One update id for every try: the server runs the update once and answers repeats with the same outcome.
-    const updateId = wait.updateId ?? randomUUID();
+    const updateId = givenUpdateId ?? randomUUID();
     try {
       const outcome = await untilAnswered(this.client, deadline, () => {
         if (!input) return this.handle(id).executeUpdate(sendMessageUpdate, { args, updateId });
@@ -287,7 +291,7 @@ export class ConversationClient {
         });
       });
       const result = await this.follow(id, outcome, deadline);
-      return wait.output ? typedResult(result, wait.output) : result;
+      return answer ? typedResult(result, answer) : result;
     } catch (err) {
       throw toConversationError(err, id);
     }
@@ -301,18 +305,25 @@ export class ConversationClient {
   async submitMessage(
     id: string,
     text: string,
-    start?: Omit<StartOptions, 'id'>,
-    message: Pick<SendOptions, 'output'> = {},
+    options: SubmitOptions = {},
+    ...extra: unknown[]
   ): Promise<SubmittedMessage> {
-    checked(conversationIdSchema, id, 'submitMessage', 'id');
-    checkedText(text, 'submitMessage');
-    checked(optionsObject, start, 'submitMessage', 'start');
-    checked(messageOptionsSchema, message, 'submitMessage', 'message');
-    const output = message.output && outputSpecOf(message.output);
+    checkedMessageCall('submitMessage', submitOptionsSchema, id, text, options, extra);
+    return this.submit('submitMessage', id, text, options.start, options.output);
+  }
+
+  private async submit(
+    call: string,
+    id: string,
+    text: string,
+    start: Omit<StartOptions, 'id'> | undefined,
+    answer: AnswerFormat | undefined,
+  ): Promise<SubmittedMessage> {
+    const output = answer && outputSpecOf(answer);
     const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
     // The options are checked first (a bad call sends nothing), then whether a worker will take the message.
     const { owner, ...startRest }: Omit<StartOptions, 'id'> = start ?? {};
-    if (owner !== undefined) checked(ownerSchema, owner, 'submitMessage', 'start.owner');
+    if (owner !== undefined) checked(ownerSchema, owner, call, 'options.start.owner');
     const input: ConversationInput | undefined = start ? { options: await this.validate(startRest, true) } : undefined;
     if (!input) await this.ensureWorker();
     const updateId = randomUUID();
@@ -351,15 +362,13 @@ export class ConversationClient {
   async *streamMessage(
     id: string,
     text: string,
-    start?: Omit<StartOptions, 'id'>,
-    options: Pick<EventsOptions, 'signal'> & Pick<SendOptions, 'output'> = {},
+    options: StreamOptions = {},
+    ...extra: unknown[]
   ): AsyncGenerator<StreamItem, void, undefined> {
-    checked(conversationIdSchema, id, 'streamMessage', 'id');
-    checkedText(text, 'streamMessage');
-    checked(optionsObject, start, 'streamMessage', 'start');
-    checked(streamOptionsSchema, options, 'streamMessage', 'options');
-    const { output, ...eventsOptions } = options;
-    const { turn, offset } = await this.submitMessage(id, text, start, output ? { output } : {});
+    checkedMessageCall('streamMessage', streamOptionsSchema, id, text, options, extra);
+    const { start, output, signal } = options;
+    const { turn, offset } = await this.submit('streamMessage', id, text, start, output);
+    const eventsOptions: EventsOptions = signal ? { signal } : {};
     let ours = false;
     for await (const item of this.events(id, { ...eventsOptions, fromOffset: offset })) {
       const { event } = item;

@@ -7,6 +7,8 @@ export {
   type ListFilter,
   type SendOptions,
   type StartOptions,
+  type StreamOptions,
+  type SubmitOptions,
   type WaitOptions,
 } from './conversation-client';
 export { type AnswerFormat, type TypedTurnResult } from './answer-format';

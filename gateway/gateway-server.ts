@@ -353,7 +353,7 @@ export function createGatewayHandler(options: Omit<GatewayOptions, 'host' | 'por
    */
   async function submit(id: string, text: string, start: StartOptions | undefined, caller: Caller) {
     const owned = start && { ...start, owner: caller.principal };
-    if (caller.admin) return conversations.submitMessage(id, text, owned);
+    if (caller.admin) return conversations.submitMessage(id, text, { start: owned });
     const owner = await ownerOf(id);
     if (owner === undefined && owned) {
       try {
@@ -363,11 +363,11 @@ export function createGatewayHandler(options: Omit<GatewayOptions, 'host' | 'por
         if (!(err instanceof ConversationError && err.code === 'already_started')) throw err;
         owners.delete(id);
         if ((await ownerOf(id)) !== caller.principal) throw notFound(id);
-        return conversations.submitMessage(id, text, owned);
+        return conversations.submitMessage(id, text, { start: owned });
       }
     }
     if (owner !== caller.principal) throw notFound(id);
-    return conversations.submitMessage(id, text, owned);
+    return conversations.submitMessage(id, text, { start: owned });
   }
 
   /** GET /api/conversations: the caller's own; an admin's `all=1` every one, `owner=` that principal's. */

@@ -60,7 +60,7 @@ export interface DemoConversation {
 export async function converse(demo: DemoConversation): Promise<TurnResult> {
   const { conversations, id, server, uiUrl } = demo;
   console.log(`\nConversation ${id} (${demo.start.protocol} tool use)\n`);
-  const reply = conversations.sendMessage(id, demo.question, demo.start);
+  const reply = conversations.sendMessage(id, demo.question, { start: demo.start });
   await followConversation(conversations, id, reply, { onLine: (line) => console.log(renderLine(line)) });
   const result = await reply;
   console.log(`\nAnswer: ${result.text}`);

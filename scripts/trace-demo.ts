@@ -85,8 +85,10 @@ async function main(): Promise<number> {
     const id = `trace-demo-${randomUUID().slice(0, 8)}`;
     const { traceId, text } = await tracing.tracer.startActiveSpan('trace-demo', async (span) => {
       const reply = await conversations.sendMessage(id, STOCK_QUESTION, {
-        tools: STOCK_TOOLS,
-        closeAfterFirstReply: true,
+        start: {
+          tools: STOCK_TOOLS,
+          closeAfterFirstReply: true,
+        },
       });
       await conversations.waitForResult(id);
       span.end();

@@ -115,17 +115,15 @@ export async function runLongChain(
       const tally = new RequestTally(mock, prompt);
       const started = performance.now();
       const reply = await conversations
-        .sendMessage(
-          id,
-          prompt,
-          {
+        .sendMessage(id, prompt, {
+          start: {
             tools: CHAIN_TOOLS,
             limits: { maxModelCallsPerTurn: options.steps + 10, maxToolCallsPerTurn: options.steps + 10 },
             continueAsNewAfterModelCalls: options.continueAsNewAfter,
             contextManagement: contextManagementOf(variant, options.triggerTokens),
           },
-          { timeoutMs: 3_600_000 },
-        )
+          timeoutMs: 3_600_000,
+        })
         .finally(() => tally.stop());
       const wallMs = performance.now() - started;
       const state = await conversations.getState(id);

@@ -111,9 +111,11 @@ async function main(): Promise<number> {
       const id = `bench-mcp-${variant.activityType}-${randomUUID().slice(0, 8)}`;
       process.stderr.write(`[bench:mcp] ${variant.label}: ${calls} calls…\n`);
       await conversations.sendMessage(id, prompt, {
-        ...variant.options,
-        closeAfterFirstReply: true,
-        limits: { maxModelCallsPerTurn: calls + 10, maxToolCallsPerTurn: calls + 10 },
+        start: {
+          ...variant.options,
+          closeAfterFirstReply: true,
+          limits: { maxModelCallsPerTurn: calls + 10, maxToolCallsPerTurn: calls + 10 },
+        },
       });
       const { scheduledToCompleted, startedToCompleted } = await activityDurations(client, id, variant.activityType);
       results[variant.label] = { scheduledToCompleted, startedToCompleted };

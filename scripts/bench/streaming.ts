@@ -87,7 +87,7 @@ type Arrivals = Map<number, { chars: number; at: number }[]>;
 async function streamOne(conversations: ConversationClient, id: string, prompt: string): Promise<Arrivals> {
   const arrivals: Arrivals = new Map();
   const length = new Map<number, number>();
-  for await (const { event } of conversations.streamMessage(id, prompt, { tools: CHAIN_TOOLS })) {
+  for await (const { event } of conversations.streamMessage(id, prompt, { start: { tools: CHAIN_TOOLS } })) {
     if (event.type !== 'text') continue;
     const at = Date.now();
     const chars = (length.get(event.call) ?? 0) + event.text.length;

@@ -60,9 +60,11 @@ export async function startOurs(ctx: BenchContext, label: string): Promise<Ours>
     launch: ({ id, prompt, steps }: Conversation) => {
       const send = () =>
         conversations.sendMessage(id, prompt, {
-          tools: CHAIN_TOOLS,
-          limits: { maxModelCallsPerTurn: steps + 10, maxToolCallsPerTurn: steps + 10 },
-          ...system.send,
+          start: {
+            tools: CHAIN_TOOLS,
+            limits: { maxModelCallsPerTurn: steps + 10, maxToolCallsPerTurn: steps + 10 },
+            ...system.send,
+          },
         });
       return {
         run: send,

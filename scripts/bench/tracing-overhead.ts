@@ -90,9 +90,11 @@ async function main(): Promise<number> {
         scriptToolCalls(mock, prompt, 'echo', calls);
         const started = performance.now();
         await conversations.sendMessage(`bench-tracing-${mode}-${randomUUID().slice(0, 8)}`, prompt, {
-          tools: ['echo'],
-          closeAfterFirstReply: true,
-          limits: { maxModelCallsPerTurn: calls + 10, maxToolCallsPerTurn: calls + 10 },
+          start: {
+            tools: ['echo'],
+            closeAfterFirstReply: true,
+            limits: { maxModelCallsPerTurn: calls + 10, maxToolCallsPerTurn: calls + 10 },
+          },
         });
         const perStep = (performance.now() - started) / (2 * calls + 1);
         samples[mode].push(perStep);

@@ -178,7 +178,7 @@ const multiTurn: Scenario = {
     if (!PRICE.test(first.text)) return fail(`turn 1 answered ${JSON.stringify(first.text.slice(0, 100))}`);
     const updateId = randomUUID();
     const second = await context.retrying('turn 2', () =>
-      context.conversations.sendMessage(context.id, "What's the weather in Paris?", undefined, {
+      context.conversations.sendMessage(context.id, "What's the weather in Paris?", {
         ...remaining(context.deadline),
         updateId,
       }),
@@ -226,12 +226,12 @@ function typedAnswer(mode: 'native' | 'tool'): Scenario {
       // Update-with-start, one update id for every try: a try whose answer was lost gets the same outcome.
       const updateId = randomUUID();
       const reply = await context.retrying('typed turn', () =>
-        context.conversations.sendMessage(
-          context.id,
-          context.prompt,
-          { tools: STOCK_TOOLS, timeouts: HEARTBEAT },
-          { output: { schema: Quote, mode }, updateId, ...remaining(context.deadline) },
-        ),
+        context.conversations.sendMessage(context.id, context.prompt, {
+          start: { tools: STOCK_TOOLS, timeouts: HEARTBEAT },
+          output: { schema: Quote, mode },
+          updateId,
+          ...remaining(context.deadline),
+        }),
       );
       if (reply.status !== 'awaiting_user') return fail(`turn ended ${reply.status}: ${reply.text.slice(0, 100)}`);
       const { symbol, price } = reply.output;

@@ -60,7 +60,9 @@ describe('an approval sent from the Temporal CLI', { skip }, () => {
   test('{"approve": "false"} (a string) is rejected, and the tool does not run', async () => {
     const id = `cli-approval-${Date.now()}`;
     const turn = h.conversations.sendMessage(id, uniquePrompt('Buy 3 shares of General Motors'), {
-      tools: ['buy_stock'],
+      start: {
+        tools: ['buy_stock'],
+      },
     });
     let pending;
     while (!(pending = (await h.conversations.getState(id).catch(() => undefined))?.pendingApprovals[0]))

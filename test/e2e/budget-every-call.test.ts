@@ -53,8 +53,10 @@ describe('the max_tokens ladder', () => {
     const prompt = uniquePrompt('Write me a very long essay.');
     h.mock.script(prompt, [cutOff(500), cutOff(500), cutOff(500), cutOff(500)]);
     const reply = await h.conversations.sendMessage(`ladder-issue-${Date.now()}`, prompt, {
-      prices: PRICES,
-      budget: { perTurn: { tokens: 3_000, usd: 0.01 } },
+      start: {
+        prices: PRICES,
+        budget: { perTurn: { tokens: 3_000, usd: 0.01 } },
+      },
     });
     assert.equal(reply.status, 'budget_exhausted');
     const requests = h.mock.requestsFor(prompt);
@@ -81,7 +83,9 @@ describe('the max_tokens ladder', () => {
     h.mock.script(prompt, [cutOff(500), cutOff(500), cutOff(500), cutOff(500)]);
     // Before the 4,096 rung: 1,524 spent + 500 + 4,096 = 6,120 ≤ 8,000. Before the 16,384 rung: 6,120 + 16,884 > 8,000.
     const reply = await h.conversations.sendMessage(`ladder-rung-${Date.now()}`, prompt, {
-      budget: { perTurn: { tokens: 8_000 } },
+      start: {
+        budget: { perTurn: { tokens: 8_000 } },
+      },
     });
     assert.equal(reply.status, 'budget_exhausted');
     assert.deepEqual(
@@ -125,7 +129,7 @@ describe("the orchestrator's summary call", () => {
       // A call estimated from the last one (about 1,100 tokens) fits; the summary's worst case (about 1,000 + 4,096) does not.
       budget: { perTurn: { tokens: 5_000 } },
     };
-    assert.equal((await h.conversations.sendMessage(id, prompt, options)).text, 'Mild.');
+    assert.equal((await h.conversations.sendMessage(id, prompt, { start: options })).text, 'Mild.');
     const second = await h.conversations.sendMessage(id, 'And tomorrow?');
     assert.equal(second.status, 'budget_exhausted');
     assert.match(
@@ -150,8 +154,10 @@ describe('count_tokens', () => {
       },
     ]);
     const reply = await h.conversations.sendMessage(`count-spent-${Date.now()}`, prompt, {
-      tools: ['get_weather'],
-      budget: { perTurn: { tokens: 1_500 }, estimate: 'count-tokens' },
+      start: {
+        tools: ['get_weather'],
+        budget: { perTurn: { tokens: 1_500 }, estimate: 'count-tokens' },
+      },
     });
     assert.equal(reply.status, 'budget_exhausted');
     assert.match(reply.text, /this turn has used 2100 tokens/);
@@ -189,10 +195,12 @@ describe('attempts that failed mid-stream', () => {
       // Without the failed attempt 1,100 tokens are spent before call 2, which (about 1,150) would fit 3,000; with it,
       // 2,200 are, and it does not.
       const reply = await h.conversations.sendMessage(`billed-failure-${Date.now()}`, prompt, {
-        tools: ['get_weather'],
-        prices: PRICES,
-        budget: { perTurn: { tokens: 3_000 } },
-        streaming: { enabled: streaming },
+        start: {
+          tools: ['get_weather'],
+          prices: PRICES,
+          budget: { perTurn: { tokens: 3_000 } },
+          streaming: { enabled: streaming },
+        },
       });
       assert.equal(h.mock.requestsFor(prompt).length, 2, 'the failed attempt, then its retry');
       assert.deepEqual(reply.usage, usage(2_000, 200));
@@ -210,7 +218,7 @@ describe('attempts that failed mid-stream', () => {
       { reply: { content: [{ type: 'text', text: 'Old.' }], stop_reason: 'end_turn', usage: pinned(1_000, 100) } },
     ]);
     const id = `billed-retry-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { budget: { perTurn: { tokens: 2_000 } } });
+    const reply = await h.conversations.sendMessage(id, prompt, { start: { budget: { perTurn: { tokens: 2_000 } } } });
     assert.equal(reply.status, 'budget_exhausted');
     assert.match(reply.text, /failed after billing 2050 tokens/);
     assert.equal(h.mock.requestsFor(prompt).length, 1, 'no second attempt');

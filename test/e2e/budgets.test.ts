@@ -91,10 +91,12 @@ describe('cost', () => {
     scriptChain(prompt, 'native', usage);
     const id = `cost-chain-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      tools: STOCK_TOOLS,
-      prices: PRICES,
-      continueAsNewAfterModelCalls: 1, // a new run after every call: the cost is carried
-      closeAfterFirstReply: true,
+      start: {
+        tools: STOCK_TOOLS,
+        prices: PRICES,
+        continueAsNewAfterModelCalls: 1, // a new run after every call: the cost is carried
+        closeAfterFirstReply: true,
+      },
     });
     const perCall = (50 * 3 + 100 * 15 + 2_000 * 3.75 + 10_000 * 0.3) / 1e6;
     assert.equal(reply.modelCalls, 3);
@@ -111,7 +113,8 @@ describe('cost', () => {
     scriptChain(prompt, 'native');
     const id = `cost-table-${Date.now()}`;
     const events = [];
-    for await (const { event } of h.conversations.streamMessage(id, prompt, { tools: STOCK_TOOLS })) events.push(event);
+    for await (const { event } of h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS } }))
+      events.push(event);
     const perCall = costUsd(usageOf(PLAIN), PUBLISHED_PRICES[DEFAULT_MODEL]!);
     const calls = events.flatMap((e) => (e.type === 'model_call_finished' ? [e.costUsd] : []));
     assert.equal(calls.length, 3);
@@ -127,7 +130,9 @@ describe('cost', () => {
     const prompt = uniquePrompt('What is the current stock price of General Motors?');
     scriptChain(prompt, 'native');
     const id = `cost-unknown-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, model: 'claude-unpriced-1' });
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { tools: STOCK_TOOLS, model: 'claude-unpriced-1' },
+    });
     assert.equal(reply.modelCalls, 3);
     assert.equal(reply.costUsd, null);
     assert.equal((await h.conversations.getState(id)).costUsd, null);
@@ -135,9 +140,11 @@ describe('cost', () => {
 
     const guarded = uniquePrompt('What is the current stock price of General Motors?');
     const stopped = await h.conversations.sendMessage(`cost-unknown-usd-${Date.now()}`, guarded, {
-      tools: STOCK_TOOLS,
-      model: 'claude-unpriced-1',
-      budget: { perTurn: { usd: 1 } },
+      start: {
+        tools: STOCK_TOOLS,
+        model: 'claude-unpriced-1',
+        budget: { perTurn: { usd: 1 } },
+      },
     });
     assert.equal(stopped.status, 'budget_exhausted');
     assert.match(stopped.text, /cost of claude-unpriced-1 is unknown/);
@@ -153,9 +160,11 @@ for (const protocol of ['native', 'legacy-xml'] as const) {
       const id = `budget-turn-${protocol}-${Date.now()}`;
       // Before call 3: 2,200 spent + about 1,100 for the call > 3,000. Before call 2: 1,100 + about 1,150 fits.
       const reply = await h.conversations.sendMessage(id, prompt, {
-        tools: STOCK_TOOLS,
-        protocol,
-        budget: { perTurn: { tokens: 3_000 } },
+        start: {
+          tools: STOCK_TOOLS,
+          protocol,
+          budget: { perTurn: { tokens: 3_000 } },
+        },
       });
       assert.equal(reply.status, 'budget_exhausted');
       assert.equal(reply.modelCalls, 2);
@@ -188,7 +197,7 @@ describe('a conversation budget', () => {
     h.mock.script(prompt, [say('One.'), say('Two.'), say('Three.')]);
     const id = `budget-conversation-${Date.now()}`;
     const options = { budget: { perConversation: { tokens: 3_000 }, perTurn: { tokens: 2_000 } } };
-    assert.equal((await h.conversations.sendMessage(id, prompt, options)).text, 'One.');
+    assert.equal((await h.conversations.sendMessage(id, prompt, { start: options })).text, 'One.');
     assert.equal((await h.conversations.sendMessage(id, 'And?')).text, 'Two.', 'each turn is within its own limit');
     const third = await h.conversations.sendMessage(id, 'And then?');
     assert.equal(third.status, 'budget_exhausted');
@@ -205,10 +214,12 @@ describe('a conversation budget', () => {
     scriptChain(prompt, 'native');
     // $0.0045 a call: before call 3, $0.009 + about $0.002 > $0.01.
     const reply = await h.conversations.sendMessage(`budget-usd-${Date.now()}`, prompt, {
-      tools: STOCK_TOOLS,
-      prices: PRICES,
-      budget: { perConversation: { usd: 0.01 } },
-      continueAsNewAfterModelCalls: 1, // spent and the last call's usage are carried to each new run
+      start: {
+        tools: STOCK_TOOLS,
+        prices: PRICES,
+        budget: { perConversation: { usd: 0.01 } },
+        continueAsNewAfterModelCalls: 1, // spent and the last call's usage are carried to each new run
+      },
     });
     assert.equal(reply.status, 'budget_exhausted');
     near(reply.costUsd, 0.009);
@@ -223,8 +234,10 @@ describe('the count_tokens estimate', () => {
     scriptChain(prompt, 'native');
     const id = `budget-count-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      tools: STOCK_TOOLS,
-      budget: { perTurn: { tokens: 2_250 }, estimate: 'count-tokens' },
+      start: {
+        tools: STOCK_TOOLS,
+        budget: { perTurn: { tokens: 2_250 }, estimate: 'count-tokens' },
+      },
     });
     assert.equal(reply.status, 'budget_exhausted');
     assert.equal(h.mock.requestsFor(prompt).length, 2);

@@ -49,7 +49,9 @@ test('a tool returning 5 MB is cut to 100,000 characters with a visible marker, 
     { reply: { content: [{ type: 'text', text: 'The report is long.' }], stop_reason: 'end_turn' } },
   ]);
   const id = `huge-${randomUUID()}`;
-  const reply = await h.conversations.sendMessage(id, prompt, { tools: ['huge_report'], closeAfterFirstReply: true });
+  const reply = await h.conversations.sendMessage(id, prompt, {
+    start: { tools: ['huge_report'], closeAfterFirstReply: true },
+  });
   assert.equal(reply.text, 'The report is long.');
   assert.equal(reply.status, 'completed');
   assert.equal(runs, 1, 'the tool ran once: no oversized result failing and retrying');

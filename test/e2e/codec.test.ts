@@ -267,8 +267,10 @@ describe('a conversation with payload encryption', () => {
     ]);
     id = `codec-${randomUUID()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      tools: ['vault_lookup'],
-      closeAfterFirstReply: true,
+      start: {
+        tools: ['vault_lookup'],
+        closeAfterFirstReply: true,
+      },
     });
     assert.equal(reply.text, REPLY, 'the client with the codec reads the reply');
     assert.equal(reply.toolCalls, 2);
@@ -363,7 +365,7 @@ describe('a conversation with payload encryption', () => {
     h.mock.script(failing, [{ fault: 'status', status: 401 }]);
     const failId = `codec-401-${randomUUID()}`;
     await assert.rejects(
-      h.conversations.sendMessage(failId, failing, { tools: [], closeAfterFirstReply: true }),
+      h.conversations.sendMessage(failId, failing, { start: { tools: [], closeAfterFirstReply: true } }),
       (error: Error) => {
         assert.match(error.message, /401/);
         assert.ok(!error.message.includes(API_KEY));

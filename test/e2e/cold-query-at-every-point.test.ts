@@ -69,8 +69,10 @@ for (const protocol of ['native', 'legacy-xml'] as ProtocolName[]) {
       const conversations = new ConversationClient({ client, taskQueue, tools: demoTools.map((t) => t.name) });
       try {
         await conversations.sendMessage(id, `${STOCK_QUESTION} [${randomUUID().slice(0, 8)}]`, {
-          protocol,
-          tools: STOCK_TOOLS,
+          start: {
+            protocol,
+            tools: STOCK_TOOLS,
+          },
         });
         await conversations.sendMessage(id, 'Thanks!');
         await conversations.end(id);

@@ -41,7 +41,7 @@ describe('a chain of tool calls longer than the context window (native protocol)
     const prompt = uniquePrompt(`Check the weather and some ticker symbols, one lookup at a time (${label}).`);
     h.mock.script(prompt, chainSteps(STEPS));
     const id = `context-${label}-${prompt.slice(-9, -1)}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { ...chainOptions, ...options });
+    const reply = await h.conversations.sendMessage(id, prompt, { start: { ...chainOptions, ...options } });
     return { id, prompt, reply, requests: h.mock.requestsFor(prompt) };
   }
 
@@ -196,7 +196,7 @@ describe('the legacy XML protocol, with outputs that fill the window in two tool
         protocol: 'legacy-xml' as const,
         contextManagement: { mode: 'compaction' as const, compaction: { by, triggerTokens: 50_000 } },
       };
-      const first = await h.conversations.sendMessage(id, prompt, options);
+      const first = await h.conversations.sendMessage(id, prompt, { start: options });
       assert.match(first.text, /^The current stock price of General Motors is \$\d+\.\d\d\.$/);
       const state = await h.conversations.getState(id);
       assert.equal(state.context.compactions, 1);

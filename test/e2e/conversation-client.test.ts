@@ -54,7 +54,7 @@ describe('starting and continuing conversations', () => {
     // Closed: neither a start nor an update-with-start makes a blank conversation under the same id.
     await assert.rejects(h.conversations.startConversation({ id, firstMessage: 'Hello again' }), again);
     await assert.rejects(
-      h.conversations.sendMessage(id, 'Hello again', {}),
+      h.conversations.sendMessage(id, 'Hello again', { start: {} }),
       (err: ConversationError) => err.code === 'already_started',
     );
     assert.equal((await h.client.workflow.getHandle(id).describe()).runId, runId, 'no new run under the old id');
@@ -63,11 +63,9 @@ describe('starting and continuing conversations', () => {
   test('a 20-turn conversation is one workflow that keeps every message', async () => {
     const id = `twenty-${Date.now()}`;
     for (let turn = 1; turn <= 20; turn++) {
-      const reply = await h.conversations.sendMessage(
-        id,
-        `Message number ${turn}`,
-        turn === 1 ? { tools: [] } : undefined,
-      );
+      const reply = await h.conversations.sendMessage(id, `Message number ${turn}`, {
+        start: turn === 1 ? { tools: [] } : undefined,
+      });
       assert.equal(reply.turn, turn);
       assert.match(reply.text, new RegExp(`Message number ${turn}`));
     }
@@ -82,7 +80,7 @@ describe('starting and continuing conversations', () => {
 
   test('list finds conversations by status and model', async () => {
     const id = `listed-${Date.now()}`;
-    await h.conversations.sendMessage(id, 'Hello', { model: 'claude-haiku-4-5', tools: [] });
+    await h.conversations.sendMessage(id, 'Hello', { start: { model: 'claude-haiku-4-5', tools: [] } });
     let found: Awaited<ReturnType<typeof h.conversations.list>> = [];
     for (let i = 0; i < 50 && !found.some((c) => c.id === id); i++) {
       found = await h.conversations.list({
@@ -144,7 +142,7 @@ describe('bad calls get a typed error and change nothing', () => {
   });
   test('sending to a finished conversation', async () => {
     const id = `finished-${Date.now()}`;
-    await h.conversations.sendMessage(id, 'Hello', { tools: [], closeAfterFirstReply: true });
+    await h.conversations.sendMessage(id, 'Hello', { start: { tools: [], closeAfterFirstReply: true } });
     await h.conversations.waitForResult(id);
     await assert.rejects(h.conversations.sendMessage(id, 'Again'), (err: ConversationError) =>
       ['not_found', 'rejected'].includes(err.code),
@@ -179,7 +177,7 @@ describe('tools that need approval', () => {
       { reply: { content: [{ type: 'text', text: 'Bought.' }], stop_reason: 'end_turn' } },
     ]);
     const id = `approve-${Date.now()}`;
-    const reply = h.conversations.sendMessage(id, prompt, { tools: ['buy_stock'] });
+    const reply = h.conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
     const state = await pendingApproval(id);
     assert.equal(state.status, 'awaiting_approval');
     const [pending] = state.pendingApprovals;
@@ -212,7 +210,7 @@ describe('tools that need approval', () => {
       { reply: { content: [{ type: 'text', text: 'Understood, no order.' }], stop_reason: 'end_turn' } },
     ]);
     const id = `reject-${Date.now()}`;
-    const reply = h.conversations.sendMessage(id, prompt, { tools: ['buy_stock'] });
+    const reply = h.conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
     const [pending] = (await pendingApproval(id)).pendingApprovals;
     await h.conversations.approveToolCall(id, {
       callId: pending!.callId,
@@ -244,8 +242,10 @@ describe('continue-as-new', () => {
     ]);
     const id = `can-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      tools: ['get_weather'],
-      continueAsNewAfterModelCalls: 2,
+      start: {
+        tools: ['get_weather'],
+        continueAsNewAfterModelCalls: 2,
+      },
     });
     assert.equal(reply.text, 'All six checked.');
     assert.equal(reply.toolCalls, 6);
@@ -272,7 +272,9 @@ describe('history growth', () => {
       { reply: { content: [{ type: 'text', text: 'Done.' }], stop_reason: 'end_turn' } },
     ]);
     const id = `growth-${steps}-${Date.now()}`;
-    await h.conversations.sendMessage(id, prompt, { tools: ['get_weather'], limits: { maxModelCallsPerTurn: 1000 } });
+    await h.conversations.sendMessage(id, prompt, {
+      start: { tools: ['get_weather'], limits: { maxModelCallsPerTurn: 1000 } },
+    });
     // The server's own measure, the one its 50 MB limit applies to.
     const { historySize } = await h.client.workflow.getHandle(id).describe();
     assert.ok(historySize, 'the server reports the history size');

@@ -27,7 +27,9 @@ const answer = (text: string) => ({
 describe('the conversation ends', () => {
   test('idle_timeout: nobody writes within the idle timeout after an answer', async () => {
     const id = `idle-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, uniquePrompt('Hello'), { timeouts: { idle: '2 seconds' } });
+    const reply = await h.conversations.sendMessage(id, uniquePrompt('Hello'), {
+      start: { timeouts: { idle: '2 seconds' } },
+    });
     assert.equal(reply.status, 'awaiting_user');
     const result = await h.conversations.waitForResult(id);
     assert.equal(result.status, 'idle_timeout');
@@ -42,8 +44,10 @@ describe('the conversation ends', () => {
     h.mock.script(prompt, [toolTurn('Paris'), toolTurn('London'), toolTurn('Tokyo')]);
     const id = `model-limit-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      tools: ['get_weather'],
-      limits: { maxModelCallsPerTurn: 2 },
+      start: {
+        tools: ['get_weather'],
+        limits: { maxModelCallsPerTurn: 2 },
+      },
     });
     assert.equal(reply.status, 'limit_reached');
     assert.equal(reply.text, 'Stopped after 2 model calls (limit 2).');
@@ -58,8 +62,10 @@ describe('the conversation ends', () => {
     ]);
     const id = `tool-limit-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      tools: ['get_weather'],
-      limits: { maxToolCallsPerTurn: 2 },
+      start: {
+        tools: ['get_weather'],
+        limits: { maxToolCallsPerTurn: 2 },
+      },
     });
     assert.equal(reply.status, 'limit_reached');
     assert.equal(reply.text, 'Stopped: the model asked for more than 2 tool calls in one turn.');
@@ -75,8 +81,10 @@ describe('the conversation ends', () => {
     ]);
     const id = `size-limit-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      tools: ['get_weather'],
-      limits: { maxCarriedBytes: 10_000 },
+      start: {
+        tools: ['get_weather'],
+        limits: { maxCarriedBytes: 10_000 },
+      },
     });
     assert.equal(reply.status, 'limit_reached');
     assert.match(
@@ -92,7 +100,7 @@ describe('the conversation ends', () => {
       { reply: { content: [{ type: 'text', text: 'Partial' }], stop_reason: 'model_context_window_exceeded' } },
     ]);
     const id = `context-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, {});
+    const reply = await h.conversations.sendMessage(id, prompt, { start: {} });
     assert.equal(reply.status, 'context_window_exceeded');
     assert.equal(reply.stopReason, 'model_context_window_exceeded');
     assert.equal((await h.conversations.waitForResult(id)).status, 'context_window_exceeded');
@@ -133,8 +141,10 @@ describe('a tool call ends without running', () => {
     ]);
     const id = `approval-timeout-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      tools: ['buy_stock'],
-      timeouts: { approval: '1 second' },
+      start: {
+        tools: ['buy_stock'],
+        timeouts: { approval: '1 second' },
+      },
     });
     assert.equal(reply.status, 'awaiting_user');
     assert.equal(reply.text, 'Nobody approved the order, so I did not place it.');

@@ -22,9 +22,11 @@ test('the ticker → price chain runs in the legacy protocol: tools in the promp
   const prompt = uniquePrompt('What is the current stock price of General Motors?');
   const id = `legacy-chain-${Date.now()}`;
   const reply = await h.conversations.sendMessage(id, prompt, {
-    tools: STOCK_TOOLS,
-    protocol: 'legacy-xml',
-    closeAfterFirstReply: true,
+    start: {
+      tools: STOCK_TOOLS,
+      protocol: 'legacy-xml',
+      closeAfterFirstReply: true,
+    },
   });
   assert.equal(reply.text, 'The current stock price of General Motors is $38.50.', 'the <answer> is extracted');
 
@@ -56,8 +58,10 @@ test('the ticker → price chain runs in the legacy protocol: tools in the promp
 test('a failing tool goes back as <error> and the model answers', async () => {
   const prompt = uniquePrompt('What is the current stock price of Initech?');
   const reply = await h.conversations.sendMessage(`legacy-error-${Date.now()}`, prompt, {
-    tools: STOCK_TOOLS,
-    protocol: 'legacy-xml',
+    start: {
+      tools: STOCK_TOOLS,
+      protocol: 'legacy-xml',
+    },
   });
   const [, second] = h.mock.requestsFor(prompt);
   assert.match(
@@ -97,8 +101,10 @@ test('parameters are coerced from their declared types; a bad one goes back as a
     { reply: { content: [{ type: 'text', text: '<answer>59°F and foggy.</answer>' }], stop_reason: 'end_turn' } },
   ]);
   const reply = await h.conversations.sendMessage(`legacy-coerce-${Date.now()}`, prompt, {
-    tools: ['get_weather'],
-    protocol: 'legacy-xml',
+    start: {
+      tools: ['get_weather'],
+      protocol: 'legacy-xml',
+    },
   });
   assert.equal(reply.text, '59°F and foggy.');
   const [, second, third] = h.mock.requestsFor(prompt);
@@ -124,8 +130,10 @@ test('a malformed block and an unknown tool come back as errors, never a crash',
     { reply: { content: [{ type: 'text', text: '<answer>Sorry.</answer>' }], stop_reason: 'end_turn' } },
   ]);
   const reply = await h.conversations.sendMessage(`legacy-malformed-${Date.now()}`, prompt, {
-    tools: STOCK_TOOLS,
-    protocol: 'legacy-xml',
+    start: {
+      tools: STOCK_TOOLS,
+      protocol: 'legacy-xml',
+    },
   });
   assert.equal(reply.text, 'Sorry.');
   const results = lastText(h.mock.requestsFor(prompt)[1]!);
@@ -150,9 +158,11 @@ test('truncation inside <function_calls> is retried with a higher max_tokens, ne
     },
   ]);
   const reply = await h.conversations.sendMessage(id, prompt, {
-    tools: STOCK_TOOLS,
-    protocol: 'legacy-xml',
-    maxTokens: 256,
+    start: {
+      tools: STOCK_TOOLS,
+      protocol: 'legacy-xml',
+      maxTokens: 256,
+    },
   });
   assert.match(reply.text, /38\.50/);
   const requests = h.mock.requestsFor(prompt);

@@ -18,7 +18,9 @@ describe('the ticker → price chain', () => {
   test('answers 38.50 after get_ticker_symbol and get_current_stock_price, each its own activity', async () => {
     const prompt = uniquePrompt('What is the current stock price of General Motors?');
     const id = `chain-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true });
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+    });
     assert.match(reply.text, /38\.50/);
     assert.equal(reply.toolCalls, 2);
     assert.equal(reply.modelCalls, 3);
@@ -68,7 +70,7 @@ describe('the ticker → price chain', () => {
         },
       },
     ]);
-    const reply = await h.conversations.sendMessage(`recover-${Date.now()}`, prompt, { tools: STOCK_TOOLS });
+    const reply = await h.conversations.sendMessage(`recover-${Date.now()}`, prompt, { start: { tools: STOCK_TOOLS } });
     assert.match(reply.text, /38\.50/);
     const [, second] = h.mock.requestsFor(prompt);
     const [result] = lastUserBlocks(second!);
@@ -93,7 +95,7 @@ describe('tool calls that cannot run', () => {
       },
       { reply: { content: [{ type: 'text', text: 'That symbol is not valid.' }], stop_reason: 'end_turn' } },
     ]);
-    const reply = await h.conversations.sendMessage(`invalid-${Date.now()}`, prompt, { tools: STOCK_TOOLS });
+    const reply = await h.conversations.sendMessage(`invalid-${Date.now()}`, prompt, { start: { tools: STOCK_TOOLS } });
     assert.equal(reply.text, 'That symbol is not valid.');
     const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     assert.equal(result!.is_error, true);
@@ -111,7 +113,7 @@ describe('tool calls that cannot run', () => {
       },
       { reply: { content: [{ type: 'text', text: 'I cannot do horoscopes.' }], stop_reason: 'end_turn' } },
     ]);
-    await h.conversations.sendMessage(`unknown-${Date.now()}`, prompt, { tools: STOCK_TOOLS });
+    await h.conversations.sendMessage(`unknown-${Date.now()}`, prompt, { start: { tools: STOCK_TOOLS } });
     const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     assert.equal(result!.is_error, true);
     assert.equal(
@@ -136,7 +138,7 @@ test("two tool calls in one reply run concurrently and their results keep the mo
     { reply: { content: [{ type: 'text', text: 'Paris 14°C, Tokyo 19°C.' }], stop_reason: 'end_turn' } },
   ]);
   const id = `parallel-${Date.now()}`;
-  await h.conversations.sendMessage(id, prompt, { tools: ['get_weather'] });
+  await h.conversations.sendMessage(id, prompt, { start: { tools: ['get_weather'] } });
   const results = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
   assert.deepEqual(
     results.map((b) => b.tool_use_id),
@@ -159,8 +161,10 @@ test("two tool calls in one reply run concurrently and their results keep the mo
 test('tool_choice forces the named tool on the first call of the turn, then lets the model answer', async () => {
   const prompt = uniquePrompt('Tell me about San Francisco');
   const reply = await h.conversations.sendMessage(`choice-${Date.now()}`, prompt, {
-    tools: ['get_weather', ...STOCK_TOOLS],
-    toolChoice: { type: 'tool', name: 'get_weather' },
+    start: {
+      tools: ['get_weather', ...STOCK_TOOLS],
+      toolChoice: { type: 'tool', name: 'get_weather' },
+    },
   });
   const [first, second] = h.mock.requestsFor(prompt);
   assert.deepEqual(first!.body.tool_choice, { type: 'tool', name: 'get_weather' });
@@ -179,7 +183,7 @@ test('a reply cut off by max_tokens inside a tool_use is asked again higher, and
       tool: { name: 'get_ticker_symbol', input: { company_name: 'Ford Motor' } },
     },
   ]);
-  const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, maxTokens: 512 });
+  const reply = await h.conversations.sendMessage(id, prompt, { start: { tools: STOCK_TOOLS, maxTokens: 512 } });
   assert.match(reply.text, /38\.50/);
   const requests = h.mock.requestsFor(prompt);
   // The cut-off reply raised the turn's limit: later calls of the same turn start from the higher rung.
@@ -200,7 +204,7 @@ test('pause_turn: the paused content goes back to the model as it is, and the tu
     { reply: { content: [{ type: 'text', text: 'Still working…' }], stop_reason: 'pause_turn' } },
     { reply: { content: [{ type: 'text', text: 'Done researching.' }], stop_reason: 'end_turn' } },
   ]);
-  const reply = await h.conversations.sendMessage(`pause-${Date.now()}`, prompt, { tools: [] });
+  const reply = await h.conversations.sendMessage(`pause-${Date.now()}`, prompt, { start: { tools: [] } });
   assert.equal(reply.text, 'Done researching.');
   const second = h.mock.requestsFor(prompt)[1]!;
   assert.deepEqual(second.body.messages.at(-1), {
@@ -215,7 +219,7 @@ test('refusal ends the conversation with a clear status', async () => {
     { reply: { content: [{ type: 'text', text: "I can't help with that." }], stop_reason: 'refusal' } },
   ]);
   const id = `refusal-${Date.now()}`;
-  const reply = await h.conversations.sendMessage(id, prompt, { tools: [] });
+  const reply = await h.conversations.sendMessage(id, prompt, { start: { tools: [] } });
   assert.equal(reply.status, 'refused');
   const result = await h.conversations.waitForResult(id);
   assert.equal(result.status, 'refused');
@@ -224,7 +228,9 @@ test('refusal ends the conversation with a clear status', async () => {
 test("usage is summed over the conversation's model calls and returned with the result", async () => {
   const prompt = uniquePrompt('What is the current stock price of General Motors?');
   const id = `usage-${Date.now()}`;
-  const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true });
+  const reply = await h.conversations.sendMessage(id, prompt, {
+    start: { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+  });
   const requests = h.mock.requestsFor(prompt);
   assert.equal(requests.length, 3);
   assert.ok(reply.usage.inputTokens > 0 && reply.usage.outputTokens > 0);

@@ -18,12 +18,10 @@ test('two environments in sequence on one server, with the same fixed id, both c
         { reply: { content: [{ type: 'text', text: `Reply of run ${run}.` }], stop_reason: 'end_turn' } },
       ]);
       // Left open at close(), as the README's test leaves it; the next run's sendMessage must not land on it.
-      const reply = await env.conversations.sendMessage(
-        fixedId,
-        `Hello from run ${run}`,
-        { tools: [] },
-        { timeoutMs: 60_000 },
-      );
+      const reply = await env.conversations.sendMessage(fixedId, `Hello from run ${run}`, {
+        start: { tools: [] },
+        timeoutMs: 60_000,
+      });
       assert.equal(reply.text, `Reply of run ${run}.`);
       assert.equal(reply.turn, 1, 'a new conversation, not the one of the run before');
     } finally {
@@ -41,7 +39,7 @@ test('keepConversations leaves them for a look after the test', async () => {
   const env = await startConversationTestEnv({ tools: demoTools, keepConversations: true });
   const id = `kept-${randomUUID()}`;
   try {
-    await env.conversations.sendMessage(id, 'Hello', { tools: [], closeAfterFirstReply: true });
+    await env.conversations.sendMessage(id, 'Hello', { start: { tools: [], closeAfterFirstReply: true } });
   } finally {
     await env.close();
   }
@@ -84,8 +82,10 @@ test('MCP servers as a worker configures them: a conversation that names one cal
     ]);
     const id = `kit-mcp-${randomUUID()}`;
     const reply = await env.conversations.sendMessage(id, `Echo something ${tag}`, {
-      tools: [],
-      mcpServers: ['everything'],
+      start: {
+        tools: [],
+        mcpServers: ['everything'],
+      },
     });
     assert.equal(reply.text, 'Echoed.');
     const [result] = env.messagesApi.requestsFor(tag)[1]!.body.messages.at(-1).content;

@@ -485,8 +485,10 @@ describe('the Dockerfile, replayed without Docker', { timeout: 600_000 }, () => 
         `image-${randomUUID()}`,
         'What is the current stock price of General Motors?',
         {
-          tools: ['get_ticker_symbol', 'get_current_stock_price'],
-          closeAfterFirstReply: true,
+          start: {
+            tools: ['get_ticker_symbol', 'get_current_stock_price'],
+            closeAfterFirstReply: true,
+          },
         },
       );
       assert.match(reply.text, /38\.50/);

@@ -74,9 +74,11 @@ describe('transient model failures are retried and the conversation completes', 
       h.mock.script(prompt, [{ demo: true }, step]);
       const id = `fault-${name.replace(/\W+/g, '-')}-${Date.now()}`;
       const reply = await h.conversations.sendMessage(id, prompt, {
-        tools: STOCK_TOOLS,
-        closeAfterFirstReply: true,
-        ...options,
+        start: {
+          tools: STOCK_TOOLS,
+          closeAfterFirstReply: true,
+          ...options,
+        },
       });
       assert.match(reply.text, /38\.50/);
       assert.equal(reply.modelCalls, 3, 'the failed attempt is not a model call of its own');
@@ -112,7 +114,9 @@ describe('transient model failures are retried and the conversation completes', 
     const prompt = uniquePrompt(STOCK_QUESTION);
     h.mock.script(prompt, [{ fault: 'status', status: 429, headers: { 'retry-after': '2' } }]);
     const id = `fault-429-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true });
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+    });
     assert.match(reply.text, /38\.50/);
     const [limited, retried] = h.mock.requestsFor(prompt);
     assert.equal(limited!.status, 429);
@@ -140,7 +144,7 @@ describe('a request the API rejects fails its turn after exactly one attempt; th
       h.mock.script(prompt, [{ fault: 'status', status, message }]);
       const id = `rejected-${status}-${Date.now()}`;
       await assert.rejects(
-        h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS }),
+        h.conversations.sendMessage(id, prompt, { start: { tools: STOCK_TOOLS } }),
         (err: ConversationError) => {
           assert.equal(err.name, 'ConversationError');
           assert.equal(err.code, 'turn_failed');
@@ -176,7 +180,7 @@ describe('a request the API rejects fails its turn after exactly one attempt; th
       { fault: 'status', status: 400, message: 'prompt is too long: 210345 tokens > 200000 maximum' },
     ]);
     const id = `prompt-too-long-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS });
+    const reply = await h.conversations.sendMessage(id, prompt, { start: { tools: STOCK_TOOLS } });
     assert.equal(reply.status, 'context_window_exceeded');
     assert.match(
       reply.text,
@@ -196,9 +200,11 @@ test('the max_tokens ladder exhausted: the turn ends with max_tokens_exhausted a
   h.mock.script(prompt, [cutOff, cutOff, cutOff]);
   const id = `ladder-${Date.now()}`;
   const reply = await h.conversations.sendMessage(id, prompt, {
-    tools: STOCK_TOOLS,
-    maxTokens: 1000,
-    maxTokensCap: 4000,
+    start: {
+      tools: STOCK_TOOLS,
+      maxTokens: 1000,
+      maxTokensCap: 4000,
+    },
   });
   assert.equal(reply.status, 'max_tokens_exhausted');
   assert.equal(reply.stopReason, 'max_tokens');
@@ -231,8 +237,10 @@ describe('tool failures become error results the model reads, and the conversati
     ]);
     const id = `hang-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      tools: ['wait_for_godot'],
-      closeAfterFirstReply: true,
+      start: {
+        tools: ['wait_for_godot'],
+        closeAfterFirstReply: true,
+      },
     });
 
     const [, second] = h.mock.requestsFor(prompt);
@@ -282,7 +290,9 @@ describe('tool failures become error results the model reads, and the conversati
       },
     ]);
     const id = `boom-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { tools: ['open_vault'], closeAfterFirstReply: true });
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { tools: ['open_vault'], closeAfterFirstReply: true },
+    });
 
     const [, second] = h.mock.requestsFor(prompt);
     const [result] = lastUserBlocks(second!);

@@ -288,7 +288,9 @@ describe('when Temporal refuses for now', () => {
 
   test('a conversation out of update slots (RESOURCE_EXHAUSTED) is 503 busy with Retry-After, not 500', async () => {
     const id = `gateway-busy-${Date.now()}`;
-    await h.conversations.submitMessage(id, uniquePrompt('Buy 3 shares of General Motors'), { tools: ['buy_stock'] });
+    await h.conversations.submitMessage(id, uniquePrompt('Buy 3 shares of General Motors'), {
+      start: { tools: ['buy_stock'] },
+    });
     let pending;
     while (!(pending = (await h.conversations.getState(id)).pendingApprovals[0]))
       await new Promise((resolve) => setTimeout(resolve, 100));

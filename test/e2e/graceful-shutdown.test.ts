@@ -57,8 +57,8 @@ test('on SIGTERM a model call and a tool call in flight finish on their worker, 
   const b = `graceful-tool-${Date.now()}`;
   const options = { closeAfterFirstReply: true, timeouts: { modelHeartbeat: '10 seconds' } };
   const answers = Promise.all([
-    conversations.sendMessage(a, modelPrompt, { ...options, tools: STOCK_TOOLS }),
-    conversations.sendMessage(b, toolPrompt, { ...options, tools: ['get_weather'] }),
+    conversations.sendMessage(a, modelPrompt, { start: { ...options, tools: STOCK_TOOLS } }),
+    conversations.sendMessage(b, toolPrompt, { start: { ...options, tools: ['get_weather'] } }),
   ]);
   while (
     mock.requestsFor(modelPrompt).length === 0 ||
@@ -168,7 +168,7 @@ test('a tool that ignores its abort signal cannot keep a stopping worker up past
     { reply: { content: [{ type: 'text', text: 'Done.' }], stop_reason: 'end_turn' } },
   ]);
   const id = `stubborn-${randomUUID()}`;
-  const reply = conversations.sendMessage(id, prompt, { tools: ['stubborn_tool'] }).catch(() => undefined);
+  const reply = conversations.sendMessage(id, prompt, { start: { tools: ['stubborn_tool'] } }).catch(() => undefined);
   try {
     while (!lines.some((line) => line.includes('stubborn tool started'))) {
       assert.ok(worker.running, worker.tail());

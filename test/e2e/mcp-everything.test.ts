@@ -124,7 +124,7 @@ for (const server of ['everything', 'everything_http'] as const) {
         answer('hello, and 42'),
       ]);
       const id = `mcp-ev-basic-${server}-${Date.now()}`;
-      const reply = await h.conversations.sendMessage(id, prompt, { mcpServers: [server] });
+      const reply = await h.conversations.sendMessage(id, prompt, { start: { mcpServers: [server] } });
       assert.equal(reply.text, 'hello, and 42');
 
       const [first, second] = h.mock.requestsFor(prompt);
@@ -149,7 +149,9 @@ for (const server of ['everything', 'everything_http'] as const) {
     test('an image comes back to the model as an image block, between the texts around it', async () => {
       const prompt = uniquePrompt(`Show me the tiny image (${transport})`);
       h.mock.script(prompt, [toolUse([`${server}__get-tiny-image`, {}]), answer('A tiny logo.')]);
-      await h.conversations.sendMessage(`mcp-ev-image-${server}-${Date.now()}`, prompt, { mcpServers: [server] });
+      await h.conversations.sendMessage(`mcp-ev-image-${server}-${Date.now()}`, prompt, {
+        start: { mcpServers: [server] },
+      });
       const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
       const blocks = blocksOf(result!);
       assert.deepEqual(
@@ -168,7 +170,7 @@ for (const server of ['everything', 'everything_http'] as const) {
         answer('Done.'),
       ]);
       const id = `mcp-ev-progress-${server}-${Date.now()}`;
-      const reply = h.conversations.sendMessage(id, prompt, { mcpServers: [server] });
+      const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: [server] } });
       const details = await heartbeatDetailsWhile(h.client, id, reply);
       assert.equal((await reply).text, 'Done.');
       const progress = details.filter((d) => typeof (d as { progress?: unknown })?.progress === 'number');
@@ -181,7 +183,9 @@ for (const server of ['everything', 'everything_http'] as const) {
     test('arguments of the wrong type: the server’s validation error, as is_error', async () => {
       const prompt = uniquePrompt(`Add words (${transport})`);
       h.mock.script(prompt, [toolUse([`${server}__get-sum`, { a: 'two', b: 2 }]), answer('I need numbers.')]);
-      await h.conversations.sendMessage(`mcp-ev-invalid-${server}-${Date.now()}`, prompt, { mcpServers: [server] });
+      await h.conversations.sendMessage(`mcp-ev-invalid-${server}-${Date.now()}`, prompt, {
+        start: { mcpServers: [server] },
+      });
       const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
       assert.equal(result!.is_error, true);
       assert.match(blocksOf(result!)[0]!.text!, /Input validation error: Invalid arguments for tool get-sum/);
@@ -200,7 +204,9 @@ describe('what the model cannot take as it is becomes text it can read', () => {
       ),
       answer('Three resources.'),
     ]);
-    await h.conversations.sendMessage(`mcp-ev-resources-${Date.now()}`, prompt, { mcpServers: ['everything'] });
+    await h.conversations.sendMessage(`mcp-ev-resources-${Date.now()}`, prompt, {
+      start: { mcpServers: ['everything'] },
+    });
     const [links, text, blob] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!).map((r) =>
       blocksOf(r).map((b) => b.text),
     );
@@ -223,7 +229,7 @@ describe('what the model cannot take as it is becomes text it can read', () => {
     const prompt = uniquePrompt('Echo a long text');
     const message = 'x'.repeat(5_000);
     h.mock.script(prompt, [toolUse(['everything__echo', { message }]), answer('Long.')]);
-    await h.conversations.sendMessage(`mcp-ev-long-${Date.now()}`, prompt, { mcpServers: ['everything'] });
+    await h.conversations.sendMessage(`mcp-ev-long-${Date.now()}`, prompt, { start: { mcpServers: ['everything'] } });
     const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     const text = blocksOf(result!)[0]!.text!;
     assert.equal(text.length, MAX_OUTPUT_CHARS);
@@ -244,7 +250,7 @@ describe('servers that go away', () => {
       answer('It took too long.'),
     ]);
     const id = `mcp-ev-timeout-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { mcpServers: ['everything_strict'] });
+    const reply = await h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['everything_strict'] } });
     assert.equal(reply.text, 'It took too long.');
     const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     assert.equal(result!.is_error, true);
@@ -261,7 +267,7 @@ describe('servers that go away', () => {
       answer('Finished despite the crash.'),
     ]);
     const id = `mcp-ev-stdio-kill-${Date.now()}`;
-    const reply = h.conversations.sendMessage(id, prompt, { mcpServers: ['everything'] });
+    const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['everything'] } });
     await untilProgress(h.client, id);
     const pid = await h.mcp.pid('everything');
     assert.ok(pid);
@@ -286,7 +292,7 @@ describe('servers that go away', () => {
       answer('Finished over HTTP.'),
     ]);
     const id = `mcp-ev-http-kill-${Date.now()}`;
-    const reply = h.conversations.sendMessage(id, prompt, { mcpServers: ['everything_http'] });
+    const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['everything_http'] } });
     await untilProgress(h.client, id);
     await http.restart();
     assert.equal((await reply).text, 'Finished over HTTP.');
@@ -306,7 +312,7 @@ describe('servers that go away', () => {
       answer('The scratch server is gone.'),
     ]);
     const id = `mcp-ev-gone-${Date.now()}`;
-    const reply = h.conversations.sendMessage(id, prompt, { mcpServers: ['scratch'] });
+    const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['scratch'] } });
     // Its tools were listed (the model call is under way); now its process dies and its folder is gone for good.
     for (let i = 0; h.mock.requestsFor(prompt).length === 0; i++) {
       assert.ok(i < 200, 'the model call never came');
@@ -334,8 +340,10 @@ describe('runs and secrets', () => {
     h.mock.script(prompt, [toolUse(['everything__echo', { message: 'first run' }]), answer('Echoed.')]);
     const id = `mcp-ev-can-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      mcpServers: ['everything'],
-      continueAsNewAfterModelCalls: 1,
+      start: {
+        mcpServers: ['everything'],
+        continueAsNewAfterModelCalls: 1,
+      },
     });
     assert.equal(reply.text, 'Echoed.');
     // The runs in order, each with the activities its own history holds.
@@ -367,7 +375,7 @@ describe('runs and secrets', () => {
       answer('ok'),
     ]);
     const id = `mcp-ev-secret-${Date.now()}`;
-    await h.conversations.sendMessage(id, prompt, { mcpServers: ['everything', 'everything_http'] });
+    await h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['everything', 'everything_http'] } });
     const history = JSON.stringify(await h.client.workflow.getHandle(id).fetchHistory());
     const decoded = JSON.stringify(await activitiesOf(h.client, id));
     for (const text of [history, decoded]) {

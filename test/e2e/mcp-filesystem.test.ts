@@ -66,7 +66,9 @@ describe('the filesystem server over stdio', () => {
     const prompt = uniquePrompt('Which tools do you have?');
     h.mock.script(prompt, [answer('Files, mostly.')]);
     const id = `mcp-fs-tools-${Date.now()}`;
-    await h.conversations.sendMessage(id, prompt, { mcpServers: ['filesystem'], closeAfterFirstReply: true });
+    await h.conversations.sendMessage(id, prompt, {
+      start: { mcpServers: ['filesystem'], closeAfterFirstReply: true },
+    });
 
     const [request] = h.mock.requestsFor(prompt);
     const offered = request!.body.tools as { name: string; input_schema: Record<string, unknown> }[];
@@ -100,7 +102,7 @@ describe('the filesystem server over stdio', () => {
       answer('Buy milk, then call the bank.'),
     ]);
     const id = `mcp-fs-read-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { mcpServers: ['filesystem'] });
+    const reply = await h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
     assert.equal(reply.text, 'Buy milk, then call the bank.');
     assert.equal(reply.toolCalls, 2);
 
@@ -134,7 +136,9 @@ describe('replay', () => {
     const prompt = uniquePrompt('Read my todo list, for the replay');
     h.mock.script(prompt, [toolUse('filesystem__read_text_file', { path: join(root, 'todo.txt') }), answer('Milk.')]);
     const id = `mcp-fs-replay-${Date.now()}`;
-    await h.conversations.sendMessage(id, prompt, { mcpServers: ['filesystem'], closeAfterFirstReply: true });
+    await h.conversations.sendMessage(id, prompt, {
+      start: { mcpServers: ['filesystem'], closeAfterFirstReply: true },
+    });
     await h.conversations.waitForResult(id);
     const history = await h.client.workflow.getHandle(id).fetchHistory();
     // A replay worker registers no activities at all: the tool list and the results come from the history.
@@ -162,7 +166,7 @@ describe('writing needs a person’s approval (the server’s approval patterns)
     const path = join(root, 'plants.txt');
     h.mock.script(prompt, [toolUse('filesystem__write_file', { path, content: 'Water the plants' }), answer('Noted.')]);
     const id = `mcp-fs-approve-${Date.now()}`;
-    const reply = h.conversations.sendMessage(id, prompt, { mcpServers: ['filesystem'] });
+    const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
     const state = await pendingApproval(id);
     assert.equal(state.status, 'awaiting_approval');
     const [pending] = state.pendingApprovals;
@@ -185,7 +189,7 @@ describe('writing needs a person’s approval (the server’s approval patterns)
     const path = join(root, 'todo.txt');
     h.mock.script(prompt, [toolUse('filesystem__write_file', { path, content: '' }), answer('I left it alone.')]);
     const id = `mcp-fs-reject-${Date.now()}`;
-    const reply = h.conversations.sendMessage(id, prompt, { mcpServers: ['filesystem'] });
+    const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
     const [pending] = (await pendingApproval(id)).pendingApprovals;
     await h.conversations.approveToolCall(id, {
       callId: pending!.callId,
@@ -209,7 +213,9 @@ describe('writing needs a person’s approval (the server’s approval patterns)
     const prompt = uniquePrompt('Where may you read?');
     h.mock.script(prompt, [toolUse('filesystem__list_allowed_directories', {}), answer('Only in notes.')]);
     const reply = await h.conversations.sendMessage(`mcp-fs-noapproval-${Date.now()}`, prompt, {
-      mcpServers: ['filesystem'],
+      start: {
+        mcpServers: ['filesystem'],
+      },
     });
     assert.equal(reply.text, 'Only in notes.');
     const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
@@ -223,7 +229,7 @@ describe('errors the server reports are results the model reads', () => {
     const outside = join(base, 'secret.txt');
     h.mock.script(prompt, [toolUse('filesystem__read_text_file', { path: outside }), answer('I may not read it.')]);
     const id = `mcp-fs-outside-${Date.now()}`;
-    const reply = await h.conversations.sendMessage(id, prompt, { mcpServers: ['filesystem'] });
+    const reply = await h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
     assert.equal(reply.text, 'I may not read it.');
     const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     assert.equal(result!.is_error, true);
@@ -238,7 +244,9 @@ describe('errors the server reports are results the model reads', () => {
   test('arguments that do not fit the schema: the server says what is wrong', async () => {
     const prompt = uniquePrompt('Read without a path');
     h.mock.script(prompt, [toolUse('filesystem__read_text_file', { file: 'todo.txt' }), answer('I need a path.')]);
-    await h.conversations.sendMessage(`mcp-fs-badargs-${Date.now()}`, prompt, { mcpServers: ['filesystem'] });
+    await h.conversations.sendMessage(`mcp-fs-badargs-${Date.now()}`, prompt, {
+      start: { mcpServers: ['filesystem'] },
+    });
     const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     assert.equal(result!.is_error, true);
     assert.match(JSON.stringify(result!.content), /path/);
@@ -266,8 +274,10 @@ describe('the legacy XML protocol offers MCP tools too', () => {
     ]);
     const id = `mcp-fs-legacy-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
-      mcpServers: [{ server: 'filesystem', tools: ['read_text_file', 'list_directory'] }],
-      protocol: 'legacy-xml',
+      start: {
+        mcpServers: [{ server: 'filesystem', tools: ['read_text_file', 'list_directory'] }],
+        protocol: 'legacy-xml',
+      },
     });
     assert.equal(reply.text, 'Buy milk.');
     const [first, second] = h.mock.requestsFor(prompt);

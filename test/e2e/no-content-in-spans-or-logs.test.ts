@@ -103,9 +103,11 @@ async function converse(setting: Setting): Promise<Run> {
     mock.script(prompt, [calls, { reply: { content: [{ type: 'text', text: 'Done.' }], stop_reason: 'end_turn' } }]);
     const id = `no-content-${randomUUID().slice(0, 8)}`;
     const reply = await conversations.sendMessage(id, prompt, {
-      tools: TOOLS,
-      mcpServers: ['quoting'],
-      closeAfterFirstReply: true,
+      start: {
+        tools: TOOLS,
+        mcpServers: ['quoting'],
+        closeAfterFirstReply: true,
+      },
     });
     assert.equal(reply.text, 'Done.');
     await conversations.waitForResult(id);

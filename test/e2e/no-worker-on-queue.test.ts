@@ -75,10 +75,22 @@ describe('no worker polls the task queue', () => {
     const configured = clientOfEmptyQueue(STOCK_TOOLS);
     const within = 12_000; // the client waits 5 s for a worker that is starting; the rest is a busy machine's slack
     await Promise.all([
-      unavailable(asked, () => asked.sendMessage(`nw-${randomUUID()}`, 'Hello', { tools: [] }), within),
-      unavailable(asked, () => asked.sendMessage(`nw-${randomUUID()}`, 'Hello', { tools: STOCK_TOOLS }), within),
-      unavailable(configured, () => configured.sendMessage(`nw-${randomUUID()}`, 'Hello', { tools: [] }), within),
-      unavailable(configured, () => configured.submitMessage(`nw-${randomUUID()}`, 'Hello', { tools: [] }), within),
+      unavailable(asked, () => asked.sendMessage(`nw-${randomUUID()}`, 'Hello', { start: { tools: [] } }), within),
+      unavailable(
+        asked,
+        () => asked.sendMessage(`nw-${randomUUID()}`, 'Hello', { start: { tools: STOCK_TOOLS } }),
+        within,
+      ),
+      unavailable(
+        configured,
+        () => configured.sendMessage(`nw-${randomUUID()}`, 'Hello', { start: { tools: [] } }),
+        within,
+      ),
+      unavailable(
+        configured,
+        () => configured.submitMessage(`nw-${randomUUID()}`, 'Hello', { start: { tools: [] } }),
+        within,
+      ),
     ]);
     // A conversation that exists (started without a message), and is sent one while no worker is there.
     const id = await configured.startConversation({ id: `no-worker-send-${randomUUID()}` });
@@ -103,7 +115,7 @@ describe('a worker polls the task queue', () => {
       tools: STOCK_TOOLS,
     });
     const id = `worker-seen-${randomUUID()}`;
-    const first = await client.sendMessage(id, uniquePrompt('Hello there'), { tools: [] });
+    const first = await client.sendMessage(id, uniquePrompt('Hello there'), { start: { tools: [] } });
     // The first message looked (more than once if the worker had not polled yet); the next ones trust what it saw.
     const before = calls.length;
     const second = await client.sendMessage(id, uniquePrompt('Hello again'));

@@ -29,8 +29,10 @@ test('the recorded ticker → price history replays against the current workflow
   if (process.env.RECORD_FIXTURES === '1') {
     const id = `replay-fixture-${Date.now()}`;
     await h.conversations.sendMessage(id, 'What is the current stock price of General Motors?', {
-      tools: ['get_ticker_symbol', 'get_current_stock_price'],
-      closeAfterFirstReply: true,
+      start: {
+        tools: ['get_ticker_symbol', 'get_current_stock_price'],
+        closeAfterFirstReply: true,
+      },
     });
     await h.conversations.waitForResult(id);
     // The CLI's JSON is the canonical export format (the same as the Web UI's download).
@@ -73,7 +75,7 @@ test('a fresh multi-turn history with parallel calls and an approval replays wit
     { reply: { content: [{ type: 'text', text: 'Both are mild.' }], stop_reason: 'end_turn' } },
   ]);
   const id = `replay-fresh-${Date.now()}`;
-  await h.conversations.sendMessage(id, prompt, { tools: ['get_weather'] });
+  await h.conversations.sendMessage(id, prompt, { start: { tools: ['get_weather'] } });
   await h.conversations.sendMessage(id, 'Thanks!');
   await h.conversations.end(id);
   await h.conversations.waitForResult(id);

@@ -84,7 +84,7 @@ test(
   },
   async () => {
     const id = `readers-come-and-go-${Date.now()}`;
-    await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { tools: ['buy_stock'] });
+    await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: { tools: ['buy_stock'] } });
 
     // Every reader reads the log and parks: a few on long polls, the others on the query.
     const leave = new AbortController();
@@ -127,7 +127,7 @@ test(
   },
   async () => {
     const id = `reader-left-open-${Date.now()}`;
-    await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
+    await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: {} });
     const handle = h.client.workflow.getHandle(id);
     const firstRun = (await handle.describe()).runId;
     // Each answered poll is an update in the history, as a parked reader's are every MAX_POLL_WAIT_MS while nobody

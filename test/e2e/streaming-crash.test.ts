@@ -50,7 +50,9 @@ test('a worker SIGKILLed mid-stream: the reader resumes from its offset, drops t
     { reply, tokenDelayMs: 5 },
   ]);
   const id = `stream-crash-${randomUUID().slice(0, 8)}`;
-  const { turn, offset } = await client.submitMessage(id, prompt, { timeouts: { modelHeartbeat: '2 seconds' } });
+  const { turn, offset } = await client.submitMessage(id, prompt, {
+    start: { timeouts: { modelHeartbeat: '2 seconds' } },
+  });
   assert.equal(turn, 1);
 
   // Read until the first attempt has streamed some text, then kill its worker and stop reading.

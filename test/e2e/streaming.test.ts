@@ -61,7 +61,7 @@ describe('streaming a turn', () => {
       { demo: true, tokenDelayMs: 50 },
     ]);
     const id = `stream-chain-${Date.now()}`;
-    const items = await collect(h.conversations.streamMessage(id, prompt, { tools: STOCK_TOOLS }));
+    const items = await collect(h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS } }));
 
     assert.equal(items[0]!.event.type, 'turn_started');
     assertContiguous(items, items[0]!.offset);
@@ -100,7 +100,7 @@ describe('streaming a turn', () => {
       { demo: true, tokenDelayMs: 15 },
     ]);
     const id = `stream-late-${Date.now()}`;
-    const live = await collect(h.conversations.streamMessage(id, prompt, { tools: STOCK_TOOLS }));
+    const live = await collect(h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS } }));
     const first = live[0]!.offset;
     // The conversation stays open: read it again from the start of the turn, then after a cursor in the middle.
     const again = await collect(readUntilTurnEnd(id, { fromOffset: first }));
@@ -126,7 +126,7 @@ describe('streaming a turn', () => {
       { reply: { content: [{ type: 'text', text: 'Hello, here is the answer.' }], stop_reason: 'end_turn' } },
     ]);
     const id = `stream-retry-${Date.now()}`;
-    const items = await collect(h.conversations.streamMessage(id, prompt, {}));
+    const items = await collect(h.conversations.streamMessage(id, prompt, { start: {} }));
 
     const streamedPartial = items
       .filter((i) => i.event.type === 'text' && i.event.attempt === 1)
@@ -158,7 +158,7 @@ describe('streaming a turn', () => {
     ]);
     const id = `stream-can-${Date.now()}`;
     const items = await collect(
-      h.conversations.streamMessage(id, prompt, { tools: STOCK_TOOLS, continueAsNewAfterModelCalls: 1 }),
+      h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS, continueAsNewAfterModelCalls: 1 } }),
     );
     assert.ok((await h.conversations.getState(id)).runs >= 3, 'the turn spanned three runs');
     assertContiguous(items, items[0]!.offset);
@@ -175,7 +175,7 @@ describe('streaming a turn', () => {
     const prompt = uniquePrompt(STOCK_QUESTION);
     const id = `stream-off-${Date.now()}`;
     const items = await collect(
-      h.conversations.streamMessage(id, prompt, { tools: STOCK_TOOLS, streaming: { enabled: false } }),
+      h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS, streaming: { enabled: false } } }),
     );
     assert.equal(view(items).text(), await transcriptText(id));
     assert.deepEqual(

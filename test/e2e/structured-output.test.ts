@@ -57,14 +57,10 @@ describe('native: the API’s structured outputs', () => {
     const prompt = uniquePrompt(STOCK);
     // The demo model runs the chain; the last reply, JSON text, is scripted.
     h.mock.script(prompt, [{ demo: true }, { demo: true }, json(GOOD)]);
-    const reply = await h.conversations.sendMessage(
-      `typed-native-${Date.now()}`,
-      prompt,
-      { tools: STOCK_TOOLS },
-      {
-        output: { schema: Quote },
-      },
-    );
+    const reply = await h.conversations.sendMessage(`typed-native-${Date.now()}`, prompt, {
+      start: { tools: STOCK_TOOLS },
+      output: { schema: Quote },
+    });
     assert.deepEqual(reply.output, GOOD);
     const price: number = reply.output.price; // typed by the schema
     assert.equal(price, 38.5);
@@ -86,14 +82,10 @@ describe('native: the API’s structured outputs', () => {
   test('a wrong first answer goes back with what is wrong, and the corrected one is taken', async () => {
     const prompt = uniquePrompt('Quote GM as data.');
     h.mock.script(prompt, [json(BAD), json(GOOD)]);
-    const reply = await h.conversations.sendMessage(
-      `typed-native-fix-${Date.now()}`,
-      prompt,
-      {},
-      {
-        output: { schema: Quote },
-      },
-    );
+    const reply = await h.conversations.sendMessage(`typed-native-fix-${Date.now()}`, prompt, {
+      start: {},
+      output: { schema: Quote },
+    });
     assert.deepEqual(reply.output, GOOD);
     assert.equal(reply.modelCalls, 2);
     const [, second] = h.mock.requestsFor(prompt);
@@ -105,7 +97,10 @@ describe('native: the API’s structured outputs', () => {
     const id = `typed-native-bad-${Date.now()}`;
     h.mock.script(prompt, [json(BAD), json({ symbol: 'GM' })]);
     const error = await rejection(
-      h.conversations.sendMessage(id, prompt, { timeouts: { idle: '10 minutes' } }, { output: { schema: Quote } }),
+      h.conversations.sendMessage(id, prompt, {
+        start: { timeouts: { idle: '10 minutes' } },
+        output: { schema: Quote },
+      }),
     );
     assert.equal(error.code, 'turn_failed');
     assert.equal(error.failureType, INVALID_OUTPUT);
@@ -126,12 +121,10 @@ describe('tool: the answer tool', () => {
     const prompt = uniquePrompt(STOCK);
     const id = `typed-tool-${Date.now()}`;
     h.mock.script(prompt, [{ demo: true }, { demo: true }, answerTool(GOOD)]);
-    const reply = await h.conversations.sendMessage(
-      id,
-      prompt,
-      { tools: STOCK_TOOLS, timeouts: { idle: '10 minutes' } },
-      { output: { schema: Quote, mode: 'tool' } },
-    );
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { tools: STOCK_TOOLS, timeouts: { idle: '10 minutes' } },
+      output: { schema: Quote, mode: 'tool' },
+    });
     assert.deepEqual(reply.output, GOOD);
     assert.equal(reply.toolCalls, 2, 'the answer is not a tool call');
     const requests = h.mock.requestsFor(prompt);
@@ -172,14 +165,10 @@ describe('tool: the answer tool', () => {
   test('a wrong first answer gets an error tool_result and the answer tool forced; the fix is taken', async () => {
     const prompt = uniquePrompt('Quote GM through the tool.');
     h.mock.script(prompt, [answerTool(BAD), answerTool(GOOD)]);
-    const reply = await h.conversations.sendMessage(
-      `typed-tool-fix-${Date.now()}`,
-      prompt,
-      {},
-      {
-        output: { schema: Quote, mode: 'tool' },
-      },
-    );
+    const reply = await h.conversations.sendMessage(`typed-tool-fix-${Date.now()}`, prompt, {
+      start: {},
+      output: { schema: Quote, mode: 'tool' },
+    });
     assert.deepEqual(reply.output, GOOD);
     const [first, second] = h.mock.requestsFor(prompt);
     assert.deepEqual(first!.body.tool_choice, { type: 'any' });
@@ -204,12 +193,10 @@ describe('tool: the answer tool', () => {
       answerTool(BAD), // had the early answer counted, this second wrong one would fail the turn
       answerTool(GOOD),
     ]);
-    const reply = await h.conversations.sendMessage(
-      `typed-tool-early-${Date.now()}`,
-      prompt,
-      { tools: STOCK_TOOLS },
-      { output: { schema: Quote, mode: 'tool' } },
-    );
+    const reply = await h.conversations.sendMessage(`typed-tool-early-${Date.now()}`, prompt, {
+      start: { tools: STOCK_TOOLS },
+      output: { schema: Quote, mode: 'tool' },
+    });
     assert.deepEqual(reply.output, GOOD);
     assert.equal(reply.toolCalls, 1);
     const [, second] = h.mock.requestsFor(prompt);
@@ -230,12 +217,10 @@ describe('tool: the answer tool', () => {
       answerTool({ symbol: 'GM', price: '38.50', currency: 'USD' }),
     ]);
     const error = await rejection(
-      h.conversations.sendMessage(
-        id,
-        prompt,
-        { timeouts: { idle: '10 minutes' } },
-        { output: { schema: Quote, mode: 'tool' } },
-      ),
+      h.conversations.sendMessage(id, prompt, {
+        start: { timeouts: { idle: '10 minutes' } },
+        output: { schema: Quote, mode: 'tool' },
+      }),
     );
     assert.equal(error.failureType, INVALID_OUTPUT);
     assert.match(error.message, /price/);
@@ -251,12 +236,10 @@ describe('the demo model, unscripted', () => {
   for (const mode of ['native', 'tool'] as const) {
     test(`${mode}: runs the chain and answers with the data the tools returned`, async () => {
       const prompt = uniquePrompt(STOCK);
-      const reply = await h.conversations.sendMessage(
-        `typed-demo-${mode}-${Date.now()}`,
-        prompt,
-        { tools: STOCK_TOOLS, closeAfterFirstReply: true },
-        { output: { schema: Quote, mode } },
-      );
+      const reply = await h.conversations.sendMessage(`typed-demo-${mode}-${Date.now()}`, prompt, {
+        start: { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+        output: { schema: Quote, mode },
+      });
       assert.deepEqual(reply.output, GOOD);
       assert.equal(reply.toolCalls, 2);
       assert.equal(reply.modelCalls, 3);
@@ -270,12 +253,10 @@ describe('streamed', () => {
     h.mock.script(prompt, [{ demo: true }, { demo: true }, json(GOOD)]);
     const types: string[] = [];
     let finished: unknown;
-    for await (const { event } of h.conversations.streamMessage(
-      `typed-stream-${Date.now()}`,
-      prompt,
-      { tools: STOCK_TOOLS, closeAfterFirstReply: true },
-      { output: { schema: Quote } },
-    )) {
+    for await (const { event } of h.conversations.streamMessage(`typed-stream-${Date.now()}`, prompt, {
+      start: { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+      output: { schema: Quote },
+    })) {
       types.push(event.type);
       if (event.type === 'turn_finished') finished = event.output;
     }
@@ -309,12 +290,10 @@ describe('patterns', () => {
   test('native: a symbol that does not match goes back with the pattern; the matching one is taken', async () => {
     const prompt = uniquePrompt('Quote GM with its ticker.');
     h.mock.script(prompt, [json({ symbol: 'general motors', price: 38.5 }), json({ symbol: 'GM', price: 38.5 })]);
-    const reply = await h.conversations.sendMessage(
-      `typed-pattern-${Date.now()}`,
-      prompt,
-      {},
-      { output: { schema: Ticker } },
-    );
+    const reply = await h.conversations.sendMessage(`typed-pattern-${Date.now()}`, prompt, {
+      start: {},
+      output: { schema: Ticker },
+    });
     assert.deepEqual(reply.output, { symbol: 'GM', price: 38.5 });
     const [, second] = h.mock.requestsFor(prompt);
     assert.match(lastUserText(second!), /symbol: Invalid string: must match pattern \/\^\[A-Z\]\{1,5\}\$\//);
@@ -324,12 +303,10 @@ describe('patterns', () => {
     const prompt = uniquePrompt('Quote GM with its ticker, badly.');
     h.mock.script(prompt, [answerTool({ symbol: 'gm', price: 1 }), answerTool({ symbol: 'TOOLONG', price: 1 })]);
     const error = await rejection(
-      h.conversations.sendMessage(
-        `typed-pattern-bad-${Date.now()}`,
-        prompt,
-        {},
-        { output: { schema: Ticker, mode: 'tool' } },
-      ),
+      h.conversations.sendMessage(`typed-pattern-bad-${Date.now()}`, prompt, {
+        start: {},
+        output: { schema: Ticker, mode: 'tool' },
+      }),
     );
     assert.equal(error.failureType, INVALID_OUTPUT);
     assert.match(error.message, /after 2 attempts: symbol: Invalid string: must match pattern/);
@@ -340,7 +317,7 @@ describe('bad input', () => {
   test('a schema without a JSON Schema form, or not an object, is invalid_options before anything starts', async () => {
     const id = `typed-bad-schema-${Date.now()}`;
     const noForm = await rejection(
-      h.conversations.sendMessage(id, 'Hi', {}, { output: { schema: z.object({ at: z.date() }) } }),
+      h.conversations.sendMessage(id, 'Hi', { start: {}, output: { schema: z.object({ at: z.date() }) } }),
     );
     assert.equal(noForm.code, 'invalid_options');
     assert.match(noForm.message, /Invalid answer schema: it has no JSON Schema form/);
@@ -378,9 +355,11 @@ describe('durability', () => {
     const id = `typed-can-${Date.now()}`;
     h.mock.script(prompt, [answerTool(BAD), answerTool(GOOD)]);
     const submitted = await h.conversations.submitMessage(id, prompt, {
-      continueAsNewAfterModelCalls: 1,
-      timeouts: { idle: '10 minutes' },
-      output: { schema: Quote, mode: 'tool' },
+      start: {
+        continueAsNewAfterModelCalls: 1,
+        timeouts: { idle: '10 minutes' },
+        output: { schema: Quote, mode: 'tool' },
+      },
     });
     const reply = await h.conversations.awaitTurn(id, submitted.turn);
     assert.deepEqual(Quote.parse(reply.output), GOOD);

@@ -77,8 +77,10 @@ describe('the ticker → price chain, traced', () => {
   before(async () => {
     id = `traced-${randomUUID().slice(0, 8)}`;
     const reply = await conversations.sendMessage(id, uniquePrompt(STOCK_QUESTION), {
-      tools: STOCK_TOOLS,
-      closeAfterFirstReply: true,
+      start: {
+        tools: STOCK_TOOLS,
+        closeAfterFirstReply: true,
+      },
     });
     assert.match(reply.text, /38\.50/);
     await conversations.waitForResult(id);
@@ -186,7 +188,9 @@ test('a model call that fails with 529 and is retried shows as two attempts of t
   const prompt = uniquePrompt(STOCK_QUESTION);
   mock.script(prompt, [{ demo: true }, { fault: 'status', status: 529 }]);
   const id = `traced-retry-${randomUUID().slice(0, 8)}`;
-  const reply = await conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true });
+  const reply = await conversations.sendMessage(id, prompt, {
+    start: { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+  });
   assert.match(reply.text, /38\.50/);
   await conversations.waitForResult(id);
   await tracing.flush();

@@ -24,9 +24,11 @@ describe('across continue-as-new', () => {
     h.mock.script(prompt, [{ demo: true, delayMs: 2_000 }]);
     const id = `end-before-can-${Date.now()}`;
     const turn = h.conversations.sendMessage(id, prompt, {
-      tools: ['get_weather'],
-      continueAsNewAfterModelCalls: 1,
-      timeouts: { idle: '1 hour' },
+      start: {
+        tools: ['get_weather'],
+        continueAsNewAfterModelCalls: 1,
+        timeouts: { idle: '1 hour' },
+      },
     });
     while (h.mock.requestsFor(prompt).length === 0) await sleep(100);
     await h.conversations.end(id);
@@ -47,7 +49,7 @@ describe('across continue-as-new', () => {
 describe('a turn whose outcome is no longer kept', () => {
   test(`awaitTurn is refused at once, once ${KEPT_OUTCOMES} later turns have pushed it out`, async () => {
     const id = `evicted-turn-${Date.now()}`;
-    await h.conversations.sendMessage(id, uniquePrompt('Message 1'), { timeouts: { idle: '10 minutes' } });
+    await h.conversations.sendMessage(id, uniquePrompt('Message 1'), { start: { timeouts: { idle: '10 minutes' } } });
     for (let n = 2; n <= KEPT_OUTCOMES + 1; n++) await h.conversations.sendMessage(id, `Message ${n}`);
 
     const kept = await h.conversations.awaitTurn(id, KEPT_OUTCOMES + 1);

@@ -91,9 +91,11 @@ before(
     h = await startHarness();
     prompt = uniquePrompt('What is the current stock price of General Motors?');
     const [done] = await Promise.all([
-      h.conversations.sendMessage(doneId, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true }),
+      h.conversations.sendMessage(doneId, prompt, { start: { tools: STOCK_TOOLS, closeAfterFirstReply: true } }),
       h.conversations.sendMessage(openId, uniquePrompt('What is the current stock price of General Motors?'), {
-        tools: STOCK_TOOLS,
+        start: {
+          tools: STOCK_TOOLS,
+        },
       }),
     ]);
     assert.match(done.text, /38\.50/);

@@ -45,8 +45,10 @@ test('a worker with WORKER_METRICS_ADDRESS serves /metrics, and its figures foll
       `metrics-${randomUUID()}`,
       uniquePrompt('What is the current stock price of General Motors?'),
       {
-        tools: ['get_ticker_symbol', 'get_current_stock_price'],
-        closeAfterFirstReply: true,
+        start: {
+          tools: ['get_ticker_symbol', 'get_current_stock_price'],
+          closeAfterFirstReply: true,
+        },
       },
     );
     assert.match(reply.text, /38\.50/);

@@ -41,7 +41,7 @@ before(async () => {
     tools: [...STOCK_TOOLS, 'buy_stock'],
   });
   openId = `client-calls-open-${Date.now()}`;
-  await conversations.sendMessage(openId, uniquePrompt('Hello there'), { tools: STOCK_TOOLS });
+  await conversations.sendMessage(openId, uniquePrompt('Hello there'), { start: { tools: STOCK_TOOLS } });
 });
 
 after(async () => {
@@ -84,9 +84,9 @@ describe('timeouts', () => {
   for (const timeoutMs of [NaN, Infinity, -Infinity, -1, 0, 2 ** 53, '1000', null]) {
     test(`sendMessage and awaitTurn with timeoutMs ${String(timeoutMs)}`, async () => {
       await refused(
-        () => conversations.sendMessage(openId, 'hi', undefined, { timeoutMs } as never),
+        () => conversations.sendMessage(openId, 'hi', { timeoutMs } as never),
         'invalid_options',
-        /^Invalid wait for sendMessage: timeoutMs: /,
+        /^Invalid options for sendMessage: timeoutMs: /,
       );
       await refused(
         () => conversations.awaitTurn(openId, 1, { timeoutMs } as never),
@@ -158,7 +158,7 @@ describe('event stream options', () => {
   }
   test('streamMessage with a string as its options', async () => {
     await refused(
-      () => conversations.streamMessage(openId, 'hi', undefined, 'fast' as never),
+      () => conversations.streamMessage(openId, 'hi', 'fast' as never),
       'invalid_options',
       /^Invalid options for streamMessage/,
     );
@@ -183,7 +183,7 @@ describe('conversation ids', () => {
     ['an object', { id: 'x' }],
   ];
   const calls: [string, (id: never) => unknown][] = [
-    ['sendMessage', (id) => conversations.sendMessage(id, 'hi', { tools: [] })],
+    ['sendMessage', (id) => conversations.sendMessage(id, 'hi', { start: { tools: [] } })],
     ['submitMessage', (id) => conversations.submitMessage(id, 'hi')],
     ['startConversation', (id) => conversations.startConversation({ id })],
     ['streamMessage', (id) => conversations.streamMessage(id, 'hi')],
@@ -238,30 +238,50 @@ describe('message texts', () => {
 
 describe('option objects of the wrong type', () => {
   const cases: [string, () => unknown, RegExp][] = [
-    ['sendMessage start as a string', () => conversations.sendMessage(openId, 'hi', 'tools' as never), /start/],
-    ['sendMessage start as an array', () => conversations.sendMessage(openId, 'hi', [] as never), /start/],
-    ['sendMessage start as a number', () => conversations.sendMessage(openId, 'hi', 5 as never), /start/],
-    ['sendMessage wait as a string', () => conversations.sendMessage(openId, 'hi', undefined, 'x' as never), /wait/],
-    ['sendMessage wait with null', () => conversations.sendMessage(openId, 'hi', undefined, null as never), /wait/],
+    ['sendMessage options as a string', () => conversations.sendMessage(openId, 'hi', 'x' as never), /options/],
+    ['sendMessage options of null', () => conversations.sendMessage(openId, 'hi', null as never), /options/],
+    ['sendMessage options as an array', () => conversations.sendMessage(openId, 'hi', [] as never), /options/],
     [
-      'sendMessage wait with an unknown key',
-      () => conversations.sendMessage(openId, 'hi', undefined, { timeout: 5 } as never),
-      /unknown key "timeout"/,
+      'sendMessage start as a string',
+      () => conversations.sendMessage(openId, 'hi', { start: 'tools' as never }),
+      /start: start \(a new conversation's options\) is an object/,
+    ],
+    ['sendMessage start as an array', () => conversations.sendMessage(openId, 'hi', { start: [] as never }), /start/],
+    ['sendMessage start as a number', () => conversations.sendMessage(openId, 'hi', { start: 5 as never }), /start/],
+    [
+      'sendMessage options with an unknown key',
+      () => conversations.sendMessage(openId, 'hi', { timeout: 5 } as never),
+      /^Invalid options for sendMessage: options: unknown key "timeout"$/,
     ],
     [
       'sendMessage an update id with a NUL',
-      () => conversations.sendMessage(openId, 'hi', undefined, { updateId: 'u\u0000' }),
+      () => conversations.sendMessage(openId, 'hi', { updateId: 'u\u0000' }),
       /updateId: an update id is printable text/,
     ],
     [
       'sendMessage an output that is not an answer format',
-      () => conversations.sendMessage(openId, 'hi', undefined, { output: 5 } as never),
+      () => conversations.sendMessage(openId, 'hi', { output: 5 } as never),
       /output: /,
     ],
     [
+      'sendMessage a start owner with a NUL',
+      () => conversations.sendMessage(`client-calls-never-${Date.now()}`, 'hi', { start: { owner: 'a\u0000' } }),
+      /^Invalid options\.start\.owner for sendMessage: /,
+    ],
+    [
       'submitMessage options as a number',
-      () => conversations.submitMessage(openId, 'hi', undefined, 5 as never),
-      /message/,
+      () => conversations.submitMessage(openId, 'hi', 5 as never),
+      /^Invalid options for submitMessage: options: /,
+    ],
+    [
+      'submitMessage options with a timeout (sendMessage has one; a submit answers at once)',
+      () => conversations.submitMessage(openId, 'hi', { timeoutMs: 5 } as never),
+      /^Invalid options for submitMessage: options: unknown key "timeoutMs"$/,
+    ],
+    [
+      'streamMessage options with a wait of its own',
+      () => conversations.streamMessage(openId, 'hi', { updateId: 'u' } as never),
+      /^Invalid options for streamMessage: options: unknown key "updateId"$/,
     ],
     ['startConversation options as a string', () => conversations.startConversation('x' as never), /options/],
     ['awaitTurn turn 0', () => conversations.awaitTurn(openId, 0), /turn: /],
@@ -308,6 +328,65 @@ describe('option objects of the wrong type', () => {
   }
 });
 
+describe('message calls take one options object: the positional shape of old is refused with what to write', () => {
+  // A call written for (id, text, start?, wait?) — plain JavaScript, or a cast — would otherwise half work: the start
+  // options read as a message's, the answer format dropped. Each is refused before anything is sent.
+  const misplaced: [string, () => unknown, RegExp][] = [
+    [
+      'sendMessage with the start options where the options go',
+      () => conversations.sendMessage(openId, 'hi', { tools: STOCK_TOOLS, system: 'Be brief.' } as never),
+      /^Invalid options for sendMessage: options: unknown keys "tools", "system" \(a new conversation's options go in options\.start: sendMessage\(id, text, \{ start: \{ tools, system \} \}\)\)$/,
+    ],
+    [
+      'submitMessage with the start options where the options go',
+      () => conversations.submitMessage(openId, 'hi', { model: 'claude-sonnet-5-5' } as never),
+      /unknown key "model" \(a new conversation's options go in options\.start: submitMessage\(id, text, \{ start: \{ model \} \}\)\)$/,
+    ],
+    [
+      'streamMessage with the start options where the options go',
+      () => conversations.streamMessage(openId, 'hi', { owner: 'alice' } as never),
+      /unknown key "owner" \(a new conversation's options go in options\.start/,
+    ],
+  ];
+  const positional: [string, () => unknown, RegExp][] = [
+    [
+      'sendMessage(id, text, undefined, { output })',
+      () => conversations.sendMessage(openId, 'hi', ...([undefined, { output: { schema: {} } }] as never[])),
+      /^Invalid arguments for sendMessage: no argument after the options; everything goes in one options object: sendMessage\(id, text, \{ start, output, timeoutMs, updateId \}\)$/,
+    ],
+    [
+      'sendMessage(id, text, start, { timeoutMs })',
+      () => conversations.sendMessage(openId, 'hi', ...([{ start: {} }, { timeoutMs: 5 }] as never[])),
+      /^Invalid arguments for sendMessage: no argument after the options/,
+    ],
+    [
+      'submitMessage(id, text, undefined, { output })',
+      () => conversations.submitMessage(openId, 'hi', ...([undefined, { output: { schema: {} } }] as never[])),
+      /^Invalid arguments for submitMessage: .*submitMessage\(id, text, \{ start, output \}\)$/,
+    ],
+    [
+      'streamMessage(id, text, undefined, { signal })',
+      () =>
+        conversations.streamMessage(
+          openId,
+          'hi',
+          ...([undefined, { signal: new AbortController().signal }] as never[]),
+        ),
+      /^Invalid arguments for streamMessage: .*streamMessage\(id, text, \{ start, output, signal \}\)$/,
+    ],
+  ];
+  for (const [what, call, names] of [...misplaced, ...positional]) {
+    test(what, async () => {
+      await refused(call, 'invalid_options', names);
+    });
+  }
+
+  test('a trailing undefined is no argument: the call goes through', async () => {
+    const reply = await conversations.sendMessage(openId, uniquePrompt('Hello again'), ...([{}, undefined] as never[]));
+    assert.match(reply.text, /Hello again/);
+  });
+});
+
 describe('an approval made from the pending approval itself', () => {
   test('{ ...pendingApprovals[0], approve } is accepted: tool, input and requestedAt are dropped', async () => {
     const prompt = uniquePrompt('Buy 2 GM');
@@ -321,7 +400,7 @@ describe('an approval made from the pending approval itself', () => {
       { reply: { content: [{ type: 'text', text: 'Not bought.' }], stop_reason: 'end_turn' } },
     ]);
     const id = `client-calls-approval-${Date.now()}`;
-    const reply = conversations.sendMessage(id, prompt, { tools: ['buy_stock'] });
+    const reply = conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
     let state = await conversations.getState(id).catch(() => undefined);
     for (let i = 0; i < 200 && !state?.pendingApprovals.length; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));

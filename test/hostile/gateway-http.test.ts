@@ -431,7 +431,7 @@ describe('event streams', () => {
     });
     h.mock.script(prompt, [reply(1), reply(2)]);
     const id = `gateway-slow-reader-${Date.now()}`;
-    await h.conversations.sendMessage(id, prompt, {});
+    await h.conversations.sendMessage(id, prompt, { start: {} });
     await h.conversations.sendMessage(id, `${'n'.repeat(50_000)} Go on.`);
 
     // A raw connection that asks for every event and then reads nothing.

@@ -41,7 +41,7 @@ async function converse(
   const prompt = uniquePrompt(label);
   h.mock.script(prompt, steps);
   const id = `hostile-reply-${label.replace(/\W+/g, '-')}-${Date.now()}`;
-  const reply = await h.conversations.sendMessage(id, prompt, options);
+  const reply = await h.conversations.sendMessage(id, prompt, { start: options });
   return { id, prompt, reply, requests: () => h.mock.requestsFor(prompt) };
 }
 
@@ -137,7 +137,7 @@ describe("tool_use ids the API would refuse become the orchestrator's", () => {
       says('Both bought.'),
     ]);
     const id = `hostile-reply-approvals-${Date.now()}`;
-    const reply = h.conversations.sendMessage(id, prompt, { tools: ['buy_stock'] });
+    const reply = h.conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
     let state = await h.conversations.getState(id).catch(() => undefined);
     for (let i = 0; i < 200 && (state?.pendingApprovals.length ?? 0) < 2; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -307,7 +307,7 @@ describe('error replies', () => {
     const prompt = uniquePrompt('huge error');
     h.mock.script(prompt, [{ fault: 'status', status: 400, message: `bad \ud800 ${'x'.repeat(3 * 2 ** 20)}` }]);
     const id = `hostile-reply-huge-error-${Date.now()}`;
-    const error = await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS }).then(
+    const error = await h.conversations.sendMessage(id, prompt, { start: { tools: STOCK_TOOLS } }).then(
       () => assert.fail('expected the turn to fail'),
       (err: Error & { code?: string }) => err,
     );

@@ -113,7 +113,7 @@ describe('updates with arguments that cannot be sent back', () => {
     ] as const) {
       await assert.rejects(h.client.workflow.getHandle(id).executeUpdate(update, { args: [...args] }));
     }
-    const next = await h.conversations.sendMessage(id, 'Still there?', undefined, { timeoutMs: 30_000 });
+    const next = await h.conversations.sendMessage(id, 'Still there?', { timeoutMs: 30_000 });
     assert.match(next.text, /Still there/);
     assert.equal((await h.conversations.getState(id)).status, 'awaiting_user');
     // One failed task per dropped update (the server's, not the workflow's), never a failing loop.
@@ -246,7 +246,7 @@ describe(
 
     test('a plain endConversation argument is ignored and the conversation ends as asked', async () => {
       const id = `cli-plain-signal-${Date.now()}`;
-      await encrypted.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
+      await encrypted.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: {} });
       const sent = await temporalCli(
         'workflow',
         'signal',

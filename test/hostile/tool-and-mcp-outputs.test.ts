@@ -126,7 +126,7 @@ async function callTool(
   h.mock.script(prompt, [toolUse(name, input), DONE]);
   const id = `hostile-output-${label}-${prompt.slice(-9, -1)}`;
   // A worker that died on the result would leave the call waiting: it fails instead.
-  const reply = await h.conversations.sendMessage(id, prompt, options, { timeoutMs: 60_000 });
+  const reply = await h.conversations.sendMessage(id, prompt, { start: options, timeoutMs: 60_000 });
   assert.equal(reply.status, 'awaiting_user', `${label}: the turn ends normally`);
   assert.equal(reply.text, 'Done.', `${label}: the model read the result and answered`);
   const requests = h.mock.requestsFor(prompt);
@@ -282,7 +282,7 @@ describe('an MCP server that never stops talking', () => {
   test('a tool list whose nextCursor never ends: followed for 100 pages, then the conversation fails, saying why', async () => {
     const id = `hostile-endless-pages-${Date.now()}`;
     await assert.rejects(
-      h.conversations.sendMessage(id, uniquePrompt('Hello'), { mcpServers: ['endless'] }, { timeoutMs: 60_000 }),
+      h.conversations.sendMessage(id, uniquePrompt('Hello'), { start: { mcpServers: ['endless'] }, timeoutMs: 60_000 }),
       (err: Error) => {
         assert.match(err.message, /tools\/list still had a next page after 100 pages \(100 tools\)/);
         return true;
@@ -298,7 +298,7 @@ describe('an MCP server that never stops talking', () => {
     const prompt = uniquePrompt('Call hostile__huge_progress.');
     h.mock.script(prompt, [toolUse('hostile__huge_progress', {}), DONE]);
     const id = `hostile-progress-${prompt.slice(-9, -1)}`;
-    const reply = h.conversations.sendMessage(id, prompt, { mcpServers: ['hostile'] }, { timeoutMs: 60_000 });
+    const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['hostile'] }, timeoutMs: 60_000 });
     const seen = await progressMessagesWhile(id, reply);
     assert.equal((await reply).text, 'Done.');
     const sent = h.mock.requestsFor(prompt)[1]!.body.messages.at(-1).content[0];

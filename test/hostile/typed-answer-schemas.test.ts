@@ -157,7 +157,10 @@ describe('answers that cost a backtracking or recursive check unbounded time: th
       const id = `hostile-answer-${Date.now()}`;
       h.mock.script(prompt, [answer, answer]);
       const error = await rejection(
-        h.conversations.sendMessage(id, prompt, { timeouts: { idle: '10 minutes' } }, { output: { schema, mode } }),
+        h.conversations.sendMessage(id, prompt, {
+          start: { timeouts: { idle: '10 minutes' } },
+          output: { schema, mode },
+        }),
       );
       assert.equal(error.code, 'turn_failed');
       assert.equal(error.failureType, INVALID_OUTPUT);
@@ -279,7 +282,9 @@ describe(
         const json = typeof schema === 'string' ? schema : JSON.stringify(schema);
         const id = `hostile-schema-${Date.now()}`;
         const parsed = JSON.parse(json) as Schema;
-        const byClient = await rejection(h.conversations.sendMessage(id, 'Hi', {}, { output: { schema: parsed } }));
+        const byClient = await rejection(
+          h.conversations.sendMessage(id, 'Hi', { start: {}, output: { schema: parsed } }),
+        );
         assert.equal(byClient.code, 'invalid_options');
         assert.match(byClient.message, why);
         await assert.rejects(h.client.workflow.getHandle(id).describe(), /not found/i, 'nothing was started');

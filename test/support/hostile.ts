@@ -48,7 +48,7 @@ export async function failedWorkflowTasks(h: Harness, workflowId: string): Promi
 export async function assertWorkerServes(h: Harness): Promise<void> {
   assert.equal(h.worker.getState(), 'RUNNING', 'the worker is still running');
   const id = `still-serving-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-  const reply = await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {}, { timeoutMs: 30_000 });
+  const reply = await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: {}, timeoutMs: 30_000 });
   assert.match(reply.text, /Hello there/);
   await h.conversations.end(id);
 }
@@ -62,7 +62,7 @@ export async function assertUnharmed(h: Harness, workflowId: string): Promise<vo
 /** An open conversation that has answered one message and waits for the next. */
 export async function answeredConversation(h: Harness, name: string): Promise<string> {
   const id = `hostile-${name}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
-  await h.conversations.sendMessage(id, uniquePrompt('Hello there'), {});
+  await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: {} });
   return id;
 }
 

@@ -35,8 +35,10 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
       const id = `replay-stream-${Date.now()}`;
       const prompt = uniquePrompt('What is the current stock price of General Motors?');
       const { turn } = await h.conversations.submitMessage(id, prompt, {
-        tools: STOCK_TOOLS,
-        continueAsNewAfterModelCalls: 2,
+        start: {
+          tools: STOCK_TOOLS,
+          continueAsNewAfterModelCalls: 2,
+        },
       });
       const reader = (async () => {
         const seen: string[] = [];
@@ -61,12 +63,10 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
         { reply: { content: [{ type: 'json', value: { symbol: 'GM', price: -1 } }], stop_reason: 'end_turn' } },
         { reply: { content: [{ type: 'json', value: { symbol: 'GM', price: 38.5 } }], stop_reason: 'end_turn' } },
       ]);
-      await h.conversations.sendMessage(
-        id,
-        prompt,
-        { closeAfterFirstReply: true },
-        { output: { schema: QUOTE_SCHEMA } },
-      );
+      await h.conversations.sendMessage(id, prompt, {
+        start: { closeAfterFirstReply: true },
+        output: { schema: QUOTE_SCHEMA },
+      });
       await h.conversations.waitForResult(id);
       return id;
     },
@@ -86,12 +86,10 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
           },
         },
       ]);
-      await h.conversations.sendMessage(
-        id,
-        prompt,
-        { tools: STOCK_TOOLS, closeAfterFirstReply: true },
-        { output: { schema: QUOTE_SCHEMA, mode: 'tool' } },
-      );
+      await h.conversations.sendMessage(id, prompt, {
+        start: { tools: STOCK_TOOLS, closeAfterFirstReply: true },
+        output: { schema: QUOTE_SCHEMA, mode: 'tool' },
+      });
       await h.conversations.waitForResult(id);
       return id;
     },
@@ -110,7 +108,7 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
           ...(!approve && { reason: 'not today' }),
         });
       };
-      const first = h.conversations.sendMessage(id, prompt, { tools: ['buy_stock'] });
+      const first = h.conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
       await decide(true);
       await first;
       const second = h.conversations.sendMessage(id, uniquePrompt('Buy 3 shares of General Motors'));
@@ -136,7 +134,7 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
         },
         { reply: { content: [{ type: 'text', text: 'I could not find that company.' }], stop_reason: 'end_turn' } },
       ]);
-      await h.conversations.sendMessage(id, prompt, { tools: STOCK_TOOLS, closeAfterFirstReply: true });
+      await h.conversations.sendMessage(id, prompt, { start: { tools: STOCK_TOOLS, closeAfterFirstReply: true } });
       await h.conversations.waitForResult(id);
       return id;
     },
@@ -146,8 +144,10 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
     async run(h) {
       const id = `replay-budget-${Date.now()}`;
       await h.conversations.sendMessage(id, uniquePrompt('What is the current stock price of General Motors?'), {
-        tools: STOCK_TOOLS,
-        budget: { perTurn: { tokens: 3_000 } },
+        start: {
+          tools: STOCK_TOOLS,
+          budget: { perTurn: { tokens: 3_000 } },
+        },
       });
       await h.conversations.end(id);
       await h.conversations.waitForResult(id);

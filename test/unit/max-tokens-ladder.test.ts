@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { modelOutputCap, nextMaxTokens } from '../../workflows/max-tokens-ladder';
+import { modelOutputCap, nextMaxTokens } from '../../common/max-tokens-ladder';
 
 test('the max_tokens ladder climbs by four up to the cap, then stops', () => {
   const rungs = [1024];

@@ -17,8 +17,8 @@ async function main(): Promise<void> {
     console.log(`conversation ${id}; tools: ${(await conversations.tools()).join(', ')}`);
     for (const [index, text] of messages.entries()) {
       // The first message creates the conversation (update-with-start); the next ones continue it.
-      const options = index === 0 ? { tools: ['convert_units', 'lookup_unit'] } : undefined;
-      const reply = await conversations.sendMessage(id, text, options);
+      const start = index === 0 ? { tools: ['convert_units', 'lookup_unit'] } : undefined;
+      const reply = await conversations.sendMessage(id, text, { start });
       console.log(`user       ${text}`);
       console.log(`assistant  ${reply.text}  (turn ${reply.turn}: ${reply.toolCalls} tool call(s))`);
     }

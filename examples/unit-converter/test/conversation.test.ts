@@ -25,7 +25,7 @@ test('a conversion runs convert_units and answers with its result', async () => 
     },
   ]);
   const reply = await env.conversations.sendMessage('freezer-1', 'What is 0 °F in Celsius? [freezer]', {
-    tools: ['convert_units'],
+    start: { tools: ['convert_units'] },
   });
   assert.match(reply.text, /convert_units returned: .*"value":-17\.77777778.*"unit":"°C"/);
   assert.equal(reply.toolCalls, 1);
@@ -41,7 +41,7 @@ test('an unknown unit comes back to the model as an UnknownUnit error, and the c
     },
   ]);
   const reply = await env.conversations.sendMessage('smoot-1', 'How long is a smoot? [smoot]', {
-    tools: ['lookup_unit'],
+    start: { tools: ['lookup_unit'] },
   });
   assert.match(reply.text, /UnknownUnit: no unit called "smoot"/);
   const [, toolResults] = env.messagesApi.requestsFor('[smoot]').map((request) => request.body.messages.at(-1));
