@@ -10,7 +10,9 @@ import type { LiveBlock, LiveReply } from '../common/stream-events';
 /** The most text of one block a heartbeat carries. */
 export const MAX_LIVE_TEXT_CHARS = 8_000;
 
-type Block = { kind: 'text'; text: string } | { kind: 'tool'; id: string; name: string; input?: unknown };
+type Block =
+  | { kind: 'text' | 'thinking'; text: string; redacted?: true }
+  | { kind: 'tool'; id: string; name: string; input?: unknown };
 
 export class LiveReplyHeartbeat {
   private readonly blocks = new Map<number, Block>();
@@ -33,12 +35,17 @@ export class LiveReplyHeartbeat {
     }, intervalMs);
   }
 
-  /** Follows the SDK's stream: text as it comes, a tool call by name at its start, its input once whole. */
+  /**
+   * Follows the SDK's stream: text and thinking as they come, a redacted thinking block at its start, a tool call by
+   * name at its start, its input once whole.
+   */
   onStreamEvent(event: BetaRawMessageStreamEvent, snapshot: BetaMessage): void {
     if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
-      const block = this.blocks.get(event.index);
-      if (block?.kind === 'text') block.text += event.delta.text;
-      else this.blocks.set(event.index, { kind: 'text', text: event.delta.text });
+      this.append(event.index, 'text', event.delta.text);
+    } else if (event.type === 'content_block_delta' && event.delta.type === 'thinking_delta') {
+      this.append(event.index, 'thinking', event.delta.thinking);
+    } else if (event.type === 'content_block_start' && event.content_block.type === 'redacted_thinking') {
+      this.blocks.set(event.index, { kind: 'thinking', text: '', redacted: true });
     } else if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
       const { id, name } = event.content_block;
       this.blocks.set(event.index, { kind: 'tool', id, name });
@@ -52,6 +59,12 @@ export class LiveReplyHeartbeat {
       return;
     }
     this.changed = true;
+  }
+
+  private append(index: number, kind: 'text' | 'thinking', text: string): void {
+    const block = this.blocks.get(index);
+    if (block?.kind === kind) block.text += text;
+    else this.blocks.set(index, { kind, text });
   }
 
   stop(): void {
@@ -71,7 +84,9 @@ export class LiveReplyHeartbeat {
       if (block.kind === 'tool') blocks.push({ index, ...block });
       else {
         const at = Math.max(0, block.text.length - MAX_LIVE_TEXT_CHARS);
-        blocks.push({ index, kind: 'text', at, text: block.text.slice(at) });
+        const text = block.text.slice(at);
+        if (block.kind === 'text') blocks.push({ index, kind: 'text', at, text });
+        else blocks.push({ index, kind: 'thinking', at, text, ...(block.redacted && { redacted: true as const }) });
       }
     }
     return { call: this.call, attempt: this.context.info.attempt, blocks };

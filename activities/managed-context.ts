@@ -60,6 +60,9 @@ export function callModelResultOf(message: BetaMessage, compactedTokens?: number
     cacheReadInputTokens: sum(summed.map((u) => u.cache_read_input_tokens ?? 0)),
     cacheCreationInputTokens: sum(summed.map((u) => u.cache_creation_input_tokens ?? 0)),
   };
+  // Thinking tokens are output tokens already; the API breaks them out on the top-level usage.
+  const thinkingTokens = usage.output_tokens_details?.thinking_tokens;
+  if (typeof thinkingTokens === 'number' && thinkingTokens > 0) total.thinkingTokens = thinkingTokens;
   // The context the reply was sampled from: the last sampling iteration's prompt (never a compaction's).
   const sampled = iterations.filter((u) => u.type === 'message').at(-1) ?? usage;
   const inputTokens =

@@ -13,6 +13,7 @@ import type { ModelRequestOptions } from '../common/activity-contracts';
 import { protocolFor } from '../common/protocols';
 import type { ToolDescription } from '../common/protocols/types';
 import { answerToolDescription, type OutputSpec } from '../common/structured-output';
+import { thinkingParam } from '../common/thinking';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
@@ -37,7 +38,13 @@ export function buildModelRequest(
     messages: caching ? withBreakpointOnLast(messages) : messages,
     ...toolFields,
     ...(system && { system: caching ? [{ type: 'text', text: system, cache_control: EPHEMERAL }] : system }),
-    ...(output?.mode === 'native' && { output_config: { format: outputFormat(output) } }),
+    ...(options.thinking && { thinking: thinkingParam(options.thinking) }),
+    ...((output?.mode === 'native' || options.effort) && {
+      output_config: {
+        ...(options.effort && { effort: options.effort }),
+        ...(output?.mode === 'native' && { format: outputFormat(output) }),
+      },
+    }),
     stream: true,
   };
 }

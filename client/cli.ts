@@ -34,6 +34,9 @@ const { values: flags, positionals } = parseArgs({
     model: { type: 'string' },
     protocol: { type: 'string' },
     system: { type: 'string' },
+    thinking: { type: 'string' },
+    effort: { type: 'string' },
+    'hide-thinking': { type: 'boolean', default: false },
     status: { type: 'string' },
     reject: { type: 'boolean', default: false },
     reason: { type: 'string' },
@@ -53,7 +56,9 @@ const USAGE = `usage: claude-temporal-orchestrator <command> [options]
   gateway                            the HTTP/SSE gateway and its chat page (claude-temporal-orchestrator-gateway)
 
 New conversations: --tools a,b (default: every tool the task queue's workers run) --mcp-servers a,b --model M
-  --protocol native|legacy-xml --system TEXT
+  --protocol native|legacy-xml --system TEXT --thinking adaptive|enabled:BUDGET|disabled|between_tools
+  --effort low|medium|high|xhigh|max
+chat shows the model's thinking as it streams (thinking> …); --hide-thinking leaves it out.
 --json prints one JSON document per command and no progress.
 
 Environment: TEMPORAL_ADDRESS (localhost:7233), TEMPORAL_NAMESPACE (default), TEMPORAL_TASK_QUEUE
@@ -69,7 +74,16 @@ async function startOptions(client: ConversationClient): Promise<Omit<StartOptio
     ...(flags.model && { model: flags.model }),
     ...(flags.protocol && { protocol: flags.protocol as StartOptions['protocol'] }),
     ...(flags.system && { system: flags.system }),
+    ...(flags.thinking && { thinking: thinkingFlag(flags.thinking) }),
+    ...(flags.effort && { effort: flags.effort as StartOptions['effort'] }),
   };
+}
+
+/** `--thinking adaptive`, `enabled:4096`, …: the option as the conversation takes it (checked there). */
+function thinkingFlag(text: string): StartOptions['thinking'] {
+  const [type, budget] = text.split(':');
+  if (type === 'enabled') return { type, budget_tokens: Number(budget) };
+  return { type } as StartOptions['thinking'];
 }
 
 function list(text: string): string[] {
@@ -129,7 +143,7 @@ async function streamTurn(
   start: Omit<StartOptions, 'id'> | undefined,
   ask: (question: string) => Promise<string>,
 ): Promise<void> {
-  let midLine = false;
+  let midLine: false | 'text' | 'thinking' = false;
   const endLine = () => {
     if (midLine) process.stdout.write('\n');
     midLine = false;
@@ -138,8 +152,20 @@ async function streamTurn(
     if (seen) continue; // a tool call shown already, as it streamed
     switch (event.type) {
       case 'text':
-        if (!midLine) process.stdout.write('claude> ');
-        midLine = true;
+        if (midLine !== 'text') {
+          endLine();
+          process.stdout.write('claude> ');
+        }
+        midLine = 'text';
+        process.stdout.write(event.text);
+        break;
+      case 'thinking':
+        if (flags['hide-thinking']) break;
+        if (midLine !== 'thinking') {
+          endLine();
+          process.stdout.write(event.redacted ? 'thinking> (redacted)' : 'thinking> ');
+        }
+        midLine = 'thinking';
         process.stdout.write(event.text);
         break;
       case 'tool_call_started':

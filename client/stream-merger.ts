@@ -39,11 +39,19 @@ export class StreamMerger {
         // A reader that looked at the call before reading its start has its position in it already.
         if (this.position?.call !== event.call) this.position = undefined;
         break;
-      case 'text': {
+      case 'text':
+      case 'thinking': {
         items.push(...this.switchAttempt(event.call, event.attempt));
         const delivered = this.delivered(event.call, event.attempt, event.block);
         const at = Math.min(delivered, event.text.length);
-        seen = at === event.text.length && at > 0;
+        // A redacted thinking block has no text: seen when the reader got it live (its position reached the block).
+        const redactedSeen =
+          event.type === 'thinking' &&
+          event.redacted === true &&
+          this.position?.call === event.call &&
+          this.position.attempt === event.attempt &&
+          this.position.block >= event.block;
+        seen = (at === event.text.length && at > 0) || redactedSeen;
         event = { ...event, at, text: event.text.slice(at) };
         this.advance(event.call, event.attempt, event.block, at + event.text.length);
         break;
@@ -93,16 +101,31 @@ export class StreamMerger {
     for (const block of [...reply.blocks].sort((a, b) => a.index - b.index)) {
       if (block.index < position.block) continue;
       const fresh = block.index > position.block;
-      if (block.kind === 'text') {
+      if (block.kind === 'text' || block.kind === 'thinking') {
         const delivered = fresh ? 0 : position.end;
         // The heartbeat holds only the tail of a long block: what a reader missed before it comes with the final reply.
         if (block.at > delivered) break;
         const end = block.at + block.text.length;
         if (end > delivered) {
           const text = block.text.slice(delivered - block.at);
+          const event: StreamEvent =
+            block.kind === 'text'
+              ? { type: 'text', call, attempt, block: block.index, at: delivered, text }
+              : {
+                  type: 'thinking',
+                  call,
+                  attempt,
+                  block: block.index,
+                  at: delivered,
+                  text,
+                  ...(block.redacted && { redacted: true as const }),
+                };
+          emit(event, { ...position, block: block.index, end });
+        } else if (fresh && block.kind === 'thinking' && block.redacted) {
+          // A redacted block has no text: it is told once, when it first shows.
           emit(
-            { type: 'text', call, attempt, block: block.index, at: delivered, text },
-            { ...position, block: block.index, end },
+            { type: 'thinking', call, attempt, block: block.index, at: 0, text: '', redacted: true },
+            { ...position, block: block.index, end: 0 },
           );
         } else if (fresh) {
           position = { ...position, block: block.index, end: delivered };

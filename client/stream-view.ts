@@ -4,6 +4,8 @@ import type { StreamEvent } from '../common/stream-events';
 
 export type ViewBlock =
   | { kind: 'text'; text: string }
+  /** What the model thought (not part of the answer's text); `redacted`: encrypted, nothing to show. */
+  | { kind: 'thinking'; text: string; redacted?: true }
   | { kind: 'tool'; id: string; name: string; input?: unknown; result?: { isError: boolean; content: string } };
 
 interface AttemptView {
@@ -35,6 +37,20 @@ export class StreamView {
           block.text = block.text.slice(0, event.at) + event.text;
         return;
       }
+      case 'thinking': {
+        const block = this.block(event.call, event.attempt, event.block, () => ({
+          kind: 'thinking',
+          text: '',
+          ...(event.redacted && { redacted: true as const }),
+        }));
+        if (
+          block?.kind === 'thinking' &&
+          event.at <= block.text.length &&
+          event.at + event.text.length > block.text.length
+        )
+          block.text = block.text.slice(0, event.at) + event.text;
+        return;
+      }
       case 'tool_call_started':
       case 'tool_call_input': {
         const { id, name } = event;
@@ -61,6 +77,13 @@ export class StreamView {
   text(): string {
     return this.blocks()
       .map((block) => (block.kind === 'text' ? block.text : ''))
+      .join('');
+  }
+
+  /** The thinking still shown, all model calls joined (redacted blocks have none). */
+  thinking(): string {
+    return this.blocks()
+      .map((block) => (block.kind === 'thinking' ? block.text : ''))
       .join('');
   }
 

@@ -9,6 +9,7 @@ import type { TokenUsage } from './conversation-types';
 import { CALL_MCP_TOOL_ACTIVITY, LIST_MCP_SERVERS_ACTIVITY, LIST_MCP_TOOLS_ACTIVITY } from './mcp';
 import type { ProtocolName } from './protocols/types';
 import type { OutputSpec } from './structured-output';
+import type { Effort, ThinkingOption } from './thinking';
 
 /** The activity names the orchestrator uses itself; tools may not take them. */
 export const MODEL_ACTIVITY = 'callModel';
@@ -104,6 +105,10 @@ export interface ModelRequestOptions {
   contextManagement?: { config: BetaContextManagementConfig; betas: string[] };
   /** A typed answer: `output_config.format` (native) or the answer tool after the others (tool). */
   output?: OutputSpec;
+  /** The request's `thinking` (common/thinking.ts); absent: the model's default. */
+  thinking?: ThinkingOption;
+  /** `output_config.effort`; absent: the model's default. */
+  effort?: Effort;
 }
 
 export interface CallModelResult {

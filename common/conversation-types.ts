@@ -35,6 +35,11 @@ export interface TokenUsage {
   outputTokens: number;
   cacheReadInputTokens: number;
   cacheCreationInputTokens: number;
+  /**
+   * Of `outputTokens`, those the model spent thinking (the API's `output_tokens_details.thinking_tokens`): already
+   * counted in `outputTokens`, priced and budgeted as output. Absent when no reply reported any.
+   */
+  thinkingTokens?: number;
 }
 
 /** The outcome of one user message: the model's final reply after all its tool calls. */

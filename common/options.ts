@@ -5,9 +5,11 @@ import { z } from 'zod';
 import { DEFAULT_MAX_RESULT_CHARS } from './bounded-text';
 import { budgetSchema } from './budget';
 import { checkContextManagement, contextManagementSchema } from './context-options';
+import { modelOutputCap } from './max-tokens-ladder';
 import { mcpServersOptionSchema } from './mcp';
 import { modelPricesSchema } from './pricing';
 import { outputConflict, outputSpecSchema } from './structured-output';
+import { effortSchema, thinkingOptionSchema, thinkingProblems } from './thinking';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -75,6 +77,14 @@ export const conversationOptionsSchema = z
     temperature: z
       .never({ error: 'temperature is no longer accepted by the Messages API (API version 2026-10-21)' })
       .optional(),
+    /**
+     * The request's `thinking` (common/thinking.ts): `adaptive`, `enabled` with `budget_tokens` (≥ 1,024 and below
+     * max_tokens on every rung), `disabled`, `between_tools`; `display: summarized | omitted`. Omitted: the model's
+     * default (Claude Sonnet 5.5 thinks adaptively by default).
+     */
+    thinking: thinkingOptionSchema.optional(),
+    /** The request's `output_config.effort`: `low` … `max`. Omitted: the model's default. */
+    effort: effortSchema.optional(),
     /** Cache breakpoints on tools, system prompt and the newest turn (prompt caching). */
     promptCaching: z.boolean().default(true),
     limits: z
@@ -162,6 +172,17 @@ export const conversationOptionsSchema = z
       ctx.addIssue({ code: 'custom', path: ['maxTokens'], message: 'maxTokens is above maxTokensCap' });
     }
     checkContextManagement(options, ctx);
+    const forcesToolChoice = choice?.type === 'any' || choice?.type === 'tool';
+    for (const problem of thinkingProblems({
+      model: options.model,
+      maxTokens: options.maxTokens,
+      cap: options.maxTokensCap ?? modelOutputCap(options.model),
+      thinking: options.thinking,
+      effort: options.effort,
+      forcedToolChoice: forcesToolChoice ? 'toolChoice' : undefined,
+    })) {
+      ctx.addIssue({ code: 'custom', ...problem });
+    }
     const conflict = outputConflict(options.output, options);
     if (conflict) ctx.addIssue({ code: 'custom', path: ['output'], message: conflict });
   });

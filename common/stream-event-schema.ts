@@ -24,6 +24,7 @@ export const streamSchemas = once(() => {
     outputTokens: z.number().min(0),
     cacheReadInputTokens: z.number().min(0),
     cacheCreationInputTokens: z.number().min(0),
+    thinkingTokens: z.number().min(0).optional(),
   });
   const failureSchema = z.strictObject({ type: text, message: text });
   const costSchema = z.number().min(0).nullable().optional();
@@ -33,6 +34,14 @@ export const streamSchemas = once(() => {
     z.strictObject({ type: z.literal('turn_started'), turn: count, text }),
     z.strictObject({ type: z.literal('model_call_started'), call: count }),
     z.strictObject({ type: z.literal('text'), ...attempt, block: count, at: count, text }),
+    z.strictObject({
+      type: z.literal('thinking'),
+      ...attempt,
+      block: count,
+      at: count,
+      text,
+      redacted: z.literal(true).optional(),
+    }),
     z.strictObject({ type: z.literal('tool_call_started'), ...attempt, block: count, id: text, name: text }),
     z.strictObject({
       type: z.literal('tool_call_input'),

@@ -22,6 +22,12 @@ export type StreamEvent =
   | { type: 'model_call_started'; call: number }
   /** Text the model wrote: `text` starts at character `at` of content block `block` of the reply. */
   | ({ type: 'text'; block: number; at: number; text: string } & ModelAttempt)
+  /**
+   * What the model thought before it wrote (a `thinking` block), like `text`: `text` starts at character `at` of
+   * block `block`. `redacted`: a `redacted_thinking` block, whose content is encrypted (no text). Readers may show or
+   * hide it; it is never part of the answer's text.
+   */
+  | ({ type: 'thinking'; block: number; at: number; text: string; redacted?: true } & ModelAttempt)
   /** The model began a tool call: its name first, the input once complete (`tool_call_input`). */
   | ({ type: 'tool_call_started'; block: number; id: string; name: string } & ModelAttempt)
   | ({ type: 'tool_call_input'; block: number; id: string; name: string; input: unknown } & ModelAttempt)
@@ -139,6 +145,7 @@ export interface LiveReply {
 
 export type LiveBlock =
   | { index: number; kind: 'text'; at: number; text: string }
+  | { index: number; kind: 'thinking'; at: number; text: string; redacted?: true }
   | { index: number; kind: 'tool'; id: string; name: string; input?: unknown };
 
 /** A tool's output is in the history already; the stream carries a readable head of it. */

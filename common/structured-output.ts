@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { answerSchema, describePath } from './answer-schema';
 import { jsonExtentProblem } from './json-extent';
 import { boundedText } from './safe-text';
+import { forcedToolChoiceProblem, type ThinkingOption } from './thinking';
 
 /** The Messages API's rule for tool names (options.ts has the same; this module must not import it: a cycle). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -75,9 +76,11 @@ export type OutputSpecInput = z.input<typeof outputSpecSchema>;
 /** Why a problem with the combination of typed answers and other options, or undefined when there is none. */
 export function outputConflict(
   spec: OutputSpec | undefined,
-  options: { protocol: string; tools: readonly string[] },
+  options: { protocol: string; tools: readonly string[]; thinking?: ThinkingOption | undefined },
 ): string | undefined {
   if (!spec) return undefined;
+  const forced = spec.mode === 'tool' ? forcedToolChoiceProblem(options.thinking, 'output') : undefined;
+  if (forced) return forced;
   if (options.protocol !== 'native') {
     return 'typed answers need protocol "native": the legacy XML protocol has neither output_config nor tool_choice';
   }

@@ -30,9 +30,23 @@ export function toolCallSummary(name: string, input: Record<string, unknown>): s
   return boundedText(`${name}(${args})`, MAX_TOOL_CALL_SUMMARY_CHARS);
 }
 
-/** `claude-sonnet-4-5 · call 2 · max_tokens 1024` */
-export function modelCallSummary(model: string, call: number, maxTokens: number): string {
-  return `${model} · call ${call} · max_tokens ${maxTokens}`;
+/**
+ * `claude-sonnet-4-5 · call 2 · max_tokens 1024`, and the call's thinking and effort when the conversation sets them:
+ * `… · thinking enabled 2048 · effort high`.
+ */
+export function modelCallSummary(
+  model: string,
+  call: number,
+  maxTokens: number,
+  reasoning: { thinking?: { type: string; budget_tokens?: number }; effort?: string } = {},
+): string {
+  const { thinking, effort } = reasoning;
+  const budget = thinking?.budget_tokens !== undefined ? ` ${thinking.budget_tokens}` : '';
+  return (
+    `${model} · call ${call} · max_tokens ${maxTokens}` +
+    (thinking ? ` · thinking ${thinking.type}${budget}` : '') +
+    (effort ? ` · effort ${effort}` : '')
+  );
 }
 
 export function firstLine(text: string, max = 120): string {

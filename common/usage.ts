@@ -10,11 +10,14 @@ export const ZERO_USAGE: TokenUsage = {
 };
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  // Usage without thinking keeps its four fields (history and carried state stay as they were).
+  const thinking = a.thinkingTokens !== undefined || b.thinkingTokens !== undefined;
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
     cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
+    ...(thinking && { thinkingTokens: (a.thinkingTokens ?? 0) + (b.thinkingTokens ?? 0) }),
   };
 }
 
@@ -29,6 +32,7 @@ export const tokenUsageSchema = z.object({
   outputTokens: tokens,
   cacheReadInputTokens: tokens,
   cacheCreationInputTokens: tokens,
+  thinkingTokens: tokens.optional(),
 }) satisfies z.ZodType<TokenUsage>;
 
 /** What a heartbeat or a failure of a model activity says its failed attempts billed (other fields are ignored). */

@@ -85,6 +85,7 @@ const usageSchema = z.strictObject({
   outputTokens: z.number().min(0),
   cacheReadInputTokens: z.number().min(0),
   cacheCreationInputTokens: z.number().min(0),
+  thinkingTokens: z.number().min(0).optional(),
 });
 
 /**

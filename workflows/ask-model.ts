@@ -16,7 +16,7 @@ import { modelCallSummary } from '../common/summaries';
 import { nextCallEstimate, rungEstimate } from './budget-guard';
 import type { ConversationState } from './conversation-state';
 import type { ConversationStream } from './conversation-stream';
-import { modelOutputCap, nextMaxTokens } from './max-tokens-ladder';
+import { modelOutputCap, nextMaxTokens } from '../common/max-tokens-ladder';
 import { type Admission, admit, isRefusal, type Sent, sendModelCall, UNCHECKED } from './model-requests';
 
 export { MODEL_RETRY } from './model-requests';
@@ -63,7 +63,7 @@ export async function askModel(
   for (;;) {
     if (!admission.ok) return { kind: 'over_budget', scope: admission.scope, message: admission.message };
     const callNumber = state.modelCalls + 1;
-    const summary = modelCallSummary(options.model, callNumber, maxTokens) + compactionNote(state.context);
+    const summary = modelCallSummary(options.model, callNumber, maxTokens, options) + compactionNote(state.context);
     setCurrentDetails(`Waiting for the model: ${summary}`);
     state.startActivity('model', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
     stream.publish({ type: 'model_call_started', call: callNumber });
@@ -87,6 +87,9 @@ export async function askModel(
         }),
         ...(contextManagement && { contextManagement }),
         ...(output && { output }),
+        // Checked with the options for every rung (common/thinking.ts): budget_tokens stays below max_tokens.
+        ...(options.thinking && { thinking: options.thinking }),
+        ...(options.effort && { effort: options.effort }),
       },
     };
     let sent: Sent<CallModelResult>;
@@ -137,6 +140,12 @@ function publishReply(stream: ConversationStream, call: number, reply: CallModel
   const attempt = { call, attempt: reply.attempt ?? 1 }; // replies recorded before streaming have no attempt
   for (const [block, content] of reply.content.entries()) {
     if (content.type === 'text') stream.publish({ type: 'text', ...attempt, block, at: 0, text: content.text });
+    if (content.type === 'thinking' && typeof content.thinking === 'string') {
+      stream.publish({ type: 'thinking', ...attempt, block, at: 0, text: content.thinking });
+    }
+    if (content.type === 'redacted_thinking') {
+      stream.publish({ type: 'thinking', ...attempt, block, at: 0, text: '', redacted: true });
+    }
     if (content.type === 'tool_use') {
       const { id, name, input } = content;
       stream.publish({ type: 'tool_call_started', ...attempt, block, id, name });

@@ -129,6 +129,25 @@ function apply(event) {
       }
       break;
     }
+    case 'thinking': {
+      // The model's thinking, folded: a reader opens it to read it (a redacted block has nothing to show).
+      if (isDropped(event.call, event.attempt)) break;
+      let li = outputOf(event.call, event.attempt, event.block);
+      if (!li) {
+        li = item('thinking', { call: event.call, attempt: event.attempt, block: event.block });
+        const details = document.createElement('details');
+        const summary = document.createElement('summary');
+        summary.textContent = event.redacted ? 'Thinking (redacted)' : 'Thinking';
+        details.append(summary, document.createElement('p'));
+        li.append(details);
+      }
+      const p = li.querySelector('p');
+      const shown = p.textContent;
+      if (event.at <= shown.length && event.at + event.text.length > shown.length) {
+        p.textContent = shown.slice(0, event.at) + event.text;
+      }
+      break;
+    }
     case 'tool_call_started':
     case 'tool_call_input': {
       if (isDropped(event.call, event.attempt)) break;
