@@ -15,6 +15,9 @@ type Json = Record<string, unknown>;
 
 export type ReplyBlock =
   | { type: 'text'; text: string }
+  /** Signed by the server (thinking.ts); streamed as thinking_delta pieces, then one signature_delta. */
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   /** The summary of a compacted conversation; it opens the reply (context-management.ts). */
   | { type: 'compaction'; content: string; encrypted_content: string; signature: string }
   /**
@@ -25,6 +28,8 @@ export type ReplyBlock =
 
 export interface ReplyUsage extends CacheUsage {
   output_tokens: number;
+  /** Of output_tokens, those spent thinking (`output_tokens_details.thinking_tokens`). */
+  thinking_tokens?: number;
   /** Per sampling iteration, when the reply took more than one (a compaction, then the answer). */
   iterations?: Json[];
 }
@@ -55,6 +60,7 @@ function usageJson(usage: ReplyUsage, outputTokens: number): Json {
     cache_read_input_tokens: usage.cache_read_input_tokens,
     cache_creation: { ...usage.cache_creation },
     output_tokens: outputTokens,
+    output_tokens_details: usage.thinking_tokens !== undefined ? { thinking_tokens: usage.thinking_tokens } : null,
     server_tool_use: null,
     service_tier: 'standard',
     inference_geo: 'not_available',
@@ -64,7 +70,8 @@ function usageJson(usage: ReplyUsage, outputTokens: number): Json {
 
 function blockJson(block: ReplyBlock): Json {
   if (block.type === 'text') return { type: 'text', text: block.text, citations: null };
-  if (block.type === 'compaction') return { ...block };
+  if (block.type === 'compaction' || block.type === 'thinking' || block.type === 'redacted_thinking')
+    return { ...block };
   const input = block.partialJson === undefined ? block.input : {};
   return { type: 'tool_use', id: block.id, name: block.name, input, caller: { type: 'direct' } };
 }
@@ -158,6 +165,38 @@ function blockEvents(block: ReplyBlock, index: number, paced: boolean): WireEven
         type: 'content_block_delta',
         index,
         delta: { type: 'compaction_delta', content: block.content, encrypted_content: block.encrypted_content },
+      }),
+    });
+  } else if (block.type === 'redacted_thinking') {
+    out.push({
+      delta: false,
+      sse: sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { ...block } }),
+    });
+  } else if (block.type === 'thinking') {
+    out.push({
+      delta: false,
+      sse: sseEvent('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      }),
+    });
+    for (const thinking of split(block.thinking)) {
+      out.push({
+        delta: true,
+        sse: sseEvent('content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'thinking_delta', thinking },
+        }),
+      });
+    }
+    out.push({
+      delta: false,
+      sse: sseEvent('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: block.signature },
       }),
     });
   } else if (block.type === 'text') {
@@ -297,6 +336,9 @@ export async function streamReply(res: ServerResponse, reply: Reply, options: St
       cache_creation_input_tokens: reply.usage.cache_creation_input_tokens,
       cache_read_input_tokens: reply.usage.cache_read_input_tokens,
       output_tokens: reply.usage.output_tokens,
+      ...(reply.usage.thinking_tokens !== undefined && {
+        output_tokens_details: { thinking_tokens: reply.usage.thinking_tokens },
+      }),
       ...(reply.usage.iterations && { iterations: reply.usage.iterations }),
     },
     ...(reply.context_management && { context_management: reply.context_management }),

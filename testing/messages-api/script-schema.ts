@@ -22,6 +22,8 @@ const block = z.discriminatedUnion('type', [
     inputJson: z.string().optional(),
   }),
   z.strictObject({ type: z.literal('json'), value: z.unknown() }),
+  z.strictObject({ type: z.literal('thinking'), thinking: z.string() }),
+  z.strictObject({ type: z.literal('redacted_thinking'), thinking: z.string().optional() }),
 ]);
 
 const step = z.union([

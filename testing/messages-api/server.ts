@@ -32,6 +32,7 @@ import { outputTokens } from './tokens';
 import type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep, ScriptUsage } from './types';
 import { asScriptSteps, scriptProblems, scriptRequestSchema } from './script-schema';
 import { outputSchemaOf, validateRequest } from './validate-request';
+import { checkThinking, demoThinking, thinkingBudget, thinkingOmitted, thinkingOn, ThinkingSigner } from './thinking';
 
 export type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep } from './types';
 
@@ -89,6 +90,8 @@ class MessagesApiServer implements MessagesApi {
   private readonly sockets = new Set<Socket>();
   private readonly inFlight = new Set<AbortController>();
   private readonly cache: PromptCache;
+  /** Signs the thinking blocks this server issues and checks those sent back (thinking.ts). */
+  private readonly signer = new ThinkingSigner();
   private latencyMs: number;
   private contextWindow: number;
   private tokenDelayMs: number;
@@ -221,6 +224,8 @@ class MessagesApiServer implements MessagesApi {
     const verdict = validateRequest(body, { countTokens });
     if (!verdict.ok) return this.sendError(ex, 400, 'invalid_request_error', verdict.message);
     const request = body as Json;
+    const thinkingProblem = checkThinking(request, this.signer, countTokens);
+    if (thinkingProblem) return this.sendError(ex, 400, 'invalid_request_error', thinkingProblem);
     const managed = checkContextManagement(request, betasOf(record.headers['anthropic-beta']));
     if (!managed.ok) return this.sendError(ex, 400, 'invalid_request_error', managed.message, {}, managed.code);
     const prepared = prepareContext(request, managed.management);
@@ -373,18 +378,31 @@ class MessagesApiServer implements MessagesApi {
         break;
     }
     if ('reply' in step) {
-      const content: ReplyBlock[] = step.reply.content.map((block) =>
-        block.type === 'text'
-          ? { type: 'text', text: block.text }
-          : block.type === 'json'
-            ? { type: 'text', text: JSON.stringify(block.value) }
-            : {
+      const content: ReplyBlock[] = this.withThinking(
+        body,
+        step.reply.content.map((block): ReplyBlock => {
+          switch (block.type) {
+            case 'text':
+              return { type: 'text', text: block.text };
+            case 'json':
+              return { type: 'text', text: JSON.stringify(block.value) };
+            case 'thinking':
+              return this.thinkingBlock(body, block.thinking);
+            case 'redacted_thinking':
+              return {
+                type: 'redacted_thinking',
+                data: this.signer.redact(block.thinking ?? 'Thinking the safety system chose to encrypt.'),
+              };
+            default:
+              return {
                 type: 'tool_use',
                 id: block.id ?? toolUseId(),
                 name: block.name,
                 input: block.input,
                 ...(block.inputJson !== undefined && { inputJson: block.inputJson }),
-              },
+              };
+          }
+        }),
       );
       const notJson = notJsonAnswer(body, content);
       if (notJson) return this.sendError(ex, 400, 'invalid_request_error', notJson);
@@ -398,7 +416,7 @@ class MessagesApiServer implements MessagesApi {
       return this.send(ex, reply, delayMs, step);
     }
     const demo = demoReply(body);
-    const content: ReplyBlock[] = demo.content.map((block) =>
+    const demoContent: ReplyBlock[] = demo.content.map((block) =>
       block.type === 'text'
         ? block
         : {
@@ -409,7 +427,25 @@ class MessagesApiServer implements MessagesApi {
             ...(block.partialJson !== undefined && { partialJson: block.partialJson }),
           },
     );
+    const content = this.withThinking(body, demoContent);
     return this.send(ex, this.reply(turn, content, demo.stop_reason, demo.stop_sequence), delayMs, step);
+  }
+
+  /** A thinking block as this server issues it: signed; with `display: omitted`, the signature alone. */
+  private thinkingBlock(body: Json, thinking: string): ReplyBlock {
+    const shown = thinkingOmitted(body) ? '' : thinking;
+    return { type: 'thinking', thinking: shown, signature: this.signer.sign(shown) };
+  }
+
+  /**
+   * With thinking on, the reply opens with a thinking block: the scripted one, or one written here (within an
+   * `enabled` request's budget).
+   */
+  private withThinking(body: Json, content: ReplyBlock[]): ReplyBlock[] {
+    if (!thinkingOn(body) || content.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking'))
+      return content;
+    const budgetChars = (thinkingBudget(body) ?? Number.POSITIVE_INFINITY) * 4;
+    return [this.thinkingBlock(body, demoThinking(body).slice(0, budgetChars)), ...content];
   }
 
   /**
@@ -426,19 +462,33 @@ class MessagesApiServer implements MessagesApi {
   ): Reply {
     const body = turn.body;
     const cache = this.cache.account(turn.compaction?.compactedBody ?? body);
-    const output = outputTokens(
-      content.flatMap((b): Parameters<typeof outputTokens>[0][number][] =>
-        b.type === 'text'
-          ? [b]
-          : b.type === 'tool_use'
-            ? [{ type: 'tool_use' as const, name: b.name, json: b.partialJson ?? inputJsonOf(b) }]
-            : [],
-      ),
+    // Thinking is output: what the model thought (a redacted block's too), counted like text.
+    const thoughts = content.flatMap((b): { type: 'text'; text: string }[] =>
+      b.type === 'thinking'
+        ? [{ type: 'text', text: b.thinking || b.signature }]
+        : b.type === 'redacted_thinking'
+          ? [{ type: 'text', text: b.data }]
+          : [],
     );
+    const thinkingTokens = thoughts.length > 0 ? outputTokens(thoughts) : undefined;
+    const output =
+      outputTokens(
+        content.flatMap((b): Parameters<typeof outputTokens>[0][number][] =>
+          b.type === 'text'
+            ? [b]
+            : b.type === 'tool_use'
+              ? [{ type: 'tool_use' as const, name: b.name, json: b.partialJson ?? inputJsonOf(b) }]
+              : [],
+        ),
+      ) + (thinkingTokens ?? 0);
     // A reply stopped by max_tokens used all of them.
     const maxTokens = body['max_tokens'];
     const spent = stopReason === 'max_tokens' && typeof maxTokens === 'number' ? maxTokens : output;
-    const usage: ReplyUsage = { ...cache, output_tokens: spent };
+    const usage: ReplyUsage = {
+      ...cache,
+      output_tokens: spent,
+      ...(thinkingTokens !== undefined && { thinking_tokens: Math.min(thinkingTokens, spent) }),
+    };
     if (overrides.input_tokens !== undefined) usage.input_tokens = overrides.input_tokens;
     if (overrides.output_tokens !== undefined) usage.output_tokens = overrides.output_tokens;
     if (overrides.cache_read_input_tokens !== undefined)

@@ -36,7 +36,23 @@ export interface ScriptJsonBlock {
   value: unknown;
 }
 
-export type ScriptBlock = ScriptTextBlock | ScriptToolUseBlock | ScriptJsonBlock;
+/**
+ * A thinking block of a scripted reply: the server signs it (a block sent back changed is refused as the API refuses
+ * it). Scripted with or without `thinking` in the request, as a model that thinks by default answers.
+ */
+export interface ScriptThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+}
+
+/** A redacted thinking block: the server encrypts `thinking` into its `data` (default: a fixed sentence). */
+export interface ScriptRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  thinking?: string;
+}
+
+export type ScriptBlock =
+  ScriptTextBlock | ScriptToolUseBlock | ScriptJsonBlock | ScriptThinkingBlock | ScriptRedactedThinkingBlock;
 
 /** Usage counters a scripted step may pin; the rest is computed (token estimate, prompt cache). */
 export interface ScriptUsage {
