@@ -259,15 +259,24 @@ describe('the package, installed from its tarball by another service', { timeout
     }
   });
 
-  test("the example's own tests pass: written with the testing entry point (startConversationTestEnv)", async () => {
+  test("the example's own tests pass: written with the testing entry point (startConversationTestEnv), one with an MCP server", async () => {
     const app = example!.app;
     const { stdout } = await run(
       process.execPath,
-      ['--test', '--test-reporter=tap', path.join('dist', 'test', 'conversation.test.js')],
+      [
+        '--test',
+        '--test-reporter=tap',
+        path.join('dist', 'test', 'conversation.test.js'),
+        path.join('dist', 'test', 'memory.test.js'),
+      ],
       { cwd: app, env: { PATH: process.env.PATH, ...temporal }, timeoutMs: 180_000 },
     );
-    assert.match(stdout, /^# pass 2$/m);
+    assert.match(stdout, /^# pass 3$/m);
     assert.match(stdout, /^# fail 0$/m);
+    assert.match(
+      stdout,
+      /^ok \d+ - the model converts with the service’s tool, keeps the result in the memory server/m,
+    );
   });
 
   test('every TypeScript snippet in README.md compiles against the installed package', async () => {
