@@ -1,4 +1,4 @@
-// The test kit as a service's own test uses it (README, "Write a test"): on a reused server (TEMPORAL_ADDRESS, as
+// The test kit as a service's own test uses it (README, "Test your service"): on a reused server (TEMPORAL_ADDRESS, as
 // here) a second run with the same fixed conversation id finds it free again: close() deleted the first run's
 // conversation, left open on a task queue that nobody polls after it.
 import assert from 'node:assert/strict';

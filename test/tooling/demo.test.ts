@@ -1,4 +1,4 @@
-// `npm start`, the README's first command, as a person runs it (against the test run's dev server, without an API
+// `npm start`, the first command of CONTRIBUTING.md, as a person runs it (against the test run's dev server, without an API
 // key): the reference conversation printed step by step, the answer with what it took, and its Web UI link.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
