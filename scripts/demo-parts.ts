@@ -10,6 +10,8 @@ export interface DemoArgs {
   /** --exit, or stdout is not a terminal: stop everything after the answer. */
   exitWhenDone: boolean;
   protocol: 'native' | 'legacy-xml';
+  /** --thinking: adaptive thinking, shown as it streams. */
+  thinking: boolean;
 }
 
 export function demoArgs(args = process.argv.slice(2)): DemoArgs {
@@ -17,6 +19,7 @@ export function demoArgs(args = process.argv.slice(2)): DemoArgs {
   return {
     exitWhenDone: args.includes('--exit') || !process.stdout.isTTY,
     protocol: protocolArg === 'legacy-xml' ? 'legacy-xml' : 'native',
+    thinking: args.includes('--thinking'),
   };
 }
 
@@ -50,6 +53,8 @@ export interface DemoConversation {
   id: string;
   question: string;
   start: Omit<StartOptions, 'id'> & { protocol: DemoArgs['protocol'] };
+  /** Print the model's thinking as it streams (the conversation's `thinking` events, live ones included). */
+  showThinking?: boolean;
   /** What its tools are called in the closing line: "tool", "MCP tool". */
   toolKind: string;
   server: DevServer;
@@ -60,9 +65,19 @@ export interface DemoConversation {
 export async function converse(demo: DemoConversation): Promise<TurnResult> {
   const { conversations, id, server, uiUrl } = demo;
   console.log(`\nConversation ${id} (${demo.start.protocol} tool use)\n`);
-  const reply = conversations.sendMessage(id, demo.question, { start: demo.start });
+  let reply: Promise<TurnResult>;
+  let thinking: Promise<void> = Promise.resolve();
+  if (demo.showThinking) {
+    // Started first, so the events can be read from the first one: the thinking streams as the model writes it.
+    await conversations.startConversation({ id, firstMessage: demo.question, ...demo.start });
+    reply = conversations.awaitTurn(id, 1);
+    thinking = printThinking(conversations, id);
+  } else {
+    reply = conversations.sendMessage(id, demo.question, { start: demo.start });
+  }
   await followConversation(conversations, id, reply, { onLine: (line) => console.log(renderLine(line)) });
   const result = await reply;
+  await thinking;
   console.log(`\nAnswer: ${result.text}`);
   const cost = result.costUsd === null ? 'cost unknown' : `$${result.costUsd.toFixed(4)}`;
   console.log(
@@ -75,6 +90,26 @@ export async function converse(demo: DemoConversation): Promise<TurnResult> {
       : 'Web UI: unknown for a server this command did not start; set TEMPORAL_UI_URL to print the link.',
   );
   return result;
+}
+
+/** The first turn's thinking, block by block as it streams: `thinking   …`. */
+async function printThinking(conversations: ConversationClient, id: string): Promise<void> {
+  let block: string | undefined;
+  for await (const { event, seen } of conversations.events(id, { fromOffset: 0 })) {
+    // What was seen live comes again in the final reply with no new text: nothing to print.
+    if (event.type === 'thinking' && (seen || (event.text === '' && !event.redacted))) continue;
+    if (event.type === 'thinking') {
+      const key = `${event.call}/${event.attempt}/${event.block}`;
+      if (key !== block) process.stdout.write(`${block ? '\n' : ''}thinking   ${event.redacted ? '(redacted)' : ''}`);
+      block = key;
+      process.stdout.write(event.text);
+    } else if (block && event.type !== 'model_call_finished') {
+      process.stdout.write('\n');
+      block = undefined;
+    }
+    if (event.type === 'turn_finished' || event.type === 'turn_failed' || event.type === 'conversation_ended') break;
+  }
+  if (block) process.stdout.write('\n');
 }
 
 /** Unless told to exit, keeps the dev server up until Ctrl-C so the link works; then stops it. */

@@ -5,6 +5,7 @@
 //   npm start                       one conversation; the dev server stays up (Ctrl-C ends) when run in a terminal
 //   npm start -- --exit             stop everything after the answer
 //   npm start -- --protocol legacy-xml  the same chain with prompt-based XML tool use
+//   npm start -- --thinking             with adaptive thinking, the model's thinking shown as it streams
 //   ANTHROPIC_API_KEY=… npm start   the same, with Claude
 //   PAYLOAD_ENCRYPTION_KEYS=k1:$(openssl rand -base64 32) npm start
 //                                   payloads encrypted (codec/), and a codec server for the Web UI (log in at its /login)
@@ -26,10 +27,11 @@ import { startMessagesApi } from '../testing/messages-api/server';
 import { demoArgs, demoDevServer, modelLine, converse, stopDevServerWhenDone } from './demo-parts';
 
 async function main(): Promise<void> {
-  const { exitWhenDone, protocol } = demoArgs();
+  const { exitWhenDone, protocol, thinking } = demoArgs();
   Runtime.install({ logger: new DefaultLogger('ERROR') });
 
-  const mock = process.env.ANTHROPIC_API_KEY ? undefined : await startMessagesApi();
+  // With --thinking, the local server writes token by token, so the thinking is seen streaming.
+  const mock = process.env.ANTHROPIC_API_KEY ? undefined : await startMessagesApi(thinking ? { tokenDelayMs: 40 } : {});
   const model = process.env.ANTHROPIC_MODEL || DEFAULT_MODEL;
   const config = loadConfig({ ...process.env, ...(mock && { ANTHROPIC_BASE_URL: mock.url }) });
   console.log(modelLine(mock?.url, 'deterministic demo model', model, config.ANTHROPIC_BASE_URL));
@@ -75,7 +77,14 @@ async function main(): Promise<void> {
     conversations,
     id,
     question: STOCK_QUESTION,
-    start: { model, protocol, tools: STOCK_TOOLS, closeAfterFirstReply: true },
+    start: {
+      model,
+      protocol,
+      tools: STOCK_TOOLS,
+      closeAfterFirstReply: true,
+      ...(thinking && { thinking: { type: 'adaptive' as const, display: 'summarized' as const } }),
+    },
+    showThinking: thinking,
     toolKind: 'tool',
     server,
     ...(uiUrl && { uiUrl }),
