@@ -2,20 +2,27 @@
 // once per interval: readers of the conversation poll it from the activity's pending state, so the live text costs no
 // history event (heartbeats are not recorded in the history). The heartbeat also keeps the activity alive, as
 // keepAlive does otherwise. Long text blocks are sent as their tail: a reader further behind waits for the final reply.
+// On a worker with a live relay (live-relay.ts) the reply also goes to the relay as it comes, the heartbeats name the
+// relay and come at most once per RELAYED_HEARTBEAT_MS: readers that reach the relay do not need them.
 import type { Context } from '@temporalio/activity';
+import type { LoadedDataConverter } from '@temporalio/common';
 import type { BetaMessage, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { cutDeepInput } from '../common/protocols/tool-use-blocks';
-import type { LiveBlock, LiveReply } from '../common/stream-events';
+import { type LiveBlock, type LiveReply, MAX_LIVE_TEXT_CHARS } from '../common/stream-events';
+import type { LiveBlockState, LiveChannel, LiveRelay } from './live-relay';
 
-/** The most text of one block a heartbeat carries. */
-export const MAX_LIVE_TEXT_CHARS = 8_000;
+/** The heartbeat interval while a relay carries the reply: for readers that cannot reach it. */
+export const RELAYED_HEARTBEAT_MS = 1_000;
 
-type Block =
-  | { kind: 'text' | 'thinking'; text: string; redacted?: true }
-  | { kind: 'tool'; id: string; name: string; input?: unknown };
+/** The worker's relay and the data converter its lines are encoded with. */
+export interface RelayTarget {
+  relay: LiveRelay;
+  converter: LoadedDataConverter;
+}
 
 export class LiveReplyHeartbeat {
-  private readonly blocks = new Map<number, Block>();
+  private readonly blocks = new Map<number, LiveBlockState>();
+  private readonly channel: LiveChannel | undefined;
   private changed = true;
   private lastBeat = 0;
   private readonly timer: NodeJS.Timeout;
@@ -27,12 +34,18 @@ export class LiveReplyHeartbeat {
     intervalMs: number,
     /** Fields every heartbeat carries besides the reply (what the call's attempts billed: activities/billed-attempts.ts). */
     private readonly extra: () => object | undefined = () => undefined,
+    target?: RelayTarget,
   ) {
     this.keepAliveMs = Math.max(500, (context.info.heartbeatTimeoutMs ?? 30_000) / 3);
-    this.beat(); // at once: readers learn which attempt streams
-    this.timer = setInterval(() => {
-      if (this.changed || Date.now() - this.lastBeat >= this.keepAliveMs) this.beat();
-    }, intervalMs);
+    const { attempt } = context.info;
+    this.channel = target?.relay.open({ call, attempt, blocks: this.blocks }, target.converter);
+    this.beat(); // at once: readers learn which attempt streams (and where its relay is)
+    this.timer = setInterval(
+      () => {
+        if (this.changed || Date.now() - this.lastBeat >= this.keepAliveMs) this.beat();
+      },
+      this.channel ? Math.max(intervalMs, RELAYED_HEARTBEAT_MS) : intervalMs,
+    );
   }
 
   /**
@@ -59,6 +72,7 @@ export class LiveReplyHeartbeat {
       return;
     }
     this.changed = true;
+    this.channel?.changed();
   }
 
   private append(index: number, kind: 'text' | 'thinking', text: string): void {
@@ -67,8 +81,10 @@ export class LiveReplyHeartbeat {
     else this.blocks.set(index, { kind, text });
   }
 
+  /** The attempt is over: the relay's readers get the rest and go back to Temporal for the outcome. */
   stop(): void {
     clearInterval(this.timer);
+    void this.channel?.end();
   }
 
   /** A heartbeat now, whatever the interval: the last one before the attempt fails. */
@@ -89,6 +105,11 @@ export class LiveReplyHeartbeat {
         else blocks.push({ index, kind: 'thinking', at, text, ...(block.redacted && { redacted: true as const }) });
       }
     }
-    return { call: this.call, attempt: this.context.info.attempt, blocks };
+    return {
+      call: this.call,
+      attempt: this.context.info.attempt,
+      blocks,
+      ...(this.channel && { relay: this.channel.url }),
+    };
   }
 }

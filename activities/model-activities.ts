@@ -16,7 +16,7 @@ import { buildModelRequest } from './model-request';
 import { keepAlive } from './keep-alive';
 import { type ModelContextCache, withConversation } from './model-context-cache';
 import type { McpToolSets } from './mcp/mcp-tool-sets';
-import { LiveReplyHeartbeat } from './live-reply-heartbeat';
+import { LiveReplyHeartbeat, type RelayTarget } from './live-reply-heartbeat';
 import { AttemptBilling } from './billed-attempts';
 
 export interface ModelActivityDeps {
@@ -26,9 +26,11 @@ export interface ModelActivityDeps {
   cache: ModelContextCache;
   /** The MCP tool lists of the conversations (by digest), for calls that offer MCP tools. */
   mcpToolSets?: McpToolSets;
+  /** The worker's live relay: streamed replies go to their readers through it, not through the Temporal server. */
+  relay?: RelayTarget;
 }
 
-export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: ModelActivityDeps) {
+export function createModelActivities({ anthropic, tools, cache, mcpToolSets, relay }: ModelActivityDeps) {
   const described = new Map(tools.map((tool) => [tool.name, tool]));
 
   async function callModel(given: CallModelInput): Promise<CallModelResult> {
@@ -41,7 +43,7 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets }: 
     // reply's heartbeats carry the reply so far; every heartbeat carries what the call's attempts billed.
     const live =
       input.stream &&
-      new LiveReplyHeartbeat(context, input.callNumber, input.stream.intervalMs, () => billing.details());
+      new LiveReplyHeartbeat(context, input.callNumber, input.stream.intervalMs, () => billing.details(), relay);
     const stopHeartbeats = live ? () => live.stop() : keepAlive(context, () => billing.details());
     let system: string | undefined;
     let messages: MessageParam[];

@@ -141,12 +141,17 @@ export interface LiveReply {
   call: number;
   attempt: number;
   blocks: LiveBlock[];
+  /** Where the worker's live relay streams this attempt's reply as it comes (heartbeats only; activities/live-relay.ts). */
+  relay?: string;
 }
 
 export type LiveBlock =
   | { index: number; kind: 'text'; at: number; text: string }
   | { index: number; kind: 'thinking'; at: number; text: string; redacted?: true }
   | { index: number; kind: 'tool'; id: string; name: string; input?: unknown };
+
+/** The most text of one block a live reply carries (its tail): a reader further behind waits for the final reply. */
+export const MAX_LIVE_TEXT_CHARS = 8_000;
 
 /** A tool's output is in the history already; the stream carries a readable head of it. */
 export const MAX_STREAMED_RESULT_CHARS = 8_000;

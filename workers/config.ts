@@ -52,6 +52,17 @@ export const configSchema = z.object({
     .trim()
     .regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
     .optional(),
+  /**
+   * The live relay (activities/live-relay.ts): `host:port` it listens on, `off` for none (readers then poll streamed
+   * replies from heartbeats through the Temporal server). Default 127.0.0.1:0 (a free port, readers on this host).
+   */
+  WORKER_LIVE_RELAY_ADDRESS: z
+    .string()
+    .trim()
+    .regex(/^(off|[^\s]+:\d{1,5})$/, 'must be host:port (e.g. 0.0.0.0:7300) or off')
+    .default('127.0.0.1:0'),
+  /** The URL readers reach the relay at, e.g. http://worker-1:7300. Default: from the address it listens on. */
+  WORKER_LIVE_RELAY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   /** The worker's log (stderr): the SDK's lines and the orchestrator's, this level and above. */
   WORKER_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /** `id:base64key[,id:base64key...]` (32-byte keys, the first is current): encrypt every payload (codec/). */

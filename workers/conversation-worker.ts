@@ -18,6 +18,8 @@ import { modelContextQuery } from '../common/workflow-messages';
 import { DEFAULT_SHUTDOWN_GRACE_TIME } from './config';
 import { prebuiltWorkflowBundle, SHARED_WORKFLOW_MODULES, WORKFLOWS_PATH } from './workflow-bundles';
 import { workerDataConverter } from './worker-data-converter';
+import type { LiveRelay } from '../activities/live-relay';
+import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { Tracing } from '../tracing/tracing-sdk';
 
 export interface ConversationWorkerOptions {
@@ -64,6 +66,12 @@ export interface ConversationWorkerOptions {
    * A pre-built `workflowBundlePath` must then include the OpenTelemetry workflow interceptors (the `-traced` bundles do).
    */
   tracing?: Pick<Tracing, 'workerOptions'>;
+  /**
+   * Where streamed replies go to their readers (LiveRelay.start()): straight from this worker, not through the Temporal
+   * server. Without one, readers poll the replies from the calls' heartbeats. The caller owns it: close it once the
+   * worker has stopped (runWorker does).
+   */
+  liveRelay?: LiveRelay;
 }
 
 /** The shortest gap between two heartbeats the SDK lets through: the live reply's refresh interval at best. */
@@ -97,7 +105,13 @@ export async function createConversationWorker(options: ConversationWorkerOption
     activities: {
       ...createToolActivities(tools, options.toolOptions),
       ...createMcpActivities(options.mcp ?? new McpClientPool([]), mcpToolSets, options.toolOptions),
-      ...createModelActivities({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),
+      ...createModelActivities({
+        anthropic: options.anthropic,
+        tools: tools.map(describeTool),
+        cache,
+        mcpToolSets,
+        ...(options.liveRelay && { relay: { relay: options.liveRelay, converter: loadDataConverter(dataConverter) } }),
+      }),
       ...createSummariseActivity({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),
       ...createCountTokensActivity({
         anthropic: options.anthropic,

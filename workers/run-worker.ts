@@ -16,6 +16,7 @@ import {
 } from '../activities/mcp/mcp-server-config';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { createAnthropic } from './anthropic-client';
+import { LiveRelay } from '../activities/live-relay';
 import { ConfigError, loadConfig, shutdownForceMs, type WorkerConfig } from './config';
 import { connectionOptions } from './connection-options';
 import { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
@@ -72,7 +73,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const mcp = new McpClientPool(mcpServers, {
     log: (level, message, meta) => Runtime.instance().logger[level](message, meta),
   });
+  let liveRelay: LiveRelay | undefined;
   try {
+    liveRelay = await startLiveRelay(config);
     const worker = await createConversationWorker({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
@@ -92,19 +95,33 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       ...(options.interceptors && { interceptors: options.interceptors }),
       ...(dataConverter && { dataConverter }),
       ...(tracing && { tracing }),
+      ...(liveRelay && { liveRelay }),
     });
-    console.log(`Worker ready: ${described()}`);
+    console.log(`Worker ready: ${described()}; live relay: ${liveRelay?.url ?? 'off'}`);
     await runUntilStopped(worker, {
       graceMs: durationMs(config.WORKER_SHUTDOWN_GRACE_TIME) ?? 30_000,
       forceMs: shutdownForceMs(config),
       log: (message) => Runtime.instance().logger.error(message),
     });
   } finally {
+    await liveRelay?.close();
     await mcp.close();
     // A worker that stopped on its own may still hold the connection: closing it then fails, and must not hide why.
     await connection.close().catch(() => undefined);
     await tracing?.shutdown(); // exports the spans still pending
   }
+}
+
+/** The relay of WORKER_LIVE_RELAY_ADDRESS (none for `off`). */
+async function startLiveRelay(config: WorkerConfig): Promise<LiveRelay | undefined> {
+  const address = config.WORKER_LIVE_RELAY_ADDRESS;
+  if (address === 'off') return undefined;
+  const at = address.lastIndexOf(':');
+  return LiveRelay.start({
+    host: address.slice(0, at).replace(/^\[(.*)\]$/, '$1'),
+    port: Number(address.slice(at + 1)),
+    ...(config.WORKER_LIVE_RELAY_URL && { advertisedUrl: config.WORKER_LIVE_RELAY_URL }),
+  });
 }
 
 /** The prices of MODEL_PRICES_FILE and MODEL_PRICES (the variable wins for a model both name). */
