@@ -8,6 +8,9 @@
 //     pollEvents update, following continue-as-new), which answers with the next event or after MAX_POLL_WAIT_MS, then
 //     watches again. When the conversation has as many long polls as it takes (MAX_POLLS_IN_FLIGHT) the reader reads
 //     by query instead, backing off, and tries a long poll again later: a reader is never failed for that.
+//   - while a model call streams on a worker with a live relay (its heartbeat names it: activities/live-relay.ts),
+//     the reader follows the reply there instead of polling, until the relay says the attempt is over; when the
+//     relay cannot be reached or goes silent, it polls as above (the heartbeats still carry the reply, less often).
 // StreamMerger turns these into the events a reader gets; the gateway shares one source among many readers.
 import {
   type Client,
@@ -21,6 +24,7 @@ import { MODEL_ACTIVITY } from '../common/activity-contracts';
 import { type LiveReply, PollRefusal, type StreamEvent, type StreamPage } from '../common/stream-events';
 import { pollEventsUpdate, streamEventsQuery } from '../common/workflow-messages';
 import { toConversationError } from './errors';
+import { followRelay, isRelayUrl } from './live-relay-reader';
 import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal } from './grpc-status';
 
 export type SourceItem =
@@ -35,6 +39,8 @@ export interface SourceOptions {
   signal?: AbortSignal;
   /** How often a working conversation is looked at (its live reply, whether its log grew). Default 150 ms. */
   liveIntervalMs?: number;
+  /** Follow streamed replies on the workers' live relays when their heartbeats name one. Default true. */
+  liveRelay?: boolean;
 }
 
 export async function* conversationSources(
@@ -44,6 +50,7 @@ export async function* conversationSources(
 ): AsyncGenerator<SourceItem, void, undefined> {
   const { signal } = options;
   const liveIntervalMs = options.liveIntervalMs ?? 150;
+  const followRelays = options.liveRelay ?? true;
   // Each RPC adds an abort listener to the signal it runs under and never removes it: a signal of its own per call,
   // linked to the caller's, keeps a long reader from piling them up.
   const guarded = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -62,6 +69,13 @@ export async function* conversationSources(
   /** The history length and what ran when the log was last read: it is read again only when both changed. */
   let readAt: { length: number; running: string } | undefined;
   let parked = false;
+  /** The last relay followed (one per attempt): never followed twice, whether it ended or failed. */
+  let lastRelay: string | undefined;
+  /** …and whether it said its attempt is over (the call's outcome is then on its way to the history). */
+  let lastRelayEnded = false;
+  /** How long a reader waits between two looks at a working conversation whose history does not change. */
+  let workingMs = liveIntervalMs;
+  let lookedAtLength = -1;
 
   /** Until when a reader whose long poll was refused (as many as the conversation takes wait) watches instead. */
   let watchUntil = 0;
@@ -156,6 +170,9 @@ export async function* conversationSources(
       const pending = raw.pendingActivities ?? [];
       const model = pending.find((activity) => activity.activityType?.name === MODEL_ACTIVITY);
       const call = Number(/^model-(\d+)$/.exec(model?.activityId ?? '')?.[1]);
+      let relay: { url: string; call: number; attempt: number } | undefined;
+      /** A live reply only these looks can show: a model call streams and no relay carries it. */
+      let pollingReply = false;
       if (model && Number.isInteger(call)) {
         const payloads = model.heartbeatDetails?.payloads;
         const reply = payloads?.length
@@ -163,7 +180,13 @@ export async function* conversationSources(
               () => undefined,
             )
           : undefined;
-        yield { kind: 'live', call, attempt: model.attempt ?? 1, ...(reply && { reply }) };
+        const attempt = model.attempt ?? 1;
+        yield { kind: 'live', call, attempt, ...(reply && { reply }) };
+        const url = reply?.relay;
+        if (followRelays && reply?.call === call && reply.attempt === attempt && isRelayUrl(url) && url !== lastRelay) {
+          relay = { url, call, attempt };
+        }
+        pollingReply = !relay && !(url !== undefined && url === lastRelay && lastRelayEnded);
       }
       const running = pending.map((activity) => activity.activityId ?? '').join(',');
       const working = pending.length > 0 || Boolean(raw.pendingWorkflowTask);
@@ -178,8 +201,28 @@ export async function* conversationSources(
         }
         idleMs = IDLE_LOOK_MS.first;
       }
-      if (working) {
-        await sleep(liveIntervalMs, signal);
+      if (relay) {
+        // Follow the reply where it is written; then look again at once (the call is over, or the relay is gone).
+        lastRelay = relay.url;
+        const { url, call: relayedCall, attempt } = relay;
+        const replies = followRelay(url, { call: relayedCall, attempt }, client.options.loadedDataConverter, signal);
+        try {
+          for (let next = await replies.next(); ; next = await replies.next()) {
+            if (next.done) {
+              lastRelayEnded = next.value === 'ended';
+              break;
+            }
+            yield { kind: 'live', call: relayedCall, attempt, reply: next.value };
+          }
+        } finally {
+          await replies.return('failed');
+        }
+        workingMs = liveIntervalMs;
+      } else if (working) {
+        // Looks at a busy server cost it work: while nothing changes and no reply streams here, look less often.
+        workingMs = pollingReply || historyLength !== lookedAtLength ? liveIntervalMs : Math.min(workingMs * 2, 1_000);
+        lookedAtLength = historyLength;
+        await sleep(workingMs, signal);
       } else if (Date.now() >= watchUntil && readAt) {
         // Waiting for someone (a message, an approval): park on the long poll instead of looking again and again.
         parked = true;

@@ -1,0 +1,136 @@
+// Follows a streaming model call's reply on the live relay of the worker running it (activities/live-relay.ts), as
+// named by the call's heartbeat. Anything unexpected (unreachable, refused, a worker gone silent, a line that is not
+// the relay's) ends the following, and the reader goes back to Temporal: the relay is a shortcut, never the record.
+import type { LoadedDataConverter, Payload } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import { type LiveBlock, type LiveReply, MAX_LIVE_TEXT_CHARS } from '../common/stream-events';
+
+/** What a heartbeat may name as a relay: http(s), the relay's path and key, nothing else. */
+const RELAY_URL = /^https?:\/\/[^/?#\s]+\/live\/[0-9a-f]{32}$/;
+/** The relay says it is alive every second: this long without a line and the worker is taken as gone. */
+const SILENCE_MS = 3_000;
+/** A line longer than this is not the relay's (a reply's line carries what a few milliseconds of tokens add). */
+const MAX_LINE_BYTES = 8 << 20;
+
+export type RelayOutcome = 'ended' | 'failed';
+
+export function isRelayUrl(url: unknown): url is string {
+  return typeof url === 'string' && RELAY_URL.test(url);
+}
+
+/**
+ * Attempt (`call`, `attempt`)'s reply so far, each time the relay adds to it — whole, as a heartbeat carries it (the
+ * tail of a long text), so that readers treat both alike; returns 'ended' when the relay said the
+ * attempt is over, 'failed' when following stopped for any other reason (or `signal` aborted).
+ */
+export async function* followRelay(
+  url: string,
+  expected: { call: number; attempt: number },
+  converter: LoadedDataConverter,
+  signal?: AbortSignal,
+): AsyncGenerator<LiveReply, RelayOutcome, undefined> {
+  if (!isRelayUrl(url) || signal?.aborted) return 'failed';
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  signal?.addEventListener('abort', stop, { once: true });
+  let silence: NodeJS.Timeout | undefined;
+  const heard = () => {
+    clearTimeout(silence);
+    silence = setTimeout(stop, SILENCE_MS);
+  };
+  try {
+    heard();
+    const response = await fetch(url, { signal: abort.signal, redirect: 'error' });
+    if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('application/x-ndjson')) {
+      await response.body?.cancel().catch(() => undefined);
+      return 'failed';
+    }
+    const sofar = new LiveReplySoFar(expected);
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const body = response.body.getReader();
+    for (;;) {
+      const { done, value } = await body.read();
+      if (done) break;
+      heard();
+      buffered += decoder.decode(value, { stream: true });
+      if (buffered.length > MAX_LINE_BYTES) return 'failed';
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        const message = JSON.parse(line) as { reply?: unknown; alive?: unknown; end?: unknown };
+        if (message.end === true) return 'ended';
+        if (message.alive === true) continue;
+        const part = await decodeFromPayloadsAtIndex<LiveReply>(converter, 0, [payloadFromJson(message.reply)]);
+        if (!sofar.add(part)) return 'failed';
+        yield sofar.reply();
+      }
+    }
+    return 'failed'; // the connection closed without `end`: the worker went away
+  } catch {
+    return 'failed';
+  } finally {
+    clearTimeout(silence);
+    signal?.removeEventListener('abort', stop);
+    abort.abort();
+  }
+}
+
+/** The relay's parts of one attempt's reply, put together. */
+export class LiveReplySoFar {
+  private readonly blocks = new Map<number, LiveBlock>();
+
+  constructor(private readonly attempt: { call: number; attempt: number }) {}
+
+  /** Adds what `part` says is new; false when it is not a part of this attempt's reply that follows on. */
+  add(part: LiveReply | undefined): boolean {
+    if (part?.call !== this.attempt.call || part.attempt !== this.attempt.attempt || !Array.isArray(part.blocks)) {
+      return false;
+    }
+    for (const block of part.blocks as unknown[]) {
+      const { index, kind } = (block ?? {}) as Partial<LiveBlock>;
+      if (!Number.isSafeInteger(index) || index! < 0) return false;
+      const had = this.blocks.get(index!);
+      if (kind === 'text') {
+        const { at, text } = block as { at?: unknown; text?: unknown };
+        const end = had?.kind === 'text' ? had.at + had.text.length : 0;
+        if (at !== end || typeof text !== 'string' || (had && had.kind !== 'text')) return false;
+        const whole = (had?.kind === 'text' ? had.text : '') + text;
+        const cut = Math.max(0, whole.length - MAX_LIVE_TEXT_CHARS);
+        this.blocks.set(index!, {
+          index: index!,
+          kind,
+          at: (had?.kind === 'text' ? had.at : 0) + cut,
+          text: whole.slice(cut),
+        });
+      } else if (kind === 'tool') {
+        const { id, name, input } = block as { id?: unknown; name?: unknown; input?: unknown };
+        if (typeof id !== 'string' || typeof name !== 'string' || (had && had.kind !== 'tool')) return false;
+        this.blocks.set(index!, { index: index!, kind, id, name, ...(input !== undefined && { input }) });
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  reply(): LiveReply {
+    const blocks = [...this.blocks.values()].sort((a, b) => a.index - b.index);
+    return { call: this.attempt.call, attempt: this.attempt.attempt, blocks };
+  }
+}
+
+/** A payload from its JSON form (metadata and data base64); throws on anything else. */
+function payloadFromJson(json: unknown): Payload {
+  const { metadata, data } = (json ?? {}) as { metadata?: unknown; data?: unknown };
+  if (typeof data !== 'string' || typeof metadata !== 'object' || metadata === null) {
+    throw new TypeError('not a payload');
+  }
+  const decoded: Record<string, Uint8Array> = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    if (typeof value !== 'string') throw new TypeError('not a payload');
+    decoded[key] = Buffer.from(value, 'base64');
+  }
+  return { metadata: decoded, data: Buffer.from(data, 'base64') };
+}
