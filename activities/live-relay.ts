@@ -47,7 +47,8 @@ const KEY_PATTERN = /^\/live\/([0-9a-f]{32})$/;
 
 /** A block of the reply as the activity follows it: a text so far, or a tool call (its input once whole). */
 export type LiveBlockState =
-  { kind: 'text'; text: string } | { kind: 'tool'; id: string; name: string; input?: unknown };
+  | { kind: 'text' | 'thinking'; text: string; redacted?: true }
+  | { kind: 'tool'; id: string; name: string; input?: unknown };
 
 interface Subscriber {
   /** What it has been sent of each block: characters of a text, 1 (started) or 2 (with input) of a tool. */
@@ -133,10 +134,15 @@ export class LiveChannel {
     const blocks: LiveReply['blocks'] = [];
     for (const [index, block] of this.reply.blocks) {
       const had = sent.get(index) ?? 0;
-      if (block.kind === 'text') {
-        if (block.text.length <= had) continue;
-        blocks.push({ index, kind: 'text', at: had, text: block.text.slice(had) });
-        sent.set(index, block.text.length);
+      if (block.kind !== 'tool') {
+        // A redacted thinking block has no text: it is sent once, as it starts.
+        const size = block.redacted ? 1 : block.text.length;
+        if (size <= had) continue;
+        const text = block.text.slice(had);
+        if (block.kind === 'text') blocks.push({ index, kind: 'text', at: had, text });
+        else
+          blocks.push({ index, kind: 'thinking', at: had, text, ...(block.redacted && { redacted: true as const }) });
+        sent.set(index, size);
       } else {
         const now = block.input === undefined ? 1 : 2;
         if (now <= had) continue;

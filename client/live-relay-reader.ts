@@ -92,18 +92,26 @@ export class LiveReplySoFar {
       const { index, kind } = (block ?? {}) as Partial<LiveBlock>;
       if (!Number.isSafeInteger(index) || index! < 0) return false;
       const had = this.blocks.get(index!);
-      if (kind === 'text') {
-        const { at, text } = block as { at?: unknown; text?: unknown };
-        const end = had?.kind === 'text' ? had.at + had.text.length : 0;
-        if (at !== end || typeof text !== 'string' || (had && had.kind !== 'text')) return false;
-        const whole = (had?.kind === 'text' ? had.text : '') + text;
+      if (kind === 'text' || kind === 'thinking') {
+        const { at, text, redacted } = block as { at?: unknown; text?: unknown; redacted?: unknown };
+        const before = had?.kind === kind ? had : undefined;
+        if (had && !before) return false;
+        if (at !== (before ? before.at + before.text.length : 0) || typeof text !== 'string') return false;
+        const whole = (before?.text ?? '') + text;
         const cut = Math.max(0, whole.length - MAX_LIVE_TEXT_CHARS);
-        this.blocks.set(index!, {
-          index: index!,
-          kind,
-          at: (had?.kind === 'text' ? had.at : 0) + cut,
-          text: whole.slice(cut),
-        });
+        const tail = { index: index!, at: (before?.at ?? 0) + cut, text: whole.slice(cut) };
+        this.blocks.set(
+          index!,
+          kind === 'text'
+            ? { ...tail, kind }
+            : {
+                ...tail,
+                kind,
+                ...((redacted === true || (before?.kind === 'thinking' && before.redacted)) && {
+                  redacted: true as const,
+                }),
+              },
+        );
       } else if (kind === 'tool') {
         const { id, name, input } = block as { id?: unknown; name?: unknown; input?: unknown };
         if (typeof id !== 'string' || typeof name !== 'string' || (had && had.kind !== 'tool')) return false;
