@@ -63,6 +63,11 @@ export function callModelResultOf(message: BetaMessage, compactedTokens?: number
   // Thinking tokens are output tokens already; the API breaks them out on the top-level usage.
   const thinkingTokens = usage.output_tokens_details?.thinking_tokens;
   if (typeof thinkingTokens === 'number' && thinkingTokens > 0) total.thinkingTokens = thinkingTokens;
+  // Server tools the API ran for the reply: web searches are priced per search (common/pricing.ts).
+  const searches = usage.server_tool_use?.web_search_requests;
+  if (typeof searches === 'number' && searches > 0) total.webSearchRequests = searches;
+  const fetches = usage.server_tool_use?.web_fetch_requests;
+  if (typeof fetches === 'number' && fetches > 0) total.webFetchRequests = fetches;
   // The context the reply was sampled from: the last sampling iteration's prompt (never a compaction's).
   const sampled = iterations.filter((u) => u.type === 'message').at(-1) ?? usage;
   const inputTokens =
@@ -99,6 +104,7 @@ export function callModelResultOf(message: BetaMessage, compactedTokens?: number
     model: message.model,
     usage: total,
     ...(!plain && { context }),
+    ...(message.container && { container: { id: message.container.id, expiresAt: message.container.expires_at } }),
   };
 }
 

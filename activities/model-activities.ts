@@ -18,6 +18,8 @@ import { type ModelContextCache, withConversation } from './model-context-cache'
 import type { McpToolSets } from './mcp/mcp-tool-sets';
 import { LiveReplyHeartbeat, type RelayTarget } from './live-reply-heartbeat';
 import { AttemptBilling } from './billed-attempts';
+import { withReply } from '../common/paused-turn';
+import { offersServerTools } from '../common/server-tools';
 
 export interface ModelActivityDeps {
   anthropic: Anthropic;
@@ -84,10 +86,12 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets, re
     if (reply.stop_reason !== 'max_tokens') {
       // The workflow appends exactly this message (same pure protocol code), so the next call needs only what follows;
       // after a compaction, like the workflow, it keeps only what the model still sees.
-      const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber, messages);
+      const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber, messages, {
+        serverTools: offersServerTools(input.request.serverTools),
+      });
       cache.remember(input.conversation, {
         ...(system !== undefined && { system }),
-        messages: afterCompaction([...messages, reading.assistant]),
+        messages: afterCompaction(withReply(messages, reading.assistant, input.joinsPausedTurn === true)),
         lastReplyId: message.id,
       });
     }

@@ -7,11 +7,14 @@ import type {
   MessageCreateParamsStreaming,
   MessageParam,
   TextBlockParam,
+  Tool,
+  ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages';
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
 import type { ModelRequestOptions } from '../common/activity-contracts';
 import { protocolFor } from '../common/protocols';
 import type { ToolDescription } from '../common/protocols/types';
+import { isDeferred, offersServerTools, serverToolParams, type ServerToolsOption } from '../common/server-tools';
 import { answerToolDescription, type OutputSpec } from '../common/structured-output';
 import { thinkingParam } from '../common/thinking';
 
@@ -25,18 +28,24 @@ export function buildModelRequest(
   const caching = options.promptCaching;
   const output = options.output;
   // The answer tool goes last: the tools' cache breakpoint then covers it too, and it is the same every call.
-  const offered = output?.mode === 'tool' ? [...tools, answerToolDescription(output)] : tools;
+  const answerTool = output?.mode === 'tool' ? answerToolDescription(output) : undefined;
+  const offered = answerTool ? [...tools, answerTool] : tools;
   const { systemPrefix, ...toolFields } = protocolFor(options.protocol).renderTools(offered, {
     promptCaching: caching,
     ...(options.toolChoice && { toolChoice: options.toolChoice }),
     ...(options.disableParallelToolUse !== undefined && { disableParallelToolUse: options.disableParallelToolUse }),
   });
   const system = [systemPrefix, options.system].filter(Boolean).join('\n\n');
+  const serverTools = options.serverTools;
+  const withServerTools = offersServerTools(serverTools)
+    ? { ...toolFields, tools: withServerToolsOffered(toolFields.tools ?? [], serverTools, caching, answerTool?.name) }
+    : toolFields;
   return {
     model: options.model,
     max_tokens: options.maxTokens,
     messages: caching ? withBreakpointOnLast(messages) : messages,
-    ...toolFields,
+    ...withServerTools,
+    ...(options.container !== undefined && { container: options.container }),
     ...(system && { system: caching ? [{ type: 'text', text: system, cache_control: EPHEMERAL }] : system }),
     ...(options.thinking && { thinking: thinkingParam(options.thinking) }),
     ...((output?.mode === 'native' || options.effort) && {
@@ -47,6 +56,33 @@ export function buildModelRequest(
     }),
     stream: true,
   };
+}
+
+/**
+ * The server tools first (fixed, so the cached prefix stays the same), then the conversation's tools, those tool
+ * search defers marked `defer_loading`. A deferred tool is not part of the prompt until the model finds it, so the
+ * tools' cache breakpoint goes on the last tool that is.
+ */
+function withServerToolsOffered(
+  tools: Tool[],
+  option: ServerToolsOption,
+  caching: boolean,
+  answerTool: string | undefined,
+): ToolUnion[] {
+  const own = tools.map((tool): Tool => {
+    const { cache_control: _breakpoint, ...rest } = tool;
+    // The answer tool of a typed answer is never deferred: the model must be able to answer without searching.
+    return tool.name !== answerTool && isDeferred(tool.name, option) ? { ...rest, defer_loading: true } : rest;
+  });
+  const all: ToolUnion[] = [...serverToolParams(option), ...own];
+  if (!caching) return all;
+  for (let i = all.length - 1; i >= 0; i--) {
+    const tool = all[i]!;
+    if ('defer_loading' in tool && tool.defer_loading) continue;
+    all[i] = { ...tool, cache_control: EPHEMERAL } as ToolUnion;
+    break;
+  }
+  return all;
 }
 
 /**

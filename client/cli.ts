@@ -178,6 +178,13 @@ async function streamTurn(
       case 'tool_result':
         console.log(`  ← ${event.isError ? 'error: ' : ''}${event.content.split('\n')[0]}`);
         break;
+      case 'server_tool_call':
+        endLine();
+        console.log(`⇢ ${event.name}(${JSON.stringify(event.input)}) (run by the API)`);
+        break;
+      case 'server_tool_result':
+        console.log(`  ⇠ ${event.name}${event.error ? ` error: ${event.error}` : ' answered'}`);
+        break;
       case 'model_output_discarded':
         endLine();
         console.log('(the reply above was cut short and is asked again: ignore it)');

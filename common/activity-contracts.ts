@@ -5,9 +5,10 @@ import type { MessageParam, StopReason, ToolChoice } from '@anthropic-ai/sdk/res
 import type { CallGuard } from './budget';
 import type { ReplyBlock } from './compaction';
 import type { CallContext } from './context-accounting';
-import type { TokenUsage } from './conversation-types';
+import type { ContainerRef, TokenUsage } from './conversation-types';
 import { CALL_MCP_TOOL_ACTIVITY, LIST_MCP_SERVERS_ACTIVITY, LIST_MCP_TOOLS_ACTIVITY } from './mcp';
 import type { ProtocolName } from './protocols/types';
+import type { ServerToolsOption } from './server-tools';
 import type { OutputSpec } from './structured-output';
 import type { Effort, ThinkingOption } from './thinking';
 
@@ -80,6 +81,11 @@ export interface CallModelInput {
   request: ModelRequestOptions;
   /** Present when the conversation has a budget: a retry of a failed attempt is checked against it too. */
   guard?: CallGuard;
+  /**
+   * The transcript ends with a turn the API paused (`pause_turn`): the request sends it back as it is, and the reply
+   * joins that assistant message (common/paused-turn.ts) instead of following it.
+   */
+  joinsPausedTurn?: true;
 }
 
 /** What the worker reads from the workflow (query) when its cache lacks a conversation's context. */
@@ -109,6 +115,10 @@ export interface ModelRequestOptions {
   thinking?: ThinkingOption;
   /** `output_config.effort`; absent: the model's default. */
   effort?: Effort;
+  /** The API's server tools to offer, and which of `tools` tool search defers (common/server-tools.ts). */
+  serverTools?: ServerToolsOption;
+  /** The code execution container to run in (the id the API named in an earlier reply). */
+  container?: string;
 }
 
 export interface CallModelResult {
@@ -128,6 +138,8 @@ export interface CallModelResult {
   context?: CallContext;
   /** The activity attempt that produced the reply: readers drop what other attempts streamed live. */
   attempt?: number;
+  /** The code execution container the reply ran in, when it ran in one. */
+  container?: ContainerRef;
   /** What the attempts before it billed (they failed mid-stream): counted like the reply's own usage. */
   failedAttempts?: TokenUsage;
 }

@@ -7,7 +7,7 @@ import type { BetaCompactionBlock, BetaCompactionBlockParam } from '@anthropic-a
 import type { ContentBlock, ContentBlockParam, MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import { EMPTY_REPLY_TEXT, isSendableText } from './protocols/reply-content';
 import { toolUseIdsOf } from './protocols/tool-use-blocks';
-import type { Protocol, ReplyReading } from './protocols/types';
+import type { Protocol, ReadOptions, ReplyReading } from './protocols/types';
 
 /** A reply block as a model call returns it: the usual blocks, or the API's compaction block. */
 export type ReplyBlock = ContentBlock | BetaCompactionBlock;
@@ -64,11 +64,12 @@ export function readReply(
   reply: ReplyWithCompaction,
   callNumber: number,
   transcript: readonly MessageParam[],
+  options: ReadOptions = {},
 ): ReplyReading {
   const all: unknown[] = Array.isArray(reply.content) ? reply.content : [];
   const compaction = isCompactionBlock(all[0]) ? compactionParam(all[0] as BetaCompactionBlock) : undefined;
   const content = (compaction ? all.slice(1) : all) as ContentBlock[];
-  const reading = protocol.readReply({ ...reply, content }, callNumber, toolUseIdsOf(transcript));
+  const reading = protocol.readReply({ ...reply, content }, callNumber, toolUseIdsOf(transcript), options);
   const read = reading.assistant.content;
   const blocks: ContentBlockParam[] = typeof read === 'string' ? (isSendableText(read) ? [textBlock(read)] : []) : read;
   // The non-beta MessageParam type does not list compaction blocks; the beta request that carries them accepts them.

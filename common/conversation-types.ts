@@ -40,6 +40,10 @@ export interface TokenUsage {
    * counted in `outputTokens`, priced and budgeted as output. Absent when no reply reported any.
    */
   thinkingTokens?: number;
+  /** Web searches the API's `web_search` server tool ran (`usage.server_tool_use`): priced per search. Absent: none. */
+  webSearchRequests?: number;
+  /** Pages the API's `web_fetch` server tool fetched (`usage.server_tool_use`): tokens only. Absent: none. */
+  webFetchRequests?: number;
 }
 
 /** The outcome of one user message: the model's final reply after all its tool calls. */
@@ -178,6 +182,14 @@ export interface CarriedState {
   costUsd?: number | null;
   /** The last model call's usage: a budget estimates the next run's first call from it. */
   lastCallUsage?: TokenUsage;
+  /** The code execution container the API named last, sent back with every call until it expires. */
+  container?: ContainerRef;
+}
+
+/** A code execution container: its id, and when the API said it expires (ISO 8601). */
+export interface ContainerRef {
+  id: string;
+  expiresAt: string;
 }
 
 export interface ConversationInput {

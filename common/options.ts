@@ -8,6 +8,7 @@ import { checkContextManagement, contextManagementSchema } from './context-optio
 import { modelOutputCap } from './max-tokens-ladder';
 import { mcpServersOptionSchema } from './mcp';
 import { modelPricesSchema } from './pricing';
+import { serverToolsProblems, serverToolsSchema } from './server-tools';
 import { outputConflict, outputSpecSchema } from './structured-output';
 import { effortSchema, thinkingOptionSchema, thinkingProblems } from './thinking';
 
@@ -85,6 +86,11 @@ export const conversationOptionsSchema = z
     thinking: thinkingOptionSchema.optional(),
     /** The request's `output_config.effort`: `low` … `max`. Omitted: the model's default. */
     effort: effortSchema.optional(),
+    /**
+     * The API's server tools (common/server-tools.ts): `webSearch`, `webFetch`, `codeExecution` (its container carried
+     * across turns), `toolSearch` (the tools it defers stay out of every request until the model finds them).
+     */
+    serverTools: serverToolsSchema.optional(),
     /** Cache breakpoints on tools, system prompt and the newest turn (prompt caching). */
     promptCaching: z.boolean().default(true),
     limits: z
@@ -183,6 +189,7 @@ export const conversationOptionsSchema = z
     })) {
       ctx.addIssue({ code: 'custom', ...problem });
     }
+    for (const problem of serverToolsProblems(options)) ctx.addIssue({ code: 'custom', ...problem });
     const conflict = outputConflict(options.output, options);
     if (conflict) ctx.addIssue({ code: 'custom', path: ['output'], message: conflict });
   });

@@ -14,7 +14,15 @@ export interface ModelPrices {
   output: number;
   cacheWrite: number;
   cacheRead: number;
+  /** USD per 1,000 web searches (the `web_search` server tool); absent: WEB_SEARCH_USD_PER_1000. */
+  webSearchPer1000?: number;
 }
+
+/**
+ * The published price of the `web_search` server tool, the same for every model: $10 per 1,000 searches, on top of
+ * the tokens its results add to the prompt. `web_fetch` has no price of its own (its pages are input tokens).
+ */
+export const WEB_SEARCH_USD_PER_1000 = 10;
 
 const perMillion = z.number().min(0).max(10_000);
 export const modelPricesSchema = z.strictObject({
@@ -22,6 +30,7 @@ export const modelPricesSchema = z.strictObject({
   output: perMillion,
   cacheWrite: perMillion,
   cacheRead: perMillion,
+  webSearchPer1000: z.number().min(0).max(10_000).optional(),
 }) satisfies z.ZodType<ModelPrices>;
 
 /** Prices by model id, e.g. the worker's `MODEL_PRICES='{"my-model":{"input":1,"output":5,...}}'`. */
@@ -57,15 +66,19 @@ export function pricesFor(model: string, ...tables: (ModelPriceTable | undefined
   return undefined;
 }
 
-/** USD of one call's usage: uncached input, output, cache writes and cache reads each at their own price. */
+/**
+ * USD of one call's usage: uncached input, output, cache writes and cache reads each at their own price, and the web
+ * searches the API ran for it.
+ */
 export function costUsd(usage: TokenUsage, prices: ModelPrices): number {
-  return (
+  const tokens =
     (usage.inputTokens * prices.input +
       usage.outputTokens * prices.output +
       usage.cacheCreationInputTokens * prices.cacheWrite +
       usage.cacheReadInputTokens * prices.cacheRead) /
-    1_000_000
-  );
+    1_000_000;
+  const searches = usage.webSearchRequests ?? 0;
+  return searches === 0 ? tokens : tokens + (searches * (prices.webSearchPer1000 ?? WEB_SEARCH_USD_PER_1000)) / 1000;
 }
 
 /** A running total that turns unknown (null) for good once one part of it is unknown. */

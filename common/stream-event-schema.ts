@@ -25,6 +25,8 @@ export const streamSchemas = once(() => {
     cacheReadInputTokens: z.number().min(0),
     cacheCreationInputTokens: z.number().min(0),
     thinkingTokens: z.number().min(0).optional(),
+    webSearchRequests: z.number().min(0).optional(),
+    webFetchRequests: z.number().min(0).optional(),
   });
   const failureSchema = z.strictObject({ type: text, message: text });
   const costSchema = z.number().min(0).nullable().optional();
@@ -50,6 +52,22 @@ export const streamSchemas = once(() => {
       id: text,
       name: text,
       input: z.unknown(),
+    }),
+    z.strictObject({
+      type: z.literal('server_tool_call'),
+      ...attempt,
+      block: count,
+      id: text,
+      name: text,
+      input: z.unknown(),
+    }),
+    z.strictObject({
+      type: z.literal('server_tool_result'),
+      ...attempt,
+      block: count,
+      toolUseId: text,
+      name: text,
+      error: text.optional(),
     }),
     z.strictObject({
       type: z.literal('model_output_discarded'),

@@ -32,6 +32,13 @@ export type StreamEvent =
   | ({ type: 'tool_call_started'; block: number; id: string; name: string } & ModelAttempt)
   | ({ type: 'tool_call_input'; block: number; id: string; name: string; input: unknown } & ModelAttempt)
   /**
+   * The API ran one of its server tools for the model (web search, web fetch, code execution, tool search): what the
+   * model asked (`server_tool_call`), then that it answered (`server_tool_result`, with its `error` code when it
+   * failed). Nothing for the conversation to run; the results are in the reply.
+   */
+  | ({ type: 'server_tool_call'; block: number; id: string; name: string; input: unknown } & ModelAttempt)
+  | ({ type: 'server_tool_result'; block: number; toolUseId: string; name: string; error?: string } & ModelAttempt)
+  /**
    * Drop what this model call streamed: of attempts up to `attempt` when given (it failed midway and is retried), of
    * every attempt otherwise (the reply was cut by max_tokens and is asked again). The transcript never holds it.
    */

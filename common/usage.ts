@@ -12,12 +12,16 @@ export const ZERO_USAGE: TokenUsage = {
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   // Usage without thinking keeps its four fields (history and carried state stay as they were).
   const thinking = a.thinkingTokens !== undefined || b.thinkingTokens !== undefined;
+  const searches = a.webSearchRequests !== undefined || b.webSearchRequests !== undefined;
+  const fetches = a.webFetchRequests !== undefined || b.webFetchRequests !== undefined;
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
     cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
     ...(thinking && { thinkingTokens: (a.thinkingTokens ?? 0) + (b.thinkingTokens ?? 0) }),
+    ...(searches && { webSearchRequests: (a.webSearchRequests ?? 0) + (b.webSearchRequests ?? 0) }),
+    ...(fetches && { webFetchRequests: (a.webFetchRequests ?? 0) + (b.webFetchRequests ?? 0) }),
   };
 }
 
@@ -33,6 +37,8 @@ export const tokenUsageSchema = z.object({
   cacheReadInputTokens: tokens,
   cacheCreationInputTokens: tokens,
   thinkingTokens: tokens.optional(),
+  webSearchRequests: tokens.optional(),
+  webFetchRequests: tokens.optional(),
 }) satisfies z.ZodType<TokenUsage>;
 
 /** What a heartbeat or a failure of a model activity says its failed attempts billed (other fields are ignored). */

@@ -86,6 +86,8 @@ const usageSchema = z.strictObject({
   cacheReadInputTokens: z.number().min(0),
   cacheCreationInputTokens: z.number().min(0),
   thinkingTokens: z.number().min(0).optional(),
+  webSearchRequests: z.number().min(0).optional(),
+  webFetchRequests: z.number().min(0).optional(),
 });
 
 /**
@@ -151,6 +153,7 @@ const carriedStateSchema = once(() => {
     context: contextAccountingSchema.optional(),
     costUsd: z.number().min(0).nullable().optional(),
     lastCallUsage: usageSchema.optional(),
+    container: z.strictObject({ id: z.string().min(1).max(512), expiresAt: z.string().max(64) }).optional(),
   });
 });
 

@@ -12,6 +12,8 @@ import { apiContextManagement } from '../common/context-options';
 import type { TurnFailure } from '../common/conversation-types';
 import { FailureType } from '../common/failure-types';
 import { typedCallOptions } from '../common/structured-output';
+import { serverToolEvent } from '../common/server-tool-events';
+import { serverToolsNote } from '../common/server-tools';
 import { modelCallSummary } from '../common/summaries';
 import { nextCallEstimate, rungEstimate } from './budget-guard';
 import type { ConversationState } from './conversation-state';
@@ -42,6 +44,7 @@ export async function askModel(
   offered: OfferedTools,
   stream: ConversationStream,
   checked: boolean,
+  joinsPausedTurn = false,
 ): Promise<ModelStep> {
   const { options } = state;
   const cap = options.maxTokensCap ?? modelOutputCap(options.model);
@@ -54,6 +57,9 @@ export async function askModel(
   const { toolChoice, output } = typedCallOptions(state.currentTurn, firstChoice);
   const contextManagement = apiContextManagement(options.contextManagement);
   const { streaming } = options;
+  // Code execution's container, until the API's expiry (workflow time: deterministic).
+  const container =
+    state.container && Date.parse(state.container.expiresAt) > Date.now() ? state.container.id : undefined;
   let admission: Admission | BudgetRefusal = UNCHECKED;
   if (checked) {
     const estimate = await nextCallEstimate(state, offered, true);
@@ -63,7 +69,11 @@ export async function askModel(
   for (;;) {
     if (!admission.ok) return { kind: 'over_budget', scope: admission.scope, message: admission.message };
     const callNumber = state.modelCalls + 1;
-    const summary = modelCallSummary(options.model, callNumber, maxTokens, options) + compactionNote(state.context);
+    const summary =
+      modelCallSummary(options.model, callNumber, maxTokens, options) +
+      compactionNote(state.context) +
+      serverToolsNote(options.serverTools) +
+      (joinsPausedTurn ? ' · continues a paused turn' : '');
     setCurrentDetails(`Waiting for the model: ${summary}`);
     state.startActivity('model', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
     stream.publish({ type: 'model_call_started', call: callNumber });
@@ -74,6 +84,7 @@ export async function askModel(
       ...(state.sentUpTo === 0 && { fullContext: options.system !== undefined ? { system: options.system } : {} }),
       ...(state.lastReplyId !== undefined && { afterReply: state.lastReplyId }),
       ...(streaming.enabled && { stream: { intervalMs: streaming.intervalMs } }),
+      ...(joinsPausedTurn && { joinsPausedTurn: true as const }),
       request: {
         model: options.model,
         maxTokens,
@@ -90,6 +101,8 @@ export async function askModel(
         // Checked with the options for every rung (common/thinking.ts): budget_tokens stays below max_tokens.
         ...(options.thinking && { thinking: options.thinking }),
         ...(options.effort && { effort: options.effort }),
+        ...(options.serverTools && { serverTools: options.serverTools }),
+        ...(container !== undefined && { container }),
       },
     };
     let sent: Sent<CallModelResult>;
@@ -151,5 +164,7 @@ function publishReply(stream: ConversationStream, call: number, reply: CallModel
       stream.publish({ type: 'tool_call_started', ...attempt, block, id, name });
       stream.publish({ type: 'tool_call_input', ...attempt, block, id, name, input });
     }
+    const server = serverToolEvent(content);
+    if (server) stream.publish({ ...server, ...attempt, block });
   }
 }

@@ -11,6 +11,7 @@ import type {
   ConversationResult,
   ConversationSnapshot,
   ConversationStatus,
+  ContainerRef,
   PendingApproval,
   PendingMessage,
   TokenUsage,
@@ -27,6 +28,7 @@ import { compactedHead } from '../common/orchestrator-summary';
 import { FailureType } from '../common/failure-types';
 import type { ConversationOptions } from '../common/options';
 import { addUsage, ZERO_USAGE } from '../common/usage';
+import { joinPausedTurn } from '../common/paused-turn';
 import { billedTokens, promptTokens, type BudgetScope, type Spent } from '../common/budget';
 import { addCost, costUsd, type ModelPrices } from '../common/pricing';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
@@ -87,6 +89,8 @@ export class ConversationState {
   lastReplyId: string | undefined;
   /** Input tokens per call before and after compaction or clearing, and the compactions so far. */
   context: ContextAccounting;
+  /** The code execution container the API named last (server tools): sent back with every call until it expires. */
+  container: ContainerRef | undefined;
   /**
    * Asked when a cap would change what the orchestrator writes: true in a run replayed from before texts were bounded
    * (0.1.0 wrote them uncut), so it does again. The workflow sets it (it asks a patch marker); by default texts are cut.
@@ -132,6 +136,7 @@ export class ConversationState {
     this.firstRunId = carried?.firstRunId ?? firstRunId;
     this.currentTurn = carried?.currentTurn ? { ...carried.currentTurn } : undefined;
     this.context = carried?.context ?? ZERO_CONTEXT;
+    this.container = carried?.container;
     // A new run's worker cache is empty: the first model call reads the transcript once by query.
     this.sentUpTo = this.transcript.length;
     this.turnStartReply = { id: undefined, sentUpTo: this.currentTurn?.transcriptStart ?? this.transcript.length };
@@ -323,8 +328,15 @@ export class ConversationState {
     if (this.currentTurn) this.currentTurn.maxTokens = maxTokens;
   }
 
-  appendReply(message: MessageParam, replyId: string): void {
-    this.push(message);
+  /** `joins`: the reply continues the paused turn the transcript ends with, and joins its message (paused-turn.ts). */
+  appendReply(message: MessageParam, replyId: string, joins = false): void {
+    const last = this.transcript.at(-1);
+    if (joins && last?.role === 'assistant') {
+      this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
+      this.push(joinPausedTurn(last, message));
+    } else {
+      this.push(message);
+    }
     this.sentUpTo = this.transcript.length;
     this.lastReplyId = replyId;
   }
@@ -603,6 +615,7 @@ export class ConversationState {
       context: this.context,
       costUsd: this.costUsd,
       ...(this.lastCallUsage && { lastCallUsage: this.lastCallUsage }),
+      ...(this.container && { container: this.container }),
     };
   }
 }

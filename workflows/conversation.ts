@@ -21,6 +21,8 @@ import { type McpTool, mcpToolsQuery } from '../common/mcp';
 import { describeIssues } from '../common/options';
 import { isUndecodable } from '../common/undecodable';
 import { readReply } from '../common/compaction';
+import { endsWithPausedTurn, PAUSED_TURN_PATCH } from '../common/paused-turn';
+import { offersServerTools } from '../common/server-tools';
 import { protocolFor } from '../common/protocols';
 import type { Protocol } from '../common/protocols/types';
 import { ConversationStatus } from '../common/search-attributes';
@@ -222,7 +224,9 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       state.finishTurnOverBudget(refusedSummary.message, refusedSummary.scope);
       return 'done';
     }
-    const step = await askModel(state, run.offered, run.stream, checked);
+    // A turn the API paused goes back as it is; the continuation joins its message (histories from before: follows it).
+    const joins = endsWithPausedTurn(state.transcript) && patched(PAUSED_TURN_PATCH);
+    const step = await askModel(state, run.offered, run.stream, checked, joins);
     if (step.kind === 'over_budget') {
       state.finishTurnOverBudget(step.message, step.scope);
       return 'done';
@@ -257,9 +261,12 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       return 'done';
     }
     // What the model sent, made into what the API takes back (ids, inputs, empty replies: common/protocols).
-    const reading = readReply(protocol, reply, state.modelCalls, state.transcript);
+    const reading = readReply(protocol, reply, state.modelCalls, state.transcript, {
+      serverTools: offersServerTools(state.options.serverTools),
+    });
     const { stopReason } = reading;
-    state.appendReply(reading.assistant, reply.id);
+    state.appendReply(reading.assistant, reply.id, joins);
+    if (reply.container) state.container = reply.container;
     followContext(state, reply);
     if (stopReason === 'refusal') {
       state.finishTurn(reading.text || 'The model declined to answer.', stopReason, 'refused');

@@ -1,6 +1,7 @@
 // The Messages API's own tool use: `tools` in the request, `tool_use` blocks in the reply, `tool_result` blocks in
 // the next user message.
 import type { ContentBlockParam, Tool, ToolChoice, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { serverToolBlock } from '../server-tools';
 import { knownStopReason, sendableBlock } from './reply-content';
 import { readToolUse } from './tool-use-blocks';
 import type { Protocol, ToolCall, ToolDescription, ToolRequestOptions } from './types';
@@ -34,7 +35,7 @@ export const nativeProtocol: Protocol = {
     return { tools: rendered, ...(choice && { tool_choice: choice }) };
   },
 
-  readReply(reply, callNumber, takenIds = new Set()) {
+  readReply(reply, callNumber, takenIds = new Set(), options = {}) {
     const toolCalls: ToolCall[] = [];
     const texts: string[] = [];
     const blocks: ContentBlockParam[] = [];
@@ -49,6 +50,11 @@ export const nativeProtocol: Protocol = {
       }
       const text = type === 'text' ? (block as { text?: unknown }).text : undefined;
       if (typeof text === 'string') texts.push(text);
+      const server = options.serverTools ? serverToolBlock(block as Record<string, unknown>) : undefined;
+      if (server) {
+        blocks.push(server);
+        continue;
+      }
       const sendable = sendableBlock(block);
       if (sendable) blocks.push(sendable);
     }

@@ -85,6 +85,14 @@ export interface ToolRequestOptions {
   promptCaching: boolean;
 }
 
+export interface ReadOptions {
+  /**
+   * The call offered the API's server tools: their blocks (`server_tool_use`, `web_search_tool_result`, …) stay in
+   * the assistant message, in place (native protocol). Otherwise they can only come from a proxy and are left out.
+   */
+  serverTools?: boolean;
+}
+
 export type DecodedInput = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
 export interface Protocol {
@@ -96,7 +104,7 @@ export interface Protocol {
    * orchestrator makes up come from it. `takenIds`: the tool_use ids the transcript holds already, which the reply's
    * own may not repeat. The assistant message is always one the API accepts back.
    */
-  readReply(reply: ModelReply, callNumber: number, takenIds?: ReadonlySet<string>): ReplyReading;
+  readReply(reply: ModelReply, callNumber: number, takenIds?: ReadonlySet<string>, options?: ReadOptions): ReplyReading;
   /** A call's input as the tool's JSON Schema expects it (the legacy protocol's values arrive as text). */
   decodeToolInput(input: Record<string, unknown>, schema: ToolDescription['input_schema']): DecodedInput;
   /** One user message answering every call of the last reply, in the model's order. */

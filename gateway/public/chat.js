@@ -156,6 +156,18 @@ function apply(event) {
         card.querySelector('pre.input').textContent = JSON.stringify(event.input, null, 2);
       break;
     }
+    case 'server_tool_call':
+    case 'server_tool_result': {
+      // A server tool the API ran (web search, web fetch, code execution, tool search): one line each.
+      if (isDropped(event.call, event.attempt)) break;
+      if (outputOf(event.call, event.attempt, event.block)) break;
+      const li = item('server-tool', { call: event.call, attempt: event.attempt, block: event.block });
+      li.textContent =
+        event.type === 'server_tool_call'
+          ? `${event.name} ${JSON.stringify(event.input)}`
+          : `${event.name} ${event.error ? `failed: ${event.error}` : 'answered'}`;
+      break;
+    }
     case 'model_output_discarded': {
       const upTo = event.attempt ?? Number.POSITIVE_INFINITY;
       page.dropped.set(event.call, Math.max(page.dropped.get(event.call) ?? -1, upTo));

@@ -24,7 +24,9 @@ export type ReplyBlock =
    * `partialJson`: cut off by max_tokens; only this prefix of the input JSON is streamed (JSON answer: `{}`).
    * `inputJson`: the input as this raw JSON text instead of `input` (for inputs JSON.stringify cannot write).
    */
-  | { type: 'tool_use'; id: string; name: string; input: unknown; partialJson?: string; inputJson?: string };
+  | { type: 'tool_use'; id: string; name: string; input: unknown; partialJson?: string; inputJson?: string }
+  /** A server tool's block (`server_tool_use`, `web_search_tool_result`, …) as the API sends it (server-tools.ts). */
+  | { type: 'server'; json: Json };
 
 export interface ReplyUsage extends CacheUsage {
   output_tokens: number;
@@ -32,6 +34,8 @@ export interface ReplyUsage extends CacheUsage {
   thinking_tokens?: number;
   /** Per sampling iteration, when the reply took more than one (a compaction, then the answer). */
   iterations?: Json[];
+  /** Server tools the reply ran (`usage.server_tool_use`). */
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number } | null;
 }
 
 export interface Reply {
@@ -44,6 +48,8 @@ export interface Reply {
   usage: ReplyUsage;
   /** Present when the request asked for context management: the edits applied to its prompt. */
   context_management?: { applied_edits: readonly object[] };
+  /** The code execution container the reply ran in (requests that offer code execution). */
+  container?: { id: string; expires_at: string };
 }
 
 export const PING_INTERVAL_MS = 500;
@@ -61,7 +67,7 @@ function usageJson(usage: ReplyUsage, outputTokens: number): Json {
     cache_creation: { ...usage.cache_creation },
     output_tokens: outputTokens,
     output_tokens_details: usage.thinking_tokens !== undefined ? { thinking_tokens: usage.thinking_tokens } : null,
-    server_tool_use: null,
+    server_tool_use: usage.server_tool_use ?? null,
     service_tier: 'standard',
     inference_geo: 'not_available',
     ...(usage.iterations && { iterations: usage.iterations }),
@@ -69,11 +75,19 @@ function usageJson(usage: ReplyUsage, outputTokens: number): Json {
 }
 
 function blockJson(block: ReplyBlock): Json {
+  if (block.type === 'server') return serverBlockJson(block.json);
   if (block.type === 'text') return { type: 'text', text: block.text, citations: null };
   if (block.type === 'compaction' || block.type === 'thinking' || block.type === 'redacted_thinking')
     return { ...block };
   const input = block.partialJson === undefined ? block.input : {};
   return { type: 'tool_use', id: block.id, name: block.name, input, caller: { type: 'direct' } };
+}
+
+/** A server tool's block as the API writes it: server tool calls and web results name their caller. */
+function serverBlockJson(json: Json): Json {
+  const type = json['type'];
+  const called = type === 'server_tool_use' || type === 'web_search_tool_result' || type === 'web_fetch_tool_result';
+  return called && json['caller'] === undefined ? { ...json, caller: { type: 'direct' } } : { ...json };
 }
 
 function messageShell(reply: Reply): Json {
@@ -107,7 +121,7 @@ export function messageJson(reply: Reply): Json {
     stop_reason: reply.stop_reason,
     stop_sequence: reply.stop_sequence,
     stop_details: null,
-    container: null,
+    container: reply.container ?? null,
     usage: usageJson(reply.usage, reply.usage.output_tokens),
     ...(reply.context_management && { context_management: reply.context_management }),
   };
@@ -149,7 +163,35 @@ interface WireEvent {
 function blockEvents(block: ReplyBlock, index: number, paced: boolean): WireEvent[] {
   const out: WireEvent[] = [];
   const split = (text: string) => (paced ? tokens(text) : pieces(text, 3));
-  if (block.type === 'compaction') {
+  if (block.type === 'server') {
+    // A server tool call streams its input like a tool_use; a result block comes whole with its start.
+    const json = serverBlockJson(block.json);
+    if (json['type'] === 'server_tool_use') {
+      out.push({
+        delta: false,
+        sse: sseEvent('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { ...json, input: {} },
+        }),
+      });
+      for (const partial_json of split(JSON.stringify(json['input'] ?? {}))) {
+        out.push({
+          delta: true,
+          sse: sseEvent('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'input_json_delta', partial_json },
+          }),
+        });
+      }
+    } else {
+      out.push({
+        delta: false,
+        sse: sseEvent('content_block_start', { type: 'content_block_start', index, content_block: json }),
+      });
+    }
+  } else if (block.type === 'compaction') {
     // The signature comes with the start; the summary and its opaque metadata in one compaction_delta.
     out.push({
       delta: false,
@@ -330,7 +372,12 @@ export async function streamReply(res: ServerResponse, reply: Reply, options: St
   }
   const delta = {
     type: 'message_delta',
-    delta: { stop_reason: reply.stop_reason, stop_sequence: reply.stop_sequence, stop_details: null },
+    delta: {
+      stop_reason: reply.stop_reason,
+      stop_sequence: reply.stop_sequence,
+      stop_details: null,
+      container: reply.container ?? null,
+    },
     usage: {
       input_tokens: reply.usage.input_tokens,
       cache_creation_input_tokens: reply.usage.cache_creation_input_tokens,
@@ -340,6 +387,7 @@ export async function streamReply(res: ServerResponse, reply: Reply, options: St
         output_tokens_details: { thinking_tokens: reply.usage.thinking_tokens },
       }),
       ...(reply.usage.iterations && { iterations: reply.usage.iterations }),
+      ...(reply.usage.server_tool_use && { server_tool_use: reply.usage.server_tool_use }),
     },
     ...(reply.context_management && { context_management: reply.context_management }),
   };

@@ -2,6 +2,7 @@
 // worker in another process: checked with zod against the same shapes tests build in code (types.ts), so a typo in a
 // script file is a clear error naming its path, not a demo reply.
 import { z } from 'zod';
+import { SERVER_RESULT_TYPES } from './server-tools';
 import type { ScriptStep } from './types';
 
 const usage = z.strictObject({
@@ -24,6 +25,15 @@ const block = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('json'), value: z.unknown() }),
   z.strictObject({ type: z.literal('thinking'), thinking: z.string() }),
   z.strictObject({ type: z.literal('redacted_thinking'), thinking: z.string().optional() }),
+  z.strictObject({
+    type: z.literal('server_tool_use'),
+    id: z.string().optional(),
+    name: z.string(),
+    input: z.unknown(),
+  }),
+  ...SERVER_RESULT_TYPES.map((type) =>
+    z.strictObject({ type: z.literal(type), tool_use_id: z.string().optional(), content: z.unknown() }),
+  ),
 ]);
 
 const step = z.union([

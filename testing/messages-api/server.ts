@@ -29,6 +29,7 @@ import { messageId, requestId, toolUseId } from './ids';
 import { PromptCache } from './prompt-cache';
 import { inputJsonOf, messageText, streamReply, wait, type Reply, type ReplyBlock, type ReplyUsage } from './respond';
 import { outputTokens } from './tokens';
+import { Containers, offersCodeExecution, serverToolUsage, serverToolUseId } from './server-tools';
 import type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep, ScriptUsage } from './types';
 import { asScriptSteps, scriptProblems, scriptRequestSchema } from './script-schema';
 import { outputSchemaOf, validateRequest } from './validate-request';
@@ -92,6 +93,7 @@ class MessagesApiServer implements MessagesApi {
   private readonly cache: PromptCache;
   /** Signs the thinking blocks this server issues and checks those sent back (thinking.ts). */
   private readonly signer = new ThinkingSigner();
+  private readonly containers: Containers;
   private latencyMs: number;
   private contextWindow: number;
   private tokenDelayMs: number;
@@ -102,6 +104,7 @@ class MessagesApiServer implements MessagesApi {
     this.contextWindow = options.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
     this.tokenDelayMs = options.tokenDelayMs ?? 0;
     this.cache = new PromptCache(options.now ?? Date.now);
+    this.containers = new Containers(options.now ?? Date.now);
     this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 5_000 }, (req, res) => {
       void this.handle(req, res).catch((err: unknown) => this.internalError(req, res, err));
     });
@@ -226,6 +229,8 @@ class MessagesApiServer implements MessagesApi {
     const request = body as Json;
     const thinkingProblem = checkThinking(request, this.signer, countTokens);
     if (thinkingProblem) return this.sendError(ex, 400, 'invalid_request_error', thinkingProblem);
+    const serverToolProblem = this.containers.check(request, countTokens);
+    if (serverToolProblem) return this.sendError(ex, 400, 'invalid_request_error', serverToolProblem);
     const managed = checkContextManagement(request, betasOf(record.headers['anthropic-beta']));
     if (!managed.ok) return this.sendError(ex, 400, 'invalid_request_error', managed.message, {}, managed.code);
     const prepared = prepareContext(request, managed.management);
@@ -378,6 +383,7 @@ class MessagesApiServer implements MessagesApi {
         break;
     }
     if ('reply' in step) {
+      let lastServerCall = '';
       const content: ReplyBlock[] = this.withThinking(
         body,
         step.reply.content.map((block): ReplyBlock => {
@@ -392,6 +398,22 @@ class MessagesApiServer implements MessagesApi {
               return {
                 type: 'redacted_thinking',
                 data: this.signer.redact(block.thinking ?? 'Thinking the safety system chose to encrypt.'),
+              };
+            case 'server_tool_use':
+              lastServerCall = block.id ?? serverToolUseId();
+              return {
+                type: 'server',
+                json: { type: block.type, id: lastServerCall, name: block.name, input: block.input },
+              };
+            case 'web_search_tool_result':
+            case 'web_fetch_tool_result':
+            case 'code_execution_tool_result':
+            case 'bash_code_execution_tool_result':
+            case 'text_editor_code_execution_tool_result':
+            case 'tool_search_tool_result':
+              return {
+                type: 'server',
+                json: { type: block.type, tool_use_id: block.tool_use_id ?? lastServerCall, content: block.content },
               };
             default:
               return {
@@ -488,6 +510,7 @@ class MessagesApiServer implements MessagesApi {
       ...cache,
       output_tokens: spent,
       ...(thinkingTokens !== undefined && { thinking_tokens: Math.min(thinkingTokens, spent) }),
+      server_tool_use: serverToolUsage(content),
     };
     if (overrides.input_tokens !== undefined) usage.input_tokens = overrides.input_tokens;
     if (overrides.output_tokens !== undefined) usage.output_tokens = overrides.output_tokens;
@@ -528,6 +551,7 @@ class MessagesApiServer implements MessagesApi {
       stop_sequence: stopSequence,
       usage,
       ...(turn.managed && { context_management: { applied_edits: [...turn.appliedEdits] } }),
+      ...(offersCodeExecution(body) && { container: this.containers.containerFor(body) }),
     };
   }
 

@@ -51,8 +51,42 @@ export interface ScriptRedactedThinkingBlock {
   thinking?: string;
 }
 
+/**
+ * A server tool call the API ran for the model (`web_search`, `web_fetch`, `code_execution`, `bash_code_execution`,
+ * `tool_search_tool_regex`, …); its id is made up when not given. Web searches and fetches count in
+ * `usage.server_tool_use`.
+ */
+export interface ScriptServerToolUseBlock {
+  type: 'server_tool_use';
+  id?: string;
+  name: string;
+  input: unknown;
+}
+
+/**
+ * A server tool's result as the API writes it (`content` as its type has it: search results, a fetched document,
+ * program output, tool references, or an error object); `tool_use_id` defaults to the last server tool call's.
+ */
+export interface ScriptServerToolResultBlock {
+  type:
+    | 'web_search_tool_result'
+    | 'web_fetch_tool_result'
+    | 'code_execution_tool_result'
+    | 'bash_code_execution_tool_result'
+    | 'text_editor_code_execution_tool_result'
+    | 'tool_search_tool_result';
+  tool_use_id?: string;
+  content: unknown;
+}
+
 export type ScriptBlock =
-  ScriptTextBlock | ScriptToolUseBlock | ScriptJsonBlock | ScriptThinkingBlock | ScriptRedactedThinkingBlock;
+  | ScriptTextBlock
+  | ScriptToolUseBlock
+  | ScriptJsonBlock
+  | ScriptThinkingBlock
+  | ScriptRedactedThinkingBlock
+  | ScriptServerToolUseBlock
+  | ScriptServerToolResultBlock;
 
 /** Usage counters a scripted step may pin; the rest is computed (token estimate, prompt cache). */
 export interface ScriptUsage {

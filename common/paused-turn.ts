@@ -1,0 +1,29 @@
+// A turn the API paused (`stop_reason: pause_turn`: a long server-side loop of server tools) is continued by sending
+// the paused assistant message back as it is, with no user message after it. The continuation is the same assistant
+// turn: its blocks join the paused message, so the transcript keeps alternating roles and every server tool block
+// stays where it came, in the one assistant message of the turn. Pure: the workflow and the worker's cache join alike.
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+
+/** The workflow's patch: histories from before joined nothing (a continuation followed the paused message). */
+export const PAUSED_TURN_PATCH = 'pause-turn-joins-paused-message';
+
+/** Whether the next model call continues a paused turn: the transcript ends with an assistant message. */
+export function endsWithPausedTurn(transcript: readonly MessageParam[]): boolean {
+  return transcript.at(-1)?.role === 'assistant';
+}
+
+function blocksOf(message: MessageParam): ContentBlockParam[] {
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+/** The paused assistant message with the continuation's blocks after its own. */
+export function joinPausedTurn(paused: MessageParam, continuation: MessageParam): MessageParam {
+  return { role: 'assistant', content: [...blocksOf(paused), ...blocksOf(continuation)] };
+}
+
+/** `transcript` with `reply` after it, or joined to its last message when that is a paused assistant turn. */
+export function withReply(transcript: readonly MessageParam[], reply: MessageParam, joins: boolean): MessageParam[] {
+  const last = transcript.at(-1);
+  if (joins && last?.role === 'assistant') return [...transcript.slice(0, -1), joinPausedTurn(last, reply)];
+  return [...transcript, reply];
+}
