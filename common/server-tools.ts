@@ -14,6 +14,7 @@ import type {
   WebSearchTool20250305,
 } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
+import { isWellFormed } from './safe-text';
 
 const domain = z
   .string()
@@ -22,6 +23,7 @@ const domain = z
   .regex(/^[a-zA-Z0-9.*-]+(\/[\x21-\x7e]*)?$/, 'a domain like "example.com" or "docs.example.com/api"');
 const domains = z.array(domain).min(1).max(100);
 const maxUses = z.number().int().min(1).max(1_000);
+const place = z.string().min(1).max(255).refine(isWellFormed, 'must be well-formed text');
 
 function exclusiveDomains(value: { allowedDomains?: unknown; blockedDomains?: unknown }, ctx: z.RefinementCtx): void {
   if (value.allowedDomains !== undefined && value.blockedDomains !== undefined) {
@@ -40,13 +42,13 @@ const webSearchSchema = z
     blockedDomains: domains.optional(),
     userLocation: z
       .strictObject({
-        city: z.string().min(1).max(255).optional(),
-        region: z.string().min(1).max(255).optional(),
+        city: place.optional(),
+        region: place.optional(),
         country: z
           .string()
           .regex(/^[A-Z]{2}$/, 'a two-letter ISO country code')
           .optional(),
-        timezone: z.string().min(1).max(255).optional(),
+        timezone: place.optional(),
       })
       .optional(),
   })
