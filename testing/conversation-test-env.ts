@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, isGrpcServiceError, type WorkflowClientInterceptor } from '@temporalio/client';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { LiveRelay } from '../activities/live-relay';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
 import { type McpServersInput, parseMcpServers } from '../activities/mcp/mcp-server-config';
 import type { ToolDefinition } from '../activities/tool-definition';
@@ -42,6 +43,11 @@ export interface ConversationTestEnvOptions {
    * test runner's, not the worker's INFO lines). The first environment of a process decides.
    */
   logLevel?: LogLevel;
+  /**
+   * Streamed replies go from the worker to readers through its live relay, as with runWorker (default true); false:
+   * readers poll them from heartbeats through Temporal, as readers that cannot reach a worker do.
+   */
+  liveRelay?: boolean;
 }
 
 export interface ConversationTestEnv {
@@ -75,6 +81,8 @@ export async function startConversationTestEnv(options: ConversationTestEnvOptio
     const mcpServers = options.mcpServers ? parseMcpServers(options.mcpServers, process.env) : [];
     const mcp = new McpClientPool(mcpServers);
     cleanups.push(() => mcp.close());
+    const liveRelay = options.liveRelay === false ? undefined : await LiveRelay.start();
+    if (liveRelay) cleanups.push(() => liveRelay.close());
     const worker = await createConversationWorker({
       connection: workerConnection,
       namespace: temporal.namespace,
@@ -83,6 +91,7 @@ export async function startConversationTestEnv(options: ConversationTestEnvOptio
       tools: options.tools,
       mcp,
       ...(options.toolOptions && { toolOptions: options.toolOptions }),
+      ...(liveRelay && { liveRelay }),
     });
     const running = worker.run();
     cleanups.push(async () => {

@@ -11,6 +11,7 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { ConversationClient } from '../../client/conversation-client';
 import type { ToolActivityOptions } from '../../activities/tool-activities';
 import type { ToolDefinition } from '../../activities/tool-definition';
+import { LiveRelay, type LiveRelayOptions } from '../../activities/live-relay';
 import { McpClientPool } from '../../activities/mcp/mcp-client-pool';
 import { type McpServersInput, parseMcpServers } from '../../activities/mcp/mcp-server-config';
 import { demoTools } from '../../testing/demo-tools';
@@ -36,6 +37,8 @@ export interface Harness {
   taskQueue: string;
   /** The worker's MCP servers (none unless `mcpServers` was given). */
   mcp: McpClientPool;
+  /** The worker's live relay, when `liveRelay` asked for one. */
+  relay?: LiveRelay;
   /** JSON lines the tools append per execution (start/finish/error). */
   executionLog: string;
   /** The execution log's lines, of one conversation (and one tool) when given. */
@@ -60,6 +63,8 @@ export interface HarnessOptions {
   contextWindowTokens?: number;
   /** Every tool output padded to this many characters (scripts/tool-execution-log.ts). */
   toolOutputChars?: number;
+  /** A live relay for the worker (default none: readers poll streamed replies from heartbeats, the fallback path). */
+  liveRelay?: LiveRelayOptions;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -71,6 +76,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const executionLog = join(mkdtempSync(join(tmpdir(), 'tools-')), 'executions.jsonl');
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
   const mcp = new McpClientPool(parseMcpServers(options.mcpServers ?? {}, process.env));
+  const relay = options.liveRelay && (await LiveRelay.start(options.liveRelay));
   const worker = await createConversationWorker({
     mcp,
     connection: workerConnection,
@@ -90,6 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(process.env.WORKFLOW_BUNDLE_PATH &&
       !options.dataConverter?.failureConverterPath && { workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH }),
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
+    ...(relay && { liveRelay: relay }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address: temporalAddress });
@@ -111,11 +118,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     client,
     taskQueue,
     mcp,
+    ...(relay && { relay }),
     executionLog,
     executions: (workflowId, tool) => readExecutions(executionLog, workflowId, tool),
     async close() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
+      await relay?.close();
       await mcp.close();
       await workerConnection.close();
       await connection.close();

@@ -1,0 +1,173 @@
+// Streamed replies through the worker's live relay: readers follow a model call's reply on the worker that runs it,
+// and the Temporal server carries only a heartbeat a second. A reader that cannot reach the relay still gets every
+// word, from Temporal; an attempt that fails midway is dropped as without the relay; with payload encryption the
+// relay carries ciphertext. (A worker SIGKILLed mid-stream, its relay with it: streaming-crash.test.ts.)
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import { LiveRelay } from '../../activities/live-relay';
+import { encryptingDataConverter } from '../../codec/data-converter';
+import { parseKeyRing } from '../../codec/keys';
+import { MODEL_ACTIVITY } from '../../common/activity-contracts';
+import type { LiveReply, StreamEvent, StreamItem } from '../../common/stream-events';
+import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
+import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+
+const harnesses: Harness[] = [];
+after(async () => {
+  for (const h of harnesses) await h.close();
+});
+
+async function harness(options: Parameters<typeof startHarness>[0]): Promise<Harness> {
+  const h = await startHarness(options);
+  harnesses.push(h);
+  return h;
+}
+
+async function collect(items: AsyncIterable<StreamItem>, each?: (item: StreamItem) => Promise<void>) {
+  const out: StreamItem[] = [];
+  for await (const item of items) {
+    out.push(item);
+    await each?.(item);
+  }
+  return out;
+}
+
+const textOf = (items: StreamItem[]) =>
+  items.flatMap((i) => (i.event.type === 'text' ? [(i.event as Extract<StreamEvent, { type: 'text' }>).text] : []));
+
+async function transcriptText(h: Harness, id: string): Promise<string> {
+  return (await h.conversations.getTranscript(id))
+    .filter((m) => m.role === 'assistant')
+    .map((m) =>
+      typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+    )
+    .join('');
+}
+
+/** The running model call's last heartbeat, as Temporal holds it. */
+async function heartbeatOf(h: Harness, id: string): Promise<LiveReply | undefined> {
+  const { raw } = await h.client.workflow.getHandle(id).describe();
+  const model = raw.pendingActivities?.find((a) => a.activityType?.name === MODEL_ACTIVITY);
+  const payloads = model?.heartbeatDetails?.payloads;
+  if (!payloads?.length) return undefined;
+  return decodeFromPayloadsAtIndex<LiveReply>(h.client.options.loadedDataConverter, 0, payloads);
+}
+
+describe('streamed replies through the worker’s live relay', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ liveRelay: {} });
+  });
+
+  test('the stock-price chain streams from the relay: each call’s heartbeat names it, every word arrives once, live', async () => {
+    const prompt = uniquePrompt(STOCK_QUESTION);
+    h.mock.script(prompt, [
+      { demo: true, tokenDelayMs: 40 },
+      { demo: true, tokenDelayMs: 40 },
+      { demo: true, tokenDelayMs: 40 },
+    ]);
+    const id = `relay-chain-${Date.now()}`;
+    const followedBefore = h.relay!.subscriptions;
+    const named: string[] = [];
+    const items = await collect(
+      h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS } }),
+      async (item) => {
+        if (item.live && item.event.type === 'text' && named.length < 1) {
+          const beat = await heartbeatOf(h, id);
+          if (beat?.relay) named.push(beat.relay);
+        }
+      },
+    );
+
+    assert.equal(named.length, 1, 'a streaming call’s heartbeat names its relay');
+    assert.ok(named[0]!.startsWith(`${h.relay!.url}/live/`), named[0]);
+    assert.equal(
+      h.relay!.subscriptions - followedBefore,
+      3,
+      'the reader followed each of the three calls on the relay',
+    );
+    const live = items.filter((i) => i.live && i.event.type === 'text');
+    assert.ok(live.length >= 6, `text arrives in many pieces (${live.length})`);
+    assert.equal(textOf(items).join(''), await transcriptText(h, id), 'each character once, in order');
+    const last = items.at(-1)!.event;
+    assert.ok(last.type === 'turn_finished' && /38\.50/.test(last.text));
+  });
+
+  test('a call that fails midway: the reader drops what its attempt streamed and follows the retry on the relay', async () => {
+    const prompt = uniquePrompt('Say hello.');
+    const partial = 'This half-written answer is abandoned';
+    h.mock.script(prompt, [
+      { fault: 'stream-error', text: partial, tokenDelayMs: 60 },
+      {
+        reply: { content: [{ type: 'text', text: 'Hello, here is the answer.' }], stop_reason: 'end_turn' },
+        tokenDelayMs: 20,
+      },
+    ]);
+    const id = `relay-retry-${Date.now()}`;
+    const items = await collect(h.conversations.streamMessage(id, prompt, { start: {} }));
+    const first = items.filter((i) => i.event.type === 'text' && i.event.attempt === 1);
+    assert.ok(first.length > 0 && first.every((i) => i.live), 'the first attempt streamed live');
+    const drop = items.findIndex((i) => i.event.type === 'model_output_discarded');
+    assert.deepEqual(items[drop]!.event, { type: 'model_output_discarded', call: 1, attempt: 1, reason: 'retried' });
+    const after = textOf(items.slice(drop)).join('');
+    assert.equal(after, 'Hello, here is the answer.');
+    assert.equal(
+      await transcriptText(h, id),
+      'Hello, here is the answer.',
+      'the transcript never had the partial text',
+    );
+  });
+});
+
+test('a reader that cannot reach the relay gets every word from Temporal', async () => {
+  // The relay runs, but its address as readers are told is a port nobody listens on.
+  const closed = await LiveRelay.start();
+  const nowhere = closed.url;
+  await closed.close();
+  const h = await harness({ liveRelay: { advertisedUrl: nowhere } });
+  const prompt = uniquePrompt(STOCK_QUESTION);
+  h.mock.script(prompt, [
+    { demo: true, tokenDelayMs: 40 },
+    { demo: true, tokenDelayMs: 40 },
+    { demo: true, tokenDelayMs: 40 },
+  ]);
+  const id = `relay-unreachable-${Date.now()}`;
+  const items = await collect(h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS } }));
+  assert.equal(h.relay!.subscriptions, 0, 'nobody reached the relay');
+  assert.equal(textOf(items).join(''), await transcriptText(h, id), 'each character once, in order');
+  assert.equal(items.filter((i) => i.event.type === 'turn_finished').length, 1);
+});
+
+test('with payload encryption the relay carries ciphertext, and readers with the key read it', async () => {
+  const KEY = Buffer.alloc(32, 7).toString('base64');
+  const h = await harness({ liveRelay: {}, dataConverter: encryptingDataConverter(parseKeyRing(`k1:${KEY}`)) });
+  const secret = 'The vault code is swordfish-4711 and nobody else may read it';
+  const prompt = uniquePrompt('Tell me the code.');
+  h.mock.script(prompt, [
+    { reply: { content: [{ type: 'text', text: secret }], stop_reason: 'end_turn' }, tokenDelayMs: 60 },
+  ]);
+  const id = `relay-encrypted-${Date.now()}`;
+  let raw = '';
+  const items = await collect(h.conversations.streamMessage(id, prompt, { start: {} }), async (item) => {
+    if (raw || !item.live) return;
+    // What anyone who can reach the relay and knows the call's address would read.
+    const beat = await heartbeatOf(h, id);
+    if (!beat?.relay) return;
+    const response = await fetch(beat.relay);
+    const reader = response.body!.getReader();
+    const deadline = Date.now() + 5_000;
+    while (!raw.includes('"reply"') && Date.now() < deadline) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      raw += Buffer.from(value).toString('utf8');
+    }
+    await reader.cancel();
+  });
+  const line = raw.split('\n').find((l) => l.includes('"reply"'));
+  assert.ok(line, `the relay sent a reply line: ${raw.slice(0, 200)}`);
+  const { reply } = JSON.parse(line) as { reply: { metadata: Record<string, string>; data: string } };
+  assert.equal(Buffer.from(reply.metadata.encoding!, 'base64').toString(), 'binary/encrypted');
+  assert.ok(!Buffer.from(reply.data, 'base64').toString('latin1').includes('swordfish'), 'no plain text on the wire');
+  assert.equal(textOf(items).join(''), secret, 'the reader with the key got every word');
+});

@@ -1,0 +1,214 @@
+// The live relay faces whoever can reach the worker's port, and a reader follows whatever URL a heartbeat names:
+// both sides take only what they expect. The relay answers only GET /live/<a key it issued>, caps its readers and
+// drops one that stops reading; a reader refuses anything but a relay's URL, and stops (back to Temporal) on a line
+// that is not the relay's, a reply of another attempt, a gap in the text, or silence.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { encodeToPayload, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
+import {
+  type LiveBlockState,
+  LiveRelay,
+  MAX_QUEUED_BYTES,
+  MAX_SUBSCRIBERS_PER_CALL,
+  payloadToJson,
+} from '../../activities/live-relay';
+import { followRelay, isRelayUrl, LiveReplySoFar } from '../../client/live-relay-reader';
+import type { LiveReply } from '../../common/stream-events';
+
+const converter = loadDataConverter();
+let relay: LiveRelay;
+before(async () => {
+  relay = await LiveRelay.start();
+});
+after(async () => {
+  await relay.close();
+});
+
+function channel(text = '') {
+  const blocks = new Map<number, LiveBlockState>([[0, { kind: 'text', text }]]);
+  return { blocks, channel: relay.open({ call: 1, attempt: 1, blocks }, converter) };
+}
+
+async function drain<T>(gen: AsyncGenerator<T, string, undefined>): Promise<{ items: T[]; outcome: string }> {
+  const items: T[] = [];
+  for (;;) {
+    const next = await gen.next();
+    if (next.done) return { items, outcome: next.value };
+    items.push(next.value);
+  }
+}
+
+describe('the relay answers only what it issued', () => {
+  test('an unknown key, a malformed path and another method are refused, and say nothing of any reply', async () => {
+    const { channel: open } = channel('secret words');
+    const key = open.url.split('/live/')[1]!;
+    for (const path of [
+      `/live/${'0'.repeat(32)}`,
+      `/live/${key.toUpperCase()}`,
+      `/live/${key}/x`,
+      `/${key}`,
+      '/live/',
+    ]) {
+      const response = await fetch(`${relay.url}${path}`);
+      assert.equal(response.status, 404, path);
+      assert.doesNotMatch(await response.text(), /secret/);
+    }
+    const post = await fetch(open.url, { method: 'POST', body: 'x' });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get('allow'), 'GET');
+    await post.text();
+    await open.end();
+  });
+
+  test(`a call takes ${MAX_SUBSCRIBERS_PER_CALL} readers; the next is told to read from Temporal`, async () => {
+    const { channel: open } = channel('hello');
+    const readers = await Promise.all(
+      Array.from({ length: MAX_SUBSCRIBERS_PER_CALL }, async () => {
+        const abort = new AbortController();
+        const response = await fetch(open.url, { signal: abort.signal });
+        assert.equal(response.status, 200);
+        return abort;
+      }),
+    );
+    const refused = await fetch(open.url);
+    assert.equal(refused.status, 503);
+    assert.match(await refused.text(), /too many readers/);
+    for (const abort of readers) abort.abort();
+    await open.end();
+  });
+
+  test('a reader that stops reading is dropped once more than 1 MiB waits for it', async () => {
+    const { blocks, channel: open } = channel('');
+    const { port } = new URL(relay.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET ${new URL(open.url).pathname} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    socket.pause(); // reads nothing more
+    await waitFor(() => open.subscriberCount === 1);
+    const block = blocks.get(0) as { text: string };
+    for (let i = 0; i < 40 && open.subscriberCount > 0; i++) {
+      block.text += 'x'.repeat(MAX_QUEUED_BYTES / 4);
+      open.changed();
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    assert.equal(open.subscriberCount, 0, 'dropped');
+    socket.destroy();
+    await open.end();
+  });
+
+  test('a reader that comes after the end is told the attempt is over', async () => {
+    const { channel: open } = channel('done');
+    const url = open.url;
+    await open.end();
+    assert.equal((await fetch(url)).status, 404);
+  });
+});
+
+describe('a reader follows only a relay that behaves', () => {
+  test('only http(s) URLs of the relay’s shape are followed', async () => {
+    assert.ok(isRelayUrl(`http://10.0.0.7:7300/live/${'a'.repeat(32)}`));
+    for (const url of [
+      `file:///etc/passwd`,
+      `http://x/live/${'a'.repeat(31)}`,
+      `http://x/live/${'a'.repeat(32)}?y`,
+      `http://x/other/${'a'.repeat(32)}`,
+      `http://user@x/live/${'a'.repeat(32)} `,
+      42,
+      undefined,
+    ]) {
+      assert.ok(!isRelayUrl(url), String(url));
+    }
+    const { outcome } = await drain(followRelay('file:///etc/passwd', { call: 1, attempt: 1 }, converter));
+    assert.equal(outcome, 'failed');
+  });
+
+  /** A server that answers the relay's path with `lines`, then stays silent (or ends, with `end`). */
+  async function fakeRelay(lines: string[], options: { end?: boolean; type?: string } = {}) {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': options.type ?? 'application/x-ndjson' });
+      for (const line of lines) res.write(`${line}\n`);
+      if (options.end) res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/live/${'b'.repeat(32)}`;
+    return {
+      url,
+      close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    };
+  }
+
+  const line = async (reply: unknown) => {
+    return JSON.stringify({ reply: payloadToJson(await encodeToPayload(converter, reply)) });
+  };
+
+  test('garbage, a reply of another attempt, or a gap in the text ends the following', async () => {
+    const good = await line({ call: 1, attempt: 1, blocks: [{ index: 0, kind: 'text', at: 0, text: 'Hel' }] });
+    const cases: [string, string[]][] = [
+      ['not JSON', [good, '{oops']],
+      ['not a payload', [good, '{"reply":{"data":5}}']],
+      ['another attempt', [good, await line({ call: 1, attempt: 2, blocks: [] })]],
+      ['a gap', [good, await line({ call: 1, attempt: 1, blocks: [{ index: 0, kind: 'text', at: 9, text: 'x' }] })]],
+      [
+        'a block changing kind',
+        [good, await line({ call: 1, attempt: 1, blocks: [{ index: 0, kind: 'tool', id: 't', name: 'n' }] })],
+      ],
+    ];
+    for (const [name, lines] of cases) {
+      const fake = await fakeRelay(lines);
+      const { items, outcome } = await drain(followRelay(fake.url, { call: 1, attempt: 1 }, converter));
+      await fake.close();
+      assert.equal(outcome, 'failed', name);
+      assert.deepEqual(
+        items.map((r) => r.blocks),
+        [[{ index: 0, kind: 'text', at: 0, text: 'Hel' }]],
+        `${name}: what came before it stands`,
+      );
+    }
+  });
+
+  test('a page that is not the relay’s, or a relay that goes silent, ends the following', async () => {
+    const html = await fakeRelay(['<html>'], { type: 'text/html' });
+    assert.equal((await drain(followRelay(html.url, { call: 1, attempt: 1 }, converter))).outcome, 'failed');
+    await html.close();
+    const silent = await fakeRelay([]);
+    const started = Date.now();
+    assert.equal((await drain(followRelay(silent.url, { call: 1, attempt: 1 }, converter))).outcome, 'failed');
+    assert.ok(Date.now() - started < 10_000, 'gave up on its own');
+    await silent.close();
+    const cut = await fakeRelay(['{"alive":true}'], { end: true });
+    assert.equal(
+      (await drain(followRelay(cut.url, { call: 1, attempt: 1 }, converter))).outcome,
+      'failed',
+      'no end line',
+    );
+    await cut.close();
+  });
+
+  test('what the relay sends is put together like a heartbeat: the tail of a long text, thinking and tools in place', () => {
+    const sofar = new LiveReplySoFar({ call: 2, attempt: 1 });
+    const part = (blocks: LiveReply['blocks']): LiveReply => ({ call: 2, attempt: 1, blocks });
+    assert.ok(sofar.add(part([{ index: 0, kind: 'thinking', at: 0, text: 'hmm' }])));
+    assert.ok(sofar.add(part([{ index: 1, kind: 'text', at: 0, text: 'a'.repeat(5_000) }])));
+    assert.ok(sofar.add(part([{ index: 1, kind: 'text', at: 5_000, text: 'b'.repeat(5_000) }])));
+    assert.ok(sofar.add(part([{ index: 2, kind: 'tool', id: 'toolu_1', name: 'get', input: { q: 1 } }])));
+    const { blocks } = sofar.reply();
+    assert.deepEqual(blocks[0], { index: 0, kind: 'thinking', at: 0, text: 'hmm' });
+    const text = blocks[1] as { at: number; text: string };
+    assert.equal(text.at, 2_000);
+    assert.equal(text.text, 'a'.repeat(3_000) + 'b'.repeat(5_000));
+    assert.deepEqual(blocks[2], { index: 2, kind: 'tool', id: 'toolu_1', name: 'get', input: { q: 1 } });
+    assert.ok(!sofar.add(part([{ index: -1, kind: 'text', at: 0, text: '' }])), 'a negative index');
+    assert.ok(!sofar.add({ call: 3, attempt: 1, blocks: [] }), 'another call');
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
