@@ -43,6 +43,7 @@ export const NATIVE_OVERRIDES = {
   worker: {
     TEMPORAL_ADDRESS: 'the frontend on 127.0.0.1 and its free port',
     WORKER_METRICS_ADDRESS: 'three replicas on one host need three ports (in compose each has its own address)',
+    WORKER_LIVE_RELAY_ADDRESS: 'likewise: each replica a free port on loopback, where the gateway and readers run',
   },
 } as const satisfies Record<string, Record<string, string>>;
 
@@ -211,6 +212,7 @@ export function nativeTopology(settings: NativeSettings): NativeTopology {
     workers: ports.workerMetrics.map((port) => ({
       ...worker,
       WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`,
+      WORKER_LIVE_RELAY_ADDRESS: '127.0.0.1:0',
     })),
     workerCommand: dockerfile.command,
     codecServerCommand: codecCommand.map(String),
