@@ -14,7 +14,7 @@
 //   TEMPORAL_UI_URL, TEMPORAL_DB_FILE      its Web UI and SQLite file ('' when reusing a server we did not start)
 //   TEMPORAL_CLI_PATH                      the Temporal CLI, to start more servers (crash tests)
 //   WORKFLOW_BUNDLE_PATH                   pre-bundled workflows/index.ts: Worker.create({ workflowBundle: { codePath } })
-// TEST_CONCURRENCY sets --test-concurrency (default 1; test/unit alone: one file per core). The server's own log goes to test-artifacts/temporal-dev-server.log.
+// TEST_CONCURRENCY sets --test-concurrency (default: one file per core, plus one when a server is needed). The server's own log goes to test-artifacts/temporal-dev-server.log.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -78,6 +78,25 @@ export function selectTestFiles(filters: string[], all = findTestFiles()): strin
   return [...selected].sort();
 }
 
+/**
+ * The files that take longest (40–100 s each on two cores: packing and installing the package, replaying the
+ * Dockerfile, killing workers and servers, waiting out a server timeout) start first, so that none of them is what
+ * the run waits for at its end. The rest keep their order.
+ */
+const LONGEST = [
+  'test/e2e/package-example.test.ts',
+  'test/e2e/deployment.test.ts',
+  'test/e2e/crash.test.ts',
+  'test/e2e/no-worker-on-queue.test.ts',
+  'test/e2e/faults.test.ts',
+  'test/e2e/graceful-shutdown.test.ts',
+];
+
+export function longestFirst(files: string[]): string[] {
+  const first = LONGEST.filter((file) => files.includes(file));
+  return [...first, ...files.filter((file) => !first.includes(file))];
+}
+
 async function bundleWorkflows(outDir: string): Promise<string | undefined> {
   if (!fs.existsSync(WORKFLOWS_INDEX)) {
     log(
@@ -110,8 +129,10 @@ async function main(): Promise<number> {
     return 1;
   }
   const needsServer = files.some((file) => !file.startsWith(PURE_DIR));
-  // Pure files share nothing, so they run side by side; files on the shared dev server run one at a time.
-  const concurrency = Number(process.env.TEST_CONCURRENCY ?? (needsServer ? 1 : os.availableParallelism()));
+  // Every file works on task queues (and ids) of its own, so files run side by side, one more than there are cores:
+  // e2e files spend much of their time waiting on the server, a worker process or a timeout.
+  const cores = os.availableParallelism();
+  const concurrency = Number(process.env.TEST_CONCURRENCY ?? (needsServer ? cores + 1 : cores));
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('TEST_CONCURRENCY must be a positive integer');
 
   let server: DevServer | undefined;
@@ -156,7 +177,7 @@ async function main(): Promise<number> {
       `--test-concurrency=${concurrency}`,
       ...reporter,
       ...nodeFlags,
-      ...files,
+      ...longestFirst(files),
     ];
     log(`Ready in ${Date.now() - started} ms: ${files.length} test files. node ${nodeArgs.join(' ')}`);
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
