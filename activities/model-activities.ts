@@ -77,7 +77,10 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets, re
       if (live) live.beat();
       else if (billing.total()) context.heartbeat(billing.details());
       if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
-      throw toModelFailure(err, billing.total());
+      const { fallbackAfter } = input;
+      const fallback =
+        fallbackAfter !== undefined ? { attempt: context.info.attempt, after: fallbackAfter } : undefined;
+      throw toModelFailure(err, billing.total(), fallback);
     } finally {
       stopHeartbeats();
     }

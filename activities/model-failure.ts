@@ -95,12 +95,29 @@ export function classifyModelError(error: unknown): ModelFailureKind {
   return { type: T.CallError, retryable: true };
 }
 
+/** The API has no capacity for the model now: 529 `overloaded_error`, or that error in the middle of a stream. */
+export function isOverloaded(error: unknown): boolean {
+  if (!(error instanceof Anthropic.APIError)) return false;
+  return error.status === 529 || (error.status === undefined && error.type === 'overloaded_error');
+}
+
+/**
+ * A call that may fall back to another model (common/fallback-models.ts): on attempt `attempt`, an overloaded model
+ * is given up after `after` attempts.
+ */
+export interface FallbackPolicy {
+  attempt: number;
+  after: number;
+}
+
 /**
  * The failure a model activity throws for `error`; its message is what reaches the caller. `billed`: what the call's
- * attempts billed so far (activities/billed-attempts.ts), which the workflow counts.
+ * attempts billed so far (activities/billed-attempts.ts), which the workflow counts. `fallback`: an overloaded model
+ * on its last allowed attempt fails as ModelOverloaded, not retried, and the workflow moves the call to the next model.
  */
-export function toModelFailure(error: unknown, billed?: TokenUsage): ApplicationFailure {
-  const kind = classifyModelError(error);
+export function toModelFailure(error: unknown, billed?: TokenUsage, fallback?: FallbackPolicy): ApplicationFailure {
+  const givesUp = fallback !== undefined && fallback.attempt >= fallback.after && isOverloaded(error);
+  const kind = givesUp ? { type: T.Overloaded, retryable: false } : classifyModelError(error);
   const apiError = error instanceof Anthropic.APIError ? error : undefined;
   const delay = apiError ? requestedDelayMs(apiError.headers) : undefined;
   // What the API (or a proxy in front of it) said, bounded and well-formed: the worker encodes this failure itself,

@@ -79,6 +79,11 @@ export interface CallModelInput {
   /** Present when the reply streams: the activity heartbeats the reply so far at most once per interval. */
   stream?: { intervalMs: number };
   request: ModelRequestOptions;
+  /**
+   * Present when the call may go to another model (fallbackModels): from this attempt on, an overloaded model is given
+   * up (ModelOverloaded, not retried) instead of retried.
+   */
+  fallbackAfter?: number;
   /** Present when the conversation has a budget: a retry of a failed attempt is checked against it too. */
   guard?: CallGuard;
   /**

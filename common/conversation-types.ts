@@ -1,6 +1,7 @@
 // What a conversation is made of, as its workflow, its client and its activities see it. Types only, plus a few
 // constants: this module is workflow-safe.
 import type { MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
+import type { UsageByModel } from './fallback-models';
 import type { ContextAccounting } from './context-accounting';
 import type { ConversationOptions } from './options';
 import type { ProtocolName } from './protocols/types';
@@ -60,6 +61,8 @@ export interface TurnResult {
   output?: unknown;
   /** What the turn's model calls cost in USD; null when the model has no price (common/pricing.ts). */
   costUsd: number | null;
+  /** The turn's usage and cost per model: present when the conversation has fallbackModels. */
+  byModel?: UsageByModel;
 }
 
 /**
@@ -115,6 +118,8 @@ export interface ConversationTotals {
   usage: TokenUsage;
   /** USD so far; null when the model has no price (common/pricing.ts). */
   costUsd: number | null;
+  /** Usage and cost per model: present when the conversation has fallbackModels (common/fallback-models.ts). */
+  byModel?: UsageByModel;
   transcriptLength: number;
 }
 
@@ -142,6 +147,8 @@ export interface TurnInProgress {
   usage: TokenUsage;
   /** USD of the turn's calls (null: unknown); absent in a turn carried from before costs were kept. */
   costUsd?: number | null;
+  /** Usage and cost per model (fallbackModels only). */
+  byModel?: UsageByModel;
   /** The `max_tokens` rung a cut-off reply forced this turn up to; later calls of the turn start there. */
   maxTokens?: number;
   /** Transcript length when the turn began: a failed turn's messages are taken back out. */
@@ -182,6 +189,8 @@ export interface CarriedState {
   costUsd?: number | null;
   /** The last model call's usage: a budget estimates the next run's first call from it. */
   lastCallUsage?: TokenUsage;
+  /** Usage and cost per model (fallbackModels only). */
+  byModel?: UsageByModel;
   /** The code execution container the API named last, sent back with every call until it expires. */
   container?: ContainerRef;
 }

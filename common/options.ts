@@ -3,6 +3,7 @@
 // UI can start a workflow with anything), so an option that passes here cannot make a workflow task fail later.
 import { z } from 'zod';
 import { DEFAULT_MAX_RESULT_CHARS } from './bounded-text';
+import { fallbackAfterAttemptsSchema, fallbackModelsSchema } from './fallback-models';
 import { budgetSchema } from './budget';
 import { checkContextManagement, contextManagementSchema } from './context-options';
 import { modelOutputCap } from './max-tokens-ladder';
@@ -57,6 +58,13 @@ export const toolChoiceSchema = z.discriminatedUnion('type', [
 export const conversationOptionsSchema = z
   .strictObject({
     model: z.string().trim().min(1).max(256).default(DEFAULT_MODEL),
+    /**
+     * Models to try in order when a model call stays overloaded (common/fallback-models.ts): after
+     * `fallbackAfterAttempts` overloaded attempts on one model, the same call goes to the next, as an activity of its own.
+     */
+    fallbackModels: fallbackModelsSchema.optional(),
+    /** Attempts of one call on one model before it falls back (default 3); only with fallbackModels. */
+    fallbackAfterAttempts: fallbackAfterAttemptsSchema.optional(),
     system: z.string().max(200_000).optional(),
     /** Names of tools the workers register; the conversation may use only these. */
     tools: z
@@ -190,9 +198,51 @@ export const conversationOptionsSchema = z
       ctx.addIssue({ code: 'custom', ...problem });
     }
     for (const problem of serverToolsProblems(options)) ctx.addIssue({ code: 'custom', ...problem });
+    checkFallbackModels(options, forcesToolChoice, ctx);
     const conflict = outputConflict(options.output, options);
     if (conflict) ctx.addIssue({ code: 'custom', path: ['output'], message: conflict });
   });
+
+/** Every fallback model must take the call as the conversation's model would (thinking, effort, the ladder). */
+function checkFallbackModels(
+  options: Pick<
+    ConversationOptions,
+    'model' | 'fallbackModels' | 'fallbackAfterAttempts' | 'maxTokens' | 'maxTokensCap' | 'thinking' | 'effort'
+  >,
+  forcesToolChoice: boolean,
+  ctx: z.RefinementCtx,
+): void {
+  if (options.fallbackAfterAttempts !== undefined && !options.fallbackModels) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['fallbackAfterAttempts'],
+      message: 'fallbackAfterAttempts needs fallbackModels',
+    });
+  }
+  for (const [index, model] of (options.fallbackModels ?? []).entries()) {
+    if (model === options.model) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fallbackModels', index],
+        message: "a fallback model is the conversation's own model",
+      });
+    }
+    for (const problem of thinkingProblems({
+      model,
+      maxTokens: options.maxTokens,
+      cap: options.maxTokensCap ?? modelOutputCap(model),
+      thinking: options.thinking,
+      effort: options.effort,
+      forcedToolChoice: forcesToolChoice ? 'toolChoice' : undefined,
+    })) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fallbackModels', index],
+        message: `as a fallback model: ${problem.path.join('.')}: ${problem.message}`,
+      });
+    }
+  }
+}
 
 /** Options with every default filled in: what a conversation runs with. */
 export type ConversationOptions = Omit<z.output<typeof conversationOptionsSchema>, 'temperature'>;

@@ -31,10 +31,11 @@ export const streamSchemas = once(() => {
   const failureSchema = z.strictObject({ type: text, message: text });
   const costSchema = z.number().min(0).nullable().optional();
   const attempt = { call: count, attempt: z.number().int().min(1) };
+  const modelName = z.string().min(1).max(256);
 
   const streamEventSchema = z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('turn_started'), turn: count, text }),
-    z.strictObject({ type: z.literal('model_call_started'), call: count }),
+    z.strictObject({ type: z.literal('model_call_started'), call: count, model: modelName.optional() }),
     z.strictObject({ type: z.literal('text'), ...attempt, block: count, at: count, text }),
     z.strictObject({
       type: z.literal('thinking'),
@@ -81,6 +82,7 @@ export const streamSchemas = once(() => {
       stopReason: stopReasonSchema,
       usage: usageSchema,
       costUsd: costSchema,
+      model: modelName.optional(),
     }),
     z.strictObject({
       type: z.literal('approval_requested'),

@@ -19,7 +19,12 @@ export type StreamEvent =
   /** A user message became the current turn. */
   | { type: 'turn_started'; turn: number; text: string }
   /** A model call was scheduled (its attempts stream live until `model_call_finished` or a discard). */
-  | { type: 'model_call_started'; call: number }
+  | {
+      type: 'model_call_started';
+      call: number;
+      /** Present when the call went to a fallback model (the model before it stayed overloaded). */
+      model?: string;
+    }
   /** Text the model wrote: `text` starts at character `at` of content block `block` of the reply. */
   | ({ type: 'text'; block: number; at: number; text: string } & ModelAttempt)
   /**
@@ -56,6 +61,8 @@ export type StreamEvent =
       usage: TokenUsage;
       /** What the call cost in USD; null when the model has no price (common/pricing.ts). */
       costUsd?: number | null;
+      /** Present when a fallback model answered. */
+      model?: string;
     }
   | { type: 'approval_requested'; approval: PendingApproval }
   | { type: 'approval_settled'; callId: string; outcome: 'approved' | 'rejected' | 'timed_out' }

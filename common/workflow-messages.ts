@@ -98,6 +98,14 @@ const usageSchema = z.strictObject({
 const carriedStateSchema = once(() => {
   const turnFailureSchema = z.strictObject({ type: z.string(), message: z.string() });
 
+  /** Usage and cost per model (common/fallback-models.ts): a handful of models, by name. */
+  const usageByModelSchema = z
+    .record(
+      z.string().min(1).max(256),
+      z.strictObject({ calls: z.number().int().min(0), usage: usageSchema, costUsd: z.number().min(0).nullable() }),
+    )
+    .refine((byModel) => Object.keys(byModel).length <= 16, 'at most 16 models');
+
   /** A kept turn outcome, as `awaitTurn` answers it (TurnOutcome). */
   const turnOutcomeSchema = z.discriminatedUnion('kind', [
     z.strictObject({
@@ -140,6 +148,7 @@ const carriedStateSchema = once(() => {
         output: outputSpecSchema.optional(),
         answerAttempts: z.number().int().min(0).optional(),
         forceAnswer: z.boolean().optional(),
+        byModel: usageByModelSchema.optional(),
       })
       .optional(),
     nextTurn: z.number().int().min(1),
@@ -154,6 +163,7 @@ const carriedStateSchema = once(() => {
     costUsd: z.number().min(0).nullable().optional(),
     lastCallUsage: usageSchema.optional(),
     container: z.strictObject({ id: z.string().min(1).max(512), expiresAt: z.string().max(64) }).optional(),
+    byModel: usageByModelSchema.optional(),
   });
 });
 

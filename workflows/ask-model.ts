@@ -6,16 +6,18 @@
 import { ApplicationFailure, type ActivityFailure } from '@temporalio/common';
 import { setCurrentDetails } from '@temporalio/workflow';
 import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
-import type { BudgetRefusal, BudgetScope } from '../common/budget';
+import type { BudgetRefusal, BudgetScope, CallEstimate } from '../common/budget';
 import { compactionNote } from '../common/context-accounting';
 import { apiContextManagement } from '../common/context-options';
 import type { TurnFailure } from '../common/conversation-types';
-import { FailureType } from '../common/failure-types';
+import { allOverloadedMessage, fallbackNote, modelChain, overloadedAttempts } from '../common/fallback-models';
+import { FailureType, ModelFailureType } from '../common/failure-types';
 import { typedCallOptions } from '../common/structured-output';
 import { serverToolEvent } from '../common/server-tool-events';
 import { serverToolsNote } from '../common/server-tools';
 import { modelCallSummary } from '../common/summaries';
-import { nextCallEstimate, rungEstimate } from './budget-guard';
+import { fallbackEstimate, nextCallEstimate, rungEstimate } from './budget-guard';
+import { resolveFallbackPrices } from './model-prices';
 import type { ConversationState } from './conversation-state';
 import type { ConversationStream } from './conversation-stream';
 import { modelOutputCap, nextMaxTokens } from '../common/max-tokens-ladder';
@@ -47,7 +49,14 @@ export async function askModel(
   joinsPausedTurn = false,
 ): Promise<ModelStep> {
   const { options } = state;
-  const cap = options.maxTokensCap ?? modelOutputCap(options.model);
+  // The models this call may go to: the conversation's first, then its fallback models, each after the one before
+  // stayed overloaded for `fallbackAfter` attempts (common/fallback-models.ts). The rest of the step stays on the
+  // model that answered.
+  const chain = modelChain(options);
+  const fallbackAfter = overloadedAttempts(options);
+  let modelIndex = 0;
+  let model = options.model;
+  let cap = options.maxTokensCap ?? modelOutputCap(model);
   let maxTokens = Math.min(state.currentTurn?.maxTokens ?? options.maxTokens, cap);
   // A forced tool_choice (`any`, `tool`) applies to the first call of a user turn only: forcing every call
   // would never let the model answer.
@@ -61,22 +70,27 @@ export async function askModel(
   const container =
     state.container && Date.parse(state.container.expiresAt) > Date.now() ? state.container.id : undefined;
   let admission: Admission | BudgetRefusal = UNCHECKED;
+  // What the admitted call was estimated at: a fallback call is the same request, priced at its model's prices.
+  let estimate: CallEstimate | undefined;
   if (checked) {
-    const estimate = await nextCallEstimate(state, offered, true);
-    admission = isRefusal(estimate) ? estimate : admit(state, estimate);
+    const next = await nextCallEstimate(state, offered, true);
+    if (!isRefusal(next)) estimate = next;
+    admission = isRefusal(next) ? next : admit(state, next);
   }
 
   for (;;) {
     if (!admission.ok) return { kind: 'over_budget', scope: admission.scope, message: admission.message };
     const callNumber = state.modelCalls + 1;
     const summary =
-      modelCallSummary(options.model, callNumber, maxTokens, options) +
+      modelCallSummary(model, callNumber, maxTokens, options) +
+      fallbackNote(chain, modelIndex) +
       compactionNote(state.context) +
       serverToolsNote(options.serverTools) +
       (joinsPausedTurn ? ' · continues a paused turn' : '');
     setCurrentDetails(`Waiting for the model: ${summary}`);
     state.startActivity('model', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
-    stream.publish({ type: 'model_call_started', call: callNumber });
+    const onFallback = modelIndex > 0 ? { model } : {};
+    stream.publish({ type: 'model_call_started', call: callNumber, ...onFallback });
     const input: CallModelInput = {
       callNumber,
       transcriptLength: state.transcript.length,
@@ -85,8 +99,9 @@ export async function askModel(
       ...(state.lastReplyId !== undefined && { afterReply: state.lastReplyId }),
       ...(streaming.enabled && { stream: { intervalMs: streaming.intervalMs } }),
       ...(joinsPausedTurn && { joinsPausedTurn: true as const }),
+      ...(fallbackAfter !== undefined && { fallbackAfter }),
       request: {
-        model: options.model,
+        model,
         maxTokens,
         protocol: options.protocol,
         tools: offered.tools,
@@ -107,15 +122,38 @@ export async function askModel(
     };
     let sent: Sent<CallModelResult>;
     try {
-      sent = await sendModelCall(state, admission, input, { summary, activityId: `model-${callNumber}` });
+      const activityId = modelIndex === 0 ? `model-${callNumber}` : `model-${callNumber}-fallback-${modelIndex}`;
+      sent = await sendModelCall(state, admission, input, { summary, activityId });
     } finally {
       state.finishActivity('model');
     }
     if (sent.kind !== 'sent') stream.publish({ type: 'model_output_discarded', call: callNumber, reason: 'failed' });
     if (sent.kind === 'refused') return { kind: 'over_budget', ...sent.refusal };
-    if (sent.kind === 'failed') return { kind: 'failed', failure: modelFailure(sent.failure) };
+    if (sent.kind === 'failed') {
+      const failure = modelFailure(sent.failure);
+      if (fallbackAfter === undefined || failure.type !== ModelFailureType.Overloaded)
+        return { kind: 'failed', failure };
+      const next = chain[modelIndex + 1];
+      if (next === undefined) {
+        return {
+          kind: 'failed',
+          failure: { type: ModelFailureType.Overloaded, message: allOverloadedMessage(chain, fallbackAfter) },
+        };
+      }
+      // The same call on the next model: its own prices (read once per run), its own output cap, its own check.
+      modelIndex++;
+      model = next;
+      await resolveFallbackPrices(state, model);
+      cap = options.maxTokensCap ?? modelOutputCap(model);
+      maxTokens = Math.min(maxTokens, cap);
+      if (checked && estimate) {
+        estimate = fallbackEstimate(state, estimate, model);
+        admission = admit(state, estimate, model);
+      }
+      continue;
+    }
     const reply = sent.value;
-    const costUsd = state.recordModelCall(reply.usage);
+    const costUsd = state.recordModelCall(reply.usage, model);
     if (reply.stop_reason !== 'max_tokens') {
       publishReply(stream, callNumber, reply);
       stream.publish({
@@ -124,6 +162,7 @@ export async function askModel(
         stopReason: reply.stop_reason,
         usage: reply.usage,
         costUsd,
+        ...onFallback,
       });
       return { kind: 'reply', reply };
     }
@@ -131,7 +170,10 @@ export async function askModel(
     stream.publish({ type: 'model_output_discarded', call: callNumber, reason: 'max_tokens' });
     const next = nextMaxTokens(maxTokens, cap);
     if (next === undefined) return { kind: 'max_tokens_exhausted', maxTokens };
-    if (checked) admission = admit(state, rungEstimate(state, reply.usage, maxTokens, next));
+    if (checked) {
+      estimate = rungEstimate(state, reply.usage, maxTokens, next, model);
+      admission = admit(state, estimate, model);
+    }
     maxTokens = next;
     state.raiseMaxTokens(next);
   }

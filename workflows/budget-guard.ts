@@ -48,11 +48,12 @@ export function rungEstimate(
   cutOff: TokenUsage,
   cutAt: number,
   maxTokens: number,
+  model = state.options.model,
 ): CallEstimate {
   const prompt = promptTokens(cutOff);
   // With prompt caching the retry reads from the cache what the cut-off call wrote to it.
   const usd = estimateCallUsd(
-    state.prices,
+    state.pricesOf(model),
     { promptTokens: prompt, outputTokens: maxTokens },
     prompt,
     state.options.promptCaching,
@@ -64,6 +65,16 @@ export function rungEstimate(
     what: `a retry with max_tokens ${maxTokens} (the reply was cut off at ${cutAt} output tokens)`,
     worstCase: true,
   };
+}
+
+/**
+ * The call `estimate` was made for, sent to the fallback model `model` instead: the same tokens at that model's prices,
+ * none of the prompt read from its cache (the cache is the other model's).
+ */
+export function fallbackEstimate(state: ConversationState, estimate: CallEstimate, model: string): CallEstimate {
+  const next = { promptTokens: estimate.promptTokens, outputTokens: estimate.outputTokens };
+  const usd = estimateCallUsd(state.pricesOf(model), next, 0, state.options.promptCaching);
+  return { ...estimate, usd, what: `${estimate.what ?? 'the next model call'} on the fallback model ${model}` };
 }
 
 /** The orchestrator's summary of the context, with `maxTokens`. */

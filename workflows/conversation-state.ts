@@ -31,6 +31,7 @@ import { addUsage, ZERO_USAGE } from '../common/usage';
 import { joinPausedTurn } from '../common/paused-turn';
 import { billedTokens, promptTokens, type BudgetScope, type Spent } from '../common/budget';
 import { addCost, costUsd, type ModelPrices } from '../common/pricing';
+import { addModelUsage, type UsageByModel } from '../common/fallback-models';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
 import { type OutputSpec, outputConflict } from '../common/structured-output';
 import {
@@ -76,6 +77,10 @@ export class ConversationState {
   costUsd: number | null;
   /** The model's prices for this run (resolved when it starts); null: unknown, costs are then unknown too. */
   prices: ModelPrices | null = null;
+  /** Fallback models' prices, resolved the first time a call goes to one in this run. */
+  readonly fallbackPrices = new Map<string, ModelPrices | null>();
+  /** Usage and cost per model, kept when the conversation has fallback models (common/fallback-models.ts). */
+  byModel: UsageByModel | undefined;
   /** The last model call's usage (carried to the next run): the budget's estimate of the next call starts from it. */
   lastCallUsage: TokenUsage | undefined;
   lastText: string;
@@ -137,6 +142,7 @@ export class ConversationState {
     this.currentTurn = carried?.currentTurn ? { ...carried.currentTurn } : undefined;
     this.context = carried?.context ?? ZERO_CONTEXT;
     this.container = carried?.container;
+    if (this.options.fallbackModels) this.byModel = carried?.byModel ?? {};
     // A new run's worker cache is empty: the first model call reads the transcript once by query.
     this.sentUpTo = this.transcript.length;
     this.turnStartReply = { id: undefined, sentUpTo: this.currentTurn?.transcriptStart ?? this.transcript.length };
@@ -252,8 +258,13 @@ export class ConversationState {
 
   // ── model replies and tool results ───────────────────────────────────────────────────────────────
 
-  /** Counts a model call and its tokens; returns what it cost (null: unknown). */
-  recordModelCall(usage: TokenUsage): number | null {
+  /** The prices a call to `model` is costed and checked at (null: unknown). */
+  pricesOf(model: string): ModelPrices | null {
+    return model === this.options.model ? this.prices : (this.fallbackPrices.get(model) ?? null);
+  }
+
+  /** Counts a model call of `model` and its tokens; returns what it cost (null: unknown). */
+  recordModelCall(usage: TokenUsage, model = this.options.model): number | null {
     this.modelCalls++;
     this.modelCallsThisRun++;
     this.lastCallUsage = usage;
@@ -262,20 +273,28 @@ export class ConversationState {
       this.currentTurn.modelCalls++;
       this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
     }
-    return this.addCostOf(usage);
+    return this.addCostOf(usage, model, true);
   }
 
   /** A model call of the orchestrator's own (a summary): its tokens count, but it is not one of the turn's calls. */
-  recordExtraUsage(usage: TokenUsage): void {
+  recordExtraUsage(usage: TokenUsage, model = this.options.model): void {
     this.usage = addUsage(this.usage, usage);
     if (this.currentTurn) this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
-    this.addCostOf(usage);
+    this.addCostOf(usage, model, false);
   }
 
-  private addCostOf(usage: TokenUsage): number | null {
-    const cost = this.prices ? costUsd(usage, this.prices) : null;
+  /** `answered`: a model call's reply (counted as one of the model's calls), not billed failed attempts. */
+  private addCostOf(usage: TokenUsage, model: string, answered: boolean): number | null {
+    const prices = this.pricesOf(model);
+    const cost = prices ? costUsd(usage, prices) : null;
     this.costUsd = addCost(this.costUsd, cost);
     if (this.currentTurn) this.currentTurn.costUsd = addCost(this.currentTurn.costUsd ?? null, cost);
+    if (this.byModel) {
+      this.byModel = addModelUsage(this.byModel, model, usage, cost, answered);
+      if (this.currentTurn) {
+        this.currentTurn.byModel = addModelUsage(this.currentTurn.byModel, model, usage, cost, answered);
+      }
+    }
     return cost;
   }
 
@@ -415,6 +434,7 @@ export class ConversationState {
       usage: turn.usage,
       ...(answer && { output: answer.output }),
       costUsd: turn.costUsd ?? null,
+      ...(this.byModel && { byModel: turn.byModel ?? {} }),
     };
     this.keep({ kind: 'reply', result });
     this.lastText = text;
@@ -570,6 +590,7 @@ export class ConversationState {
       toolCalls: this.toolCalls,
       usage: this.usage,
       costUsd: this.costUsd,
+      ...(this.byModel && { byModel: this.byModel }),
       transcriptLength: this.transcript.length,
       lastText: this.lastText,
       pendingApprovals: [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request),
@@ -593,6 +614,7 @@ export class ConversationState {
       toolCalls: this.toolCalls,
       usage: this.usage,
       costUsd: this.costUsd,
+      ...(this.byModel && { byModel: this.byModel }),
       transcriptLength: this.transcript.length,
     };
   }
@@ -616,6 +638,7 @@ export class ConversationState {
       costUsd: this.costUsd,
       ...(this.lastCallUsage && { lastCallUsage: this.lastCallUsage }),
       ...(this.container && { container: this.container }),
+      ...(this.byModel && { byModel: this.byModel }),
     };
   }
 }

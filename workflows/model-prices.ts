@@ -2,6 +2,7 @@
 // per run by a local activity whose result the history keeps. Deterministic on replay.
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { ConversationOptions } from '../common/options';
+import type { ConversationState } from './conversation-state';
 import type { ModelPrices } from '../common/pricing';
 
 const { modelPrices } = proxyLocalActivities<{ modelPrices(model: string): Promise<ModelPrices | null> }>({
@@ -14,4 +15,13 @@ export async function resolveModelPrices(options: ConversationOptions): Promise<
   // failed to replay ("patch marker encountered … no corresponding change command", test/e2e/structured-output).
   // Nothing older than this call has been released, so the replay fixture was recorded again instead.
   return modelPrices(options.model);
+}
+
+/**
+ * A fallback model's prices (the worker's, else the published ones; the `prices` option is the conversation's model's
+ * only), read by the same local activity the first time a call of this run goes to it.
+ */
+export async function resolveFallbackPrices(state: ConversationState, model: string): Promise<void> {
+  if (model === state.options.model || state.fallbackPrices.has(model)) return;
+  state.fallbackPrices.set(model, await modelPrices(model));
 }

@@ -51,14 +51,18 @@ export interface Admission {
 /** What a history from before every request was checked sends its rungs and summaries with: no check. */
 export const UNCHECKED: Admission = { ok: true };
 
-/** The budget's verdict on a request estimated at `estimate`. */
-export function admit(state: ConversationState, estimate: CallEstimate): Admission | BudgetRefusal {
-  const { budget, model } = state.options;
+/** The budget's verdict on a request to `model` (a fallback model, or the conversation's) estimated at `estimate`. */
+export function admit(
+  state: ConversationState,
+  estimate: CallEstimate,
+  model = state.options.model,
+): Admission | BudgetRefusal {
+  const { budget } = state.options;
   if (!hasLimits(budget)) return { ok: true };
   const spent = state.spent();
   const verdict = checkBudget(budget, spent, estimate, model);
   if (!verdict.ok) return { ...verdict, message: verdict.message + turnSoFar(state) };
-  return { ok: true, guard: { budget, spent, estimate, prices: state.prices, model } };
+  return { ok: true, guard: { budget, spent, estimate, prices: state.pricesOf(model), model } };
 }
 
 export type Sent<T> =
@@ -75,12 +79,14 @@ export async function sendModelCall(
   how: How,
 ): Promise<Sent<CallModelResult>> {
   const { callModel } = proxyActivities<ModelActivities>(modelCallOptions(state));
+  // What failed attempts billed is priced at the prices of the model they went to.
+  const model = input.request.model;
   try {
     const value = await callModel.executeWithOptions(how, [withGuard(input, admission)]);
-    countFailedAttempts(state, value.failedAttempts);
+    countFailedAttempts(state, value.failedAttempts, model);
     return { kind: 'sent', value };
   } catch (err) {
-    if (err instanceof ActivityFailure) return afterFailure(state, err);
+    if (err instanceof ActivityFailure) return afterFailure(state, err, model);
     throw err;
   }
 }
@@ -142,20 +148,20 @@ function withGuard<T extends CallModelInput>(input: T, admission: Admission): T 
 }
 
 /** Usage that came back from an activity is checked before it is added (a result of another worker version). */
-function countFailedAttempts(state: ConversationState, usage: unknown): void {
+function countFailedAttempts(state: ConversationState, usage: unknown, model?: string): void {
   const billed = billedIn({ billed: usage });
-  if (billed) state.recordExtraUsage(billed);
+  if (billed) state.recordExtraUsage(billed, model);
 }
 
 /**
  * What the attempts of a failed request billed counts (the last failure's details say, or the last heartbeat of one
  * that timed out); a retry the guard refused ends the turn as over budget, like a refusal here.
  */
-function afterFailure<T>(state: ConversationState, failure: ActivityFailure): Sent<T> {
+function afterFailure<T>(state: ConversationState, failure: ActivityFailure, model?: string): Sent<T> {
   const cause = failure.cause;
   const details = cause instanceof ApplicationFailure ? cause.details?.[0] : undefined;
   const carrier = cause instanceof TimeoutFailure ? cause.lastHeartbeatDetails : details;
-  countFailedAttempts(state, billedIn(carrier));
+  countFailedAttempts(state, billedIn(carrier), model);
   if (cause instanceof ApplicationFailure && cause.type === FailureType.BudgetExhausted) {
     const scope = (details as { scope?: unknown } | undefined)?.scope === 'conversation' ? 'conversation' : 'turn';
     return { kind: 'refused', refusal: { ok: false, scope, message: cause.message + turnSoFar(state) } };
