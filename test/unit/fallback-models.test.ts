@@ -1,0 +1,216 @@
+// Fallback models' pure parts: the options and their checks, the chain, the classifier's verdict on an overloaded
+// model's last allowed attempt, usage and cost per model in the conversation's state and across continue-as-new.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import { isOverloaded, toModelFailure } from '../../activities/model-failure';
+import type { ConversationInput } from '../../common/conversation-types';
+import {
+  addModelUsage,
+  allOverloadedMessage,
+  DEFAULT_FALLBACK_AFTER_ATTEMPTS,
+  fallbackNote,
+  modelChain,
+  overloadedAttempts,
+} from '../../common/fallback-models';
+import { conversationOptionsSchema, withDefaults } from '../../common/options';
+import { costUsd, PUBLISHED_PRICES } from '../../common/pricing';
+import { conversationInputSchema } from '../../common/workflow-messages';
+import { ConversationState } from '../../workflows/conversation-state';
+
+const usage = { inputTokens: 1000, outputTokens: 100, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
+const SONNET = PUBLISHED_PRICES['claude-sonnet-5-5']!;
+const OPUS = PUBLISHED_PRICES['claude-opus-5-5']!;
+
+/** An HTTP error as the SDK makes it; `undefined` status: an `event: error` in the middle of a stream, as it makes it. */
+function apiError(status: number | undefined, type: string, headers: Record<string, string> = {}) {
+  const body = { type: 'error', error: { type, message: `${type} happened` } };
+  if (status === undefined) return new Anthropic.APIError(undefined, body, undefined, new Headers(headers));
+  return Anthropic.APIError.generate(status, body, undefined, new Headers(headers));
+}
+
+/** Sums of floats: equal to the last few bits. */
+function near(actual: number | null | undefined, expected: number): void {
+  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);
+}
+
+describe('options', () => {
+  test('fallbackModels is absent by default, and nothing about fallbacks is added to the options', () => {
+    const options = withDefaults({});
+    assert.equal('fallbackModels' in options, false);
+    assert.equal('fallbackAfterAttempts' in options, false);
+    assert.equal(overloadedAttempts(options), undefined);
+    assert.deepEqual(modelChain(options), ['claude-sonnet-5-5']);
+  });
+
+  test('the chain is the model, then the fallbacks in order; 3 attempts each unless the option says', () => {
+    const options = withDefaults({ fallbackModels: ['claude-opus-5-5', 'claude-haiku-4-5'] });
+    assert.deepEqual(modelChain(options), ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-4-5']);
+    assert.equal(overloadedAttempts(options), DEFAULT_FALLBACK_AFTER_ATTEMPTS);
+    assert.equal(DEFAULT_FALLBACK_AFTER_ATTEMPTS, 3);
+    assert.equal(overloadedAttempts(withDefaults({ fallbackModels: ['x'], fallbackAfterAttempts: 1 })), 1);
+  });
+
+  test('fallback models are trimmed, and checked like the model for thinking', () => {
+    assert.deepEqual(withDefaults({ fallbackModels: [' claude-opus-5-5 '] }).fallbackModels, ['claude-opus-5-5']);
+    const parsed = conversationOptionsSchema.safeParse({
+      model: 'claude-sonnet-4-6',
+      maxTokens: 4096,
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      fallbackModels: ['claude-sonnet-4-5', 'claude-opus-5-5'],
+    });
+    assert.equal(parsed.success, false);
+    assert.deepEqual(
+      parsed.error!.issues.map((issue) => issue.path),
+      [['fallbackModels', 1]],
+      'only the model that refuses enabled thinking',
+    );
+  });
+});
+
+describe('notes and messages', () => {
+  test('the summary of a fallback call says which models were overloaded; the first model says nothing', () => {
+    const chain = ['a', 'b', 'c'];
+    assert.equal(fallbackNote(chain, 0), '');
+    assert.equal(fallbackNote(chain, 1), ' · fallback 1 (a overloaded)');
+    assert.equal(fallbackNote(chain, 2), ' · fallback 2 (a, b overloaded)');
+  });
+
+  test('every model overloaded: the message names them and the attempts', () => {
+    assert.equal(
+      allOverloadedMessage(['a', 'b'], 1),
+      'Every model stayed overloaded (1 attempt each): a, b. Nothing of the turn was answered; send the message again later.',
+    );
+    assert.match(allOverloadedMessage(['a', 'b'], 3), /3 attempts each/);
+  });
+});
+
+describe('classifier: an overloaded model on its last allowed attempt', () => {
+  test('a 529 and a mid-stream overloaded_error are overloaded; 429, 500 and other stream errors are not', () => {
+    assert.equal(isOverloaded(apiError(529, 'overloaded_error')), true);
+    assert.equal(isOverloaded(apiError(undefined, 'overloaded_error')), true);
+    assert.equal(isOverloaded(apiError(429, 'rate_limit_error')), false);
+    assert.equal(isOverloaded(apiError(500, 'api_error')), false);
+    assert.equal(isOverloaded(apiError(undefined, 'api_error')), false);
+    assert.equal(isOverloaded(new Error('overloaded')), false);
+  });
+
+  test('before the last allowed attempt: retried as before (ModelOverloaded, ModelStreamError)', () => {
+    const policy = { attempt: 1, after: 2 };
+    const status = toModelFailure(apiError(529, 'overloaded_error'), undefined, policy);
+    assert.equal(status.type, 'ModelOverloaded');
+    assert.equal(status.nonRetryable, false);
+    const midStream = toModelFailure(apiError(undefined, 'overloaded_error'), undefined, policy);
+    assert.equal(midStream.type, 'ModelStreamError');
+    assert.equal(midStream.nonRetryable, false);
+  });
+
+  test('on it: ModelOverloaded, not retried, whether the 529 came as a status or mid-stream', () => {
+    for (const error of [apiError(529, 'overloaded_error'), apiError(undefined, 'overloaded_error')]) {
+      const failure = toModelFailure(error, undefined, { attempt: 2, after: 2 });
+      assert.equal(failure.type, 'ModelOverloaded');
+      assert.equal(failure.nonRetryable, true);
+      assert.equal(failure.nextRetryDelay, undefined);
+    }
+    // x-should-retry: true does not keep an overloaded model once its attempts are spent.
+    const insisted = toModelFailure(apiError(529, 'overloaded_error', { 'x-should-retry': 'true' }), undefined, {
+      attempt: 3,
+      after: 2,
+    });
+    assert.equal(insisted.nonRetryable, true);
+  });
+
+  test('other failures on the last allowed attempt keep their own verdict (Temporal retries a 500 or a 429)', () => {
+    const policy = { attempt: 5, after: 2 };
+    const rateLimited = toModelFailure(apiError(429, 'rate_limit_error', { 'retry-after': '2' }), undefined, policy);
+    assert.equal(rateLimited.type, 'ModelRateLimited');
+    assert.equal(rateLimited.nonRetryable, false);
+    assert.equal(rateLimited.nextRetryDelay, 2000);
+    const server = toModelFailure(apiError(500, 'api_error'), undefined, policy);
+    assert.equal(server.type, 'ModelServerError');
+    assert.equal(server.nonRetryable, false);
+  });
+
+  test('without a policy (no fallback models) a 529 is retried on every attempt', () => {
+    assert.equal(toModelFailure(apiError(529, 'overloaded_error')).nonRetryable, false);
+  });
+});
+
+describe('usage and cost per model', () => {
+  test('addModelUsage: calls count replies only, usage adds up, an unknown price makes the cost unknown', () => {
+    let byModel = addModelUsage(undefined, 'a', usage, 0.5, true);
+    byModel = addModelUsage(byModel, 'a', usage, 0.25, false);
+    byModel = addModelUsage(byModel, 'b', usage, null, true);
+    assert.deepEqual(byModel, {
+      a: { calls: 1, usage: { ...usage, inputTokens: 2000, outputTokens: 200 }, costUsd: 0.75 },
+      b: { calls: 1, usage, costUsd: null },
+    });
+  });
+
+  const withFallbacks = (): ConversationState => {
+    const state = new ConversationState(
+      { options: withDefaults({ fallbackModels: ['claude-opus-5-5'] }), firstMessage: 'Hello' },
+      'run-1',
+    );
+    state.prices = SONNET;
+    state.fallbackPrices.set('claude-opus-5-5', OPUS);
+    state.beginTurn();
+    return state;
+  };
+
+  test('each call is priced at its model prices, per turn and per conversation', () => {
+    const state = withFallbacks();
+    assert.equal(state.recordModelCall(usage), costUsd(usage, SONNET));
+    assert.equal(state.recordModelCall(usage, 'claude-opus-5-5'), costUsd(usage, OPUS));
+    state.recordExtraUsage(usage, 'claude-opus-5-5'); // a failed attempt's billing
+    const byModel = state.byModel!;
+    assert.deepEqual(Object.keys(byModel), ['claude-sonnet-5-5', 'claude-opus-5-5']);
+    assert.deepEqual(byModel['claude-sonnet-5-5'], { calls: 1, usage, costUsd: costUsd(usage, SONNET) });
+    assert.equal(byModel['claude-opus-5-5']!.calls, 1, 'billed failed attempts are not calls');
+    assert.deepEqual(byModel['claude-opus-5-5']!.usage, { ...usage, inputTokens: 2000, outputTokens: 200 });
+    near(byModel['claude-opus-5-5']!.costUsd, 2 * costUsd(usage, OPUS));
+    near(state.costUsd, costUsd(usage, SONNET) + 2 * costUsd(usage, OPUS));
+    const expected = byModel;
+    assert.deepEqual(state.currentTurn!.byModel, expected);
+    const result = state.finishTurn('Hi', 'end_turn', 'awaiting_user');
+    assert.deepEqual(result.byModel, expected);
+    assert.deepEqual(state.snapshot().byModel, expected);
+  });
+
+  test('a model with no known price: its cost is unknown, the others stay known', () => {
+    const state = withFallbacks();
+    state.recordModelCall(usage, 'my-own-model');
+    assert.equal(state.byModel!['my-own-model']!.costUsd, null);
+    assert.equal(state.costUsd, null);
+  });
+
+  test('carried across continue-as-new (the turn in progress too), and accepted by the next run input check', () => {
+    const state = withFallbacks();
+    state.recordModelCall(usage, 'claude-opus-5-5');
+    const carried = state.toCarriedState();
+    assert.deepEqual(carried.byModel, state.byModel);
+    assert.deepEqual(carried.currentTurn!.byModel, state.byModel);
+    const input: ConversationInput = { options: state.options, carried };
+    assert.equal(conversationInputSchema.safeParse(input).success, true);
+    const next = new ConversationState(input, 'run-2');
+    assert.deepEqual(next.byModel, state.byModel);
+    const tooMany = Object.fromEntries(
+      Array.from({ length: 17 }, (_, i) => [`m${i}`, { calls: 0, usage, costUsd: 0 }]),
+    );
+    assert.equal(
+      conversationInputSchema.safeParse({ ...input, carried: { ...carried, byModel: tooMany } }).success,
+      false,
+    );
+  });
+
+  test('without fallback models nothing per model is kept, carried or reported', () => {
+    const state = new ConversationState({ options: withDefaults({}), firstMessage: 'Hello' }, 'run-1');
+    state.prices = SONNET;
+    state.beginTurn();
+    state.recordModelCall(usage);
+    assert.equal(state.byModel, undefined);
+    assert.equal('byModel' in state.toCarriedState(), false);
+    assert.equal('byModel' in state.finishTurn('Hi', 'end_turn', 'awaiting_user'), false);
+    assert.equal('byModel' in state.snapshot(), false);
+  });
+});
