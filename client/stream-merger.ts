@@ -35,6 +35,8 @@ export class StreamMerger {
     let seen = false;
     switch (event.type) {
       case 'model_call_started':
+        // A call the log ended and starts again went to a fallback model: its live reply is fresh again.
+        this.ended = Math.min(this.ended, event.call - 1);
         this.running = event.call;
         // A reader that looked at the call before reading its start has its position in it already.
         if (this.position?.call !== event.call) this.position = undefined;

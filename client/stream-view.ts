@@ -21,6 +21,10 @@ export class StreamView {
 
   apply(event: StreamEvent): void {
     switch (event.type) {
+      case 'model_call_started':
+        // A call dropped whole and started again went to a fallback model: its attempts count from 1 again.
+        this.dropped.delete(event.call);
+        return;
       case 'model_output_discarded': {
         const upTo = event.attempt ?? Number.POSITIVE_INFINITY;
         this.dropped.set(event.call, Math.max(this.dropped.get(event.call) ?? 0, upTo));

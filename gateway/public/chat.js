@@ -168,6 +168,10 @@ function apply(event) {
           : `${event.name} ${event.error ? `failed: ${event.error}` : 'answered'}`;
       break;
     }
+    case 'model_call_started':
+      // A call dropped whole and started again went to a fallback model: its attempts count from 1 again.
+      page.dropped.delete(event.call);
+      break;
     case 'model_output_discarded': {
       const upTo = event.attempt ?? Number.POSITIVE_INFINITY;
       page.dropped.set(event.call, Math.max(page.dropped.get(event.call) ?? -1, upTo));
