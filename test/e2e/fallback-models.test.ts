@@ -12,7 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { ConversationClient } from '../../client/conversation-client';
 import { ConversationError } from '../../client/errors';
+import { StreamView } from '../../client/stream-view';
 import type { TokenUsage } from '../../common/conversation-types';
+import type { StreamItem } from '../../common/stream-events';
 import type { UsageByModel } from '../../common/fallback-models';
 import { costUsd, PUBLISHED_PRICES } from '../../common/pricing';
 import { addUsage, ZERO_USAGE } from '../../common/usage';
@@ -124,6 +126,57 @@ describe('fallback models on the live path', () => {
       [1, 2, 1, 1],
     );
     assert.equal(attempts[1]!.lastFailureType, 'ModelOverloaded');
+  });
+
+  test('streamed: what the overloaded model streamed before its error is dropped, the fallback streams the answer, its billed tokens count under the first model', async () => {
+    const prompt = uniquePrompt('Say something.');
+    const midStream: ScriptStep = {
+      fault: 'stream-error',
+      errorType: 'overloaded_error',
+      text: 'Partial words of the overloaded model.',
+      tokenDelayMs: 20,
+      usage: { input_tokens: 100, output_tokens: 1 },
+    };
+    h.mock.script(prompt, [
+      midStream,
+      midStream,
+      { reply: { content: [{ type: 'text', text: 'Answered by the fallback.' }], stop_reason: 'end_turn' } },
+    ]);
+    const id = `fallback-stream-${randomUUID().slice(0, 8)}`;
+    const items: StreamItem[] = [];
+    const options = {
+      model: PRIMARY,
+      fallbackModels: [FALLBACK],
+      fallbackAfterAttempts: 2,
+      closeAfterFirstReply: true,
+    };
+    for await (const item of h.conversations.streamMessage(id, prompt, { start: options })) items.push(item);
+
+    const view = new StreamView();
+    for (const item of items) view.apply(item.event);
+    assert.equal(view.text(), 'Answered by the fallback.');
+    const durable = items.filter((i) => !i.live).map((i) => i.event);
+    const started = durable.filter((e) => e.type === 'model_call_started');
+    assert.deepEqual(started, [
+      { type: 'model_call_started', call: 1 },
+      { type: 'model_call_started', call: 1, model: FALLBACK },
+    ]);
+    const discarded = durable.findIndex((e) => e.type === 'model_output_discarded' && e.reason === 'failed');
+    assert.ok(discarded >= 0 && discarded < durable.indexOf(started[1]!), 'the overloaded call is dropped first');
+    const finished = durable.find((e) => e.type === 'model_call_finished');
+    assert.equal(finished?.type === 'model_call_finished' && finished.model, FALLBACK);
+
+    const result = await h.conversations.waitForResult(id);
+    assert.deepEqual(
+      h.mock.requestsFor(prompt).map((r) => r.body.model),
+      [PRIMARY, PRIMARY, FALLBACK],
+    );
+    // The two failed attempts billed their prompt and the token they streamed: the first model's, not a call of it.
+    const primary = result.byModel![PRIMARY]!;
+    assert.equal(primary.calls, 0);
+    assert.equal(primary.usage.inputTokens, 200);
+    assert.equal(result.byModel![FALLBACK]!.calls, 1);
+    expectedByModel(result.byModel!);
   });
 
   test('a 500 does not switch models: Temporal retries it on the same model', async () => {

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { isOverloaded, toModelFailure } from '../../activities/model-failure';
+import { StreamMerger } from '../../client/stream-merger';
+import { StreamView } from '../../client/stream-view';
 import type { ConversationInput } from '../../common/conversation-types';
 import {
   addModelUsage,
@@ -15,6 +17,7 @@ import {
 } from '../../common/fallback-models';
 import { conversationOptionsSchema, withDefaults } from '../../common/options';
 import { costUsd, PUBLISHED_PRICES } from '../../common/pricing';
+import type { LiveReply, StreamEvent, StreamItem } from '../../common/stream-events';
 import { conversationInputSchema } from '../../common/workflow-messages';
 import { ConversationState } from '../../workflows/conversation-state';
 
@@ -212,5 +215,40 @@ describe('usage and cost per model', () => {
     assert.equal('byModel' in state.toCarriedState(), false);
     assert.equal('byModel' in state.finishTurn('Hi', 'end_turn', 'awaiting_user'), false);
     assert.equal('byModel' in state.snapshot(), false);
+  });
+});
+
+describe('readers: a call dropped whole and started again on a fallback model', () => {
+  const partial: StreamEvent = { type: 'text', call: 1, attempt: 1, block: 0, at: 0, text: 'Partial words' };
+  const answer: StreamEvent = { type: 'text', call: 1, attempt: 1, block: 0, at: 0, text: 'Answered.' };
+  const dropped: StreamEvent = { type: 'model_output_discarded', call: 1, reason: 'failed' };
+
+  test('stream view: the overloaded model output is dropped, the fallback (attempt 1 again) shows', () => {
+    const view = new StreamView();
+    for (const event of [{ type: 'model_call_started', call: 1 } as const, partial, dropped]) view.apply(event);
+    view.apply(partial); // a late piece of the dead attempt, before the restart: still dropped
+    assert.equal(view.text(), '');
+    view.apply({ type: 'model_call_started', call: 1, model: 'claude-opus-5-5' });
+    view.apply(answer);
+    assert.equal(view.text(), 'Answered.');
+  });
+
+  test('stream merger: the fallback live reply is followed again once the log starts the call anew', () => {
+    const m = new StreamMerger();
+    const live = (text: string): LiveReply => ({
+      call: 1,
+      attempt: 1,
+      blocks: [{ index: 0, kind: 'text', at: 0, text }],
+    });
+    const texts = (items: StreamItem[]) => items.flatMap((i) => (i.event.type === 'text' ? [i.event.text] : []));
+    assert.deepEqual(texts([...m.durable(0, { type: 'model_call_started', call: 1 }), ...m.live(1, 1, live('Part'))]), [
+      'Part',
+    ]);
+    m.durable(1, dropped);
+    assert.equal(m.inFlight, undefined);
+    m.durable(2, { type: 'model_call_started', call: 1, model: 'claude-opus-5-5' });
+    assert.equal(m.inFlight, 1);
+    assert.deepEqual(texts(m.live(1, 1, live('Ans'))), ['Ans']);
+    assert.deepEqual(texts(m.durable(3, answer)), ['wered.']);
   });
 });
