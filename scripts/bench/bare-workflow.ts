@@ -5,7 +5,7 @@
 // orchestrator's own work. Bundled on its own (bundleWorkflowCode).
 import type { MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { allHandlersFinished, condition, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { BareActivities } from './bare-activities';
+import type { BareActivities } from './bare-worker';
 
 export const BARE_WORKFLOW = 'bareChain';
 export const bareRunUpdate = defineUpdate<number, []>('run');

@@ -1,14 +1,43 @@
 // What every section of the bench stands on: the Temporal server and a client, the local Messages API server, the
-// workflow bundles, and worker processes (systems.ts says which), each on its own task queue.
+// workflow bundles (built once per run, so each worker process starts in a second or two instead of bundling on its
+// own; the peer's worker bundles its own into the same folder), and worker processes (systems.ts says which), each on
+// its own task queue.
 import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi, MessagesApiOptions } from '../../testing/messages-api/types';
 import { cleanUpOnSignal } from '../script-main';
 import { spawnWorker, type WorkerProcess } from '../worker-process';
 import type { BenchArgs } from './args';
-import { buildBundles, type Bundles } from './bundles';
+import { conversationBundleOptions } from '../../workers/workflow-bundles';
+
+export interface Bundles {
+  dir: string;
+  conversation: string;
+  bare: string;
+}
+
+async function bundle(options: { workflowsPath: string }, file: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({ ...options, logger: new DefaultLogger('WARN') });
+  await fsp.writeFile(file, code);
+  return file;
+}
+
+/** `conversation`: a bundle of the conversation workflow built already (the test runner's), used as it is. */
+export async function buildBundles(needBare: boolean, conversationBundle?: string): Promise<Bundles> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'cto-bench-'));
+  const [conversation, bare] = await Promise.all([
+    conversationBundle ?? bundle(conversationBundleOptions(), path.join(dir, 'conversation-bundle.js')),
+    needBare
+      ? bundle({ workflowsPath: require.resolve('./bare-workflow.ts') }, path.join(dir, 'bare-bundle.js'))
+      : Promise.resolve(''),
+  ]);
+  return { dir, conversation, bare };
+}
 
 export interface BenchContext {
   args: BenchArgs;

@@ -9,13 +9,12 @@ import type { TurnResult } from '../../common/conversation-types';
 import { type BenchContext, terminateAll } from './context';
 import { runLoad } from './load';
 import { startOurs } from './systems';
-import { modelCallResults, runsOf } from './history-runs';
+import { modelCallResults, runsOf } from './history';
 import { estimateTokens } from '../../testing/messages-api/tokens';
 import { REALISTIC_SYSTEM_PROMPT } from './system-prompt';
 import { DEFAULT_MODEL } from '../../common/options';
 import { costUsd, formatUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../../common/pricing';
-import { pct } from './format';
-import { cell, type Table } from './table';
+import { pct, type Table } from './table';
 
 export interface CallUsage {
   call: number;
@@ -148,9 +147,9 @@ export function costTables(cost: CostResult): Table[] {
     const b = off?.calls[i];
     rows.push([
       String(i + 1),
-      a ? cell(a.inputTokens, String(a.inputTokens)) : '',
-      a ? cell(a.cacheReadInputTokens, String(a.cacheReadInputTokens)) : '',
-      a ? cell(a.cacheCreationInputTokens, String(a.cacheCreationInputTokens)) : '',
+      a ? String(a.inputTokens) : '',
+      a ? String(a.cacheReadInputTokens) : '',
+      a ? String(a.cacheCreationInputTokens) : '',
       a ? pct(a.cachedFraction) : '',
       b ? String(b.inputTokens) : '',
       b ? String(b.cacheReadInputTokens) : '',
@@ -186,12 +185,6 @@ export function costTables(cost: CostResult): Table[] {
         ),
         `  with caching the chain costs ${pct(cost.usdRatio)} of what it costs without.`,
       ],
-      chart: {
-        title: 'Input tokens per model call, prompt caching on',
-        yLabel: 'tokens',
-        columns: ['on: cache_read', 'on: cache_creation', 'on: input'],
-        stacked: true,
-      },
     },
   ];
 }

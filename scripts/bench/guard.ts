@@ -17,10 +17,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';
-import type { MachineInfo } from './results';
+import type { MachineInfo } from './report';
 import { pairedRatios, runsOf, type SideBySideResult } from './side-by-side';
 import { QUIET_CORES } from './load';
-import { percentile } from './stats';
+import { percentile } from './measure';
 import type { Table } from './table';
 
 export const BASELINE_PATH = path.join(__dirname, 'baseline.json');

@@ -2,10 +2,9 @@
 // raised): the server's historySize and events over every run of it (continue-as-new), and the payload bytes per
 // event type — what one step writes.
 import type { BenchContext } from './context';
-import { fmtMs, fmtNum } from './format';
+import { fmtMs, fmtNum, type Table } from './table';
 import { runLoad } from './load';
 import { startOurs } from './systems';
-import { cell, type Table } from './table';
 import type { CostResult } from './cost';
 
 export interface HistoryPoint {
@@ -100,17 +99,12 @@ export function historyTables(history: HistoryResult, cost: CostResult | undefin
         String(p.runs),
         String(p.total.historyLength),
         String(p.total.historySize),
-        cell(p.bytesPerStep, fmtNum(p.bytesPerStep, 0)),
-        cell(p.marginalBytesPerStep, fmtNum(p.marginalBytesPerStep, 0)),
+        fmtNum(p.bytesPerStep, 0),
+        fmtNum(p.marginalBytesPerStep, 0),
         fmtNum(p.eventsPerStep, 1),
         fmtMs(p.wallMs),
       ]),
       notes,
-      chart: {
-        title: 'History bytes per step: average and marginal',
-        yLabel: 'bytes per step',
-        columns: ['bytes/step', 'marginal bytes/step'],
-      },
     },
   ];
 }

@@ -12,12 +12,27 @@ import type { MessagesApi } from '../../testing/messages-api/types';
 import type { WorkerProcess } from '../worker-process';
 import { requestsOf, scriptChain } from './chain-script';
 import { type BenchContext, terminateAll } from './context';
-import { encodedBytes, eventCounts, eventMs, payloadBytesByType, runsOf } from './history-runs';
-import { patiently } from './patient-call';
-import { cpuTimeMs, machineBusyMs, type ProcessSample, ProcessSampler } from './process-sampler';
-import { quiesce } from './quiesce';
-import { gaps } from './stats';
-import { firstCallLead, PHASES, type Phase, stepBreakdown } from './step-breakdown';
+import {
+  encodedBytes,
+  eventCounts,
+  eventMs,
+  firstCallLead,
+  type Phases,
+  PHASES,
+  payloadBytesByType,
+  runsOf,
+  stepBreakdown,
+} from './history';
+import {
+  cpuTimeMs,
+  gaps,
+  machineBusyMs,
+  mean,
+  patiently,
+  type ProcessSample,
+  ProcessSampler,
+  quiesce,
+} from './measure';
 
 export interface Conversation {
   id: string;
@@ -61,8 +76,6 @@ export interface LoadSpec {
   /** Called with each conversation's outcome (e.g. a reader's token arrival times). */
   onReply?: (conversation: Conversation, reply: unknown) => void;
 }
-
-export type Phases = Record<Phase | 'total', number>;
 
 /** A run during which the rest of the machine kept at most this many cores busy was a quiet one. */
 export const QUIET_CORES = 0.25;
@@ -114,11 +127,6 @@ export interface LoadRun {
     laterPreRequestMs: number;
   };
 }
-
-const mean = (values: readonly number[]): number => {
-  const finite = values.filter(Number.isFinite);
-  return finite.length ? finite.reduce((a, b) => a + b, 0) / finite.length : Number.NaN;
-};
 
 /** The error and its causes, with gRPC codes: "ServiceError: Update-With-Start failed ← Error: 8 RESOURCE_EXHAUSTED: …". */
 export function errorText(err: unknown): string {

@@ -29,7 +29,7 @@ import { parseArgs } from './args';
 import { openBench, startBenchWorker, terminateAll } from './context';
 import { firstUserText } from '../../testing/messages-api/demo-model';
 import { CHAIN_TOOLS, scriptChain } from './chain-script';
-import { modelCallResults, runsOf } from './history-runs';
+import { modelCallResults, runsOf } from './history';
 import { textTable } from './table';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -22,8 +22,8 @@ import { createConversationWorker } from '../../workers/conversation-worker';
 import { startEverythingHttpServer } from '../everything-http-server';
 import { runMain, UsageError } from '../script-main';
 import { echoTool, scriptToolCalls } from './chain-script';
-import { summarize } from './stats';
-import { collect } from './step-breakdown';
+import { summarize } from './measure';
+import { collect } from './history';
 
 interface Variant {
   label: string;

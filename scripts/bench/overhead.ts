@@ -4,12 +4,11 @@
 // whatever sits in between), so every system is timed by the same clock in the same place; a chain is timed from
 // the caller's side. The floor splits ours' overhead into Temporal's share and the orchestrator's own.
 import type { BenchContext } from './context';
-import { fmtMs, fmtNum, fmtRatio } from './format';
-import { type LoadRun, type Phases, type RunningSystem, runLoad } from './load';
-import { ratio, summarize, type Summary } from './stats';
-import { PHASES } from './step-breakdown';
+import { type Phases } from './history';
+import { type LoadRun, type RunningSystem, runLoad } from './load';
+import { mean, ratio, summarize, type Summary } from './measure';
 import { startSystem, type SystemName } from './systems';
-import { cell, type Table } from './table';
+import { fmtMs, fmtRatio, PHASE_HEADERS, phaseCells, type Table } from './table';
 
 interface Timing {
   step: Summary;
@@ -39,11 +38,12 @@ export interface OverheadResult {
   latencies: OverheadAtLatency[];
 }
 
-const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
-
 function timing(runs: LoadRun[]): Timing & { phases: Phases } {
   const phases = Object.fromEntries(
-    [...PHASES, 'total'].map((p) => [p, mean(runs.map((r) => r.history?.phases[p as keyof Phases] ?? Number.NaN))]),
+    Object.keys(runs[0]?.history?.phases ?? {}).map((p) => [
+      p,
+      mean(runs.map((r) => r.history!.phases[p as keyof Phases])),
+    ]),
   ) as Phases;
   return {
     step: summarize(runs.flatMap((r) => r.stepMs)),
@@ -107,39 +107,24 @@ export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
 export function overheadTables(overhead: OverheadResult): Table[] {
   const rows: Table['rows'] = [];
   for (const l of overhead.latencies) {
-    const row = (latency: string, label: string, t: Timing): Table['rows'][number] => [
+    const { orchestrator: o, inProcess: ip, bare } = l;
+    const row = (latency: string, label: string, t: Timing): string[] => [
       latency,
       label,
-      cell(t.step.p50 - l.latencyMs, fmtMs(t.step.p50)),
-      fmtMs(t.step.p95),
-      fmtMs(t.chain.p50),
-      fmtMs(t.chain.p95),
+      ...[t.step.p50, t.step.p95, t.chain.p50, t.chain.p95].map(fmtMs),
       String(l.reps),
     ];
-    rows.push(row(`${l.latencyMs} ms`, 'orchestrator', l.orchestrator));
-    if (l.bare) rows.push(row('', 'bare Temporal chain', l.bare));
-    rows.push(row('', 'in-process loop', l.inProcess));
-    const o = l.orchestrator;
-    const ip = l.inProcess;
-    rows.push([
+    const less = (label: string, a: Timing, b: Timing): string[] => [
       '',
-      'overhead (orch − loop)',
-      fmtMs(l.overheadPerStepMs.p50),
-      fmtMs(l.overheadPerStepMs.p95),
-      fmtMs(o.chain.p50 - ip.chain.p50),
+      label,
+      ...[a.step.p50 - b.step.p50, a.step.p95 - b.step.p95, a.chain.p50 - b.chain.p50].map(fmtMs),
       '',
       '',
-    ]);
-    if (l.bare)
-      rows.push([
-        '',
-        '  of which Temporal floor',
-        fmtMs(l.bare.step.p50 - ip.step.p50),
-        fmtMs(l.bare.step.p95 - ip.step.p95),
-        fmtMs(l.bare.chain.p50 - ip.chain.p50),
-        '',
-        '',
-      ]);
+    ];
+    rows.push(row(`${l.latencyMs} ms`, 'orchestrator', o));
+    if (bare) rows.push(row('', 'bare Temporal chain', bare));
+    rows.push(row('', 'in-process loop', ip), less('overhead (orch − loop)', o, ip));
+    if (bare) rows.push(less('  of which Temporal floor', bare, ip));
     rows.push([
       '',
       'ratio orch / loop',
@@ -150,51 +135,25 @@ export function overheadTables(overhead: OverheadResult): Table[] {
       '',
     ]);
   }
-  const phaseRows = overhead.latencies.flatMap((l) =>
-    [['orchestrator', l.orchestrator.phases] as const, ...(l.bare ? [['bare', l.bare.phases] as const] : [])].map(
-      ([system, phases], i) => {
-        const pre = Number.isFinite(phases['model.preRequest']) ? phases['model.preRequest'] : 0;
-        return [
-          i === 0 ? `${l.latencyMs} ms` : '',
-          system,
-          ...PHASES.map((p) =>
-            // Charted without the model latency, which dwarfs the rest at 1,000 ms.
-            cell(p === 'model.run' ? phases[p] - l.latencyMs - pre : phases[p], fmtNum(phases[p])),
-          ),
-          fmtNum(phases.total),
-        ];
-      },
-    ),
-  );
   return [
     {
       title: `1. Overhead per chain step — one conversation, ${overhead.steps}-step chain (step = model call + tool call)`,
       headers: ['latency', 'system', 'step p50', 'step p95', 'chain p50', 'chain p95', 'chains'],
       rows,
-      chart: {
-        title: 'Per-step time beyond the model latency (p50)',
-        yLabel: 'ms per step',
-        columns: ['step p50'],
-        labelCells: 2,
-      },
     },
     {
       title:
         'Where a step goes (mean ms per step, from the workflow histories; m.preRequest = activity start → request at the model)',
-      headers: ['latency', 'system', ...PHASES.map((p) => p.replace('model.', 'm.').replace('tool.', 't.')), 'total'],
-      rows: phaseRows,
+      headers: ['latency', 'system', ...PHASE_HEADERS],
+      rows: overhead.latencies.flatMap((l) => [
+        [`${l.latencyMs} ms`, 'orchestrator', ...phaseCells(l.orchestrator.phases)],
+        ...(l.bare ? [['', 'bare', ...phaseCells(l.bare.phases)]] : []),
+      ]),
       notes: overhead.latencies.map(
         (l) =>
           `at ${l.latencyMs} ms: workflow start → first model activity scheduled ${fmtMs(l.firstCall.startToSchedule)}; ` +
           `first model call activity start → request ${fmtMs(l.firstCall.preRequest)} (transcript cache miss: query) vs ${fmtMs(l.laterPreRequestMs)} for later calls`,
       ),
-      chart: {
-        title: 'Where a step goes, model latency removed (mean ms)',
-        yLabel: 'ms per step',
-        columns: PHASES.map((p) => p.replace('model.', 'm.').replace('tool.', 't.')),
-        labelCells: 2,
-        stacked: true,
-      },
     },
   ];
 }

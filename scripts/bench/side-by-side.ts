@@ -4,12 +4,10 @@
 // elsewhere hits each system alike), R rounds. Per system: wall time, and per conversation the history's bytes (as
 // fetchHistory sends it) and events; then ours ÷ peer and ours ÷ floor, paired within a round.
 import type { BenchContext } from './context';
-import { fmtMs, fmtRatio } from './format';
 import { type LoadRun, type RunningSystem, runLoad, settle } from './load';
-import { percentile } from './stats';
-import { PHASES } from './step-breakdown';
+import { percentile } from './measure';
 import { startSystem, type SystemName } from './systems';
-import { cell, type Table } from './table';
+import { fmtMs, fmtNum, fmtRatio, PHASE_HEADERS, phaseCells, runCell, type Table } from './table';
 
 export interface SideBySideResult {
   conversations: number;
@@ -97,28 +95,14 @@ export function sideBySideTables(result: SideBySideResult): Table[] {
     ],
     rows: result.lengths.map((steps) => [
       String(steps),
-      ...result.systems.map((name) => {
-        const wall = median(runsOf(result, name, steps).map((run) => run.wallMs));
-        return cell(wall, fmtMs(wall));
-      }),
-      ...pairs.map(([a, b]) => {
-        const ratios = pairedRatios(result, a, b, steps);
-        return cell(median(ratios), range(ratios));
-      }),
-      ...result.systems.map((name) => cell(history(name, steps)?.bytes ?? Number.NaN, kb(history(name, steps)?.bytes))),
-      ...result.systems.map((name) => {
-        const events = history(name, steps)?.events;
-        return events === undefined ? '–' : cell(events, String(Math.round(events)));
-      }),
+      ...result.systems.map((name) => fmtMs(median(runsOf(result, name, steps).map((run) => run.wallMs)))),
+      ...pairs.map(([a, b]) => range(pairedRatios(result, a, b, steps))),
+      ...result.systems.map((name) => kb(history(name, steps)?.bytes)),
+      ...result.systems.map((name) => fmtNum(history(name, steps)?.events ?? Number.NaN, 0)),
     ]),
     notes: [
       'history: bytes and events per conversation, from fetchHistory (ours stays open awaiting the next message; the peer and the floor complete).',
     ],
-    chart: {
-      title: 'Wall time of the same load (median over rounds)',
-      yLabel: 'ms',
-      columns: result.systems.map((name) => `${name} wall`),
-    },
   };
   const detail: Table = {
     title: 'Side by side, every run (CPU ms per step: worker, Temporal server, this process with the Messages API)',
@@ -140,36 +124,20 @@ export function sideBySideTables(result: SideBySideResult): Table[] {
       String(run.round),
       String(run.steps),
       run.system,
-      fmtMs(run.wallMs),
-      run.stepsPerSecond.toFixed(1),
-      fmtMs(percentile(run.durationsMs, 50)),
-      run.cpuMsPerStep.worker.toFixed(2),
-      run.cpuMsPerStep.server.toFixed(2),
-      run.cpuMsPerStep.bench.toFixed(2),
-      run.otherCores.toFixed(2),
+      ...(['wall', 'stepsPerSecond', 'p50', 'worker', 'server', 'bench', 'others'] as const).map((c) =>
+        runCell[c](run),
+      ),
       String(run.failed),
     ]),
   };
   const phases: Table = {
     title: 'Side by side, where a step goes (mean ms per step over every step read, last round)',
-    headers: [
-      'steps',
-      'system',
-      ...PHASES.map((p) => p.replace('model.', 'm.').replace('tool.', 't.')),
-      'total',
-      'first call',
-    ],
+    headers: ['steps', 'system', ...PHASE_HEADERS, 'first call'],
     rows: result.lengths.flatMap((steps) =>
       result.systems.map((name) => {
         const h = runsOf(result, name, steps).at(-1)?.history;
-        const f = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(1));
-        return [
-          String(steps),
-          name,
-          ...PHASES.map((p) => f(h?.phases[p])),
-          f(h?.phases.total),
-          h ? `${f(h.firstCall.startToSchedule)} + ${f(h.firstCall.preRequest)}` : '–',
-        ];
+        const first = h && `${fmtNum(h.firstCall.startToSchedule)} + ${fmtNum(h.firstCall.preRequest)}`;
+        return [String(steps), name, ...phaseCells(h?.phases), first ?? '–'];
       }),
     ),
     notes: [

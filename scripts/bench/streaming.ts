@@ -10,9 +10,9 @@ import { withDefaults } from '../../common/options';
 import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 import { CHAIN_TOOLS, requestsOf } from './chain-script';
 import type { BenchContext } from './context';
-import { fmtMs } from './format';
+import { fmtMs } from './table';
 import { type LoadRun, type LoadSpec, type RunningSystem, runLoad } from './load';
-import { summarize, type Summary } from './stats';
+import { summarize, type Summary } from './measure';
 import { startOurs } from './systems';
 import type { Table } from './table';
 

@@ -1,33 +1,46 @@
-// The report's one structure: every section states its figures as tables (a title, headers, rows, notes, and
-// optionally the chart the HTML report draws from them), and the console and HTML reports both render those tables.
-import { bars, escapeXml, PALETTE } from './svg';
-
-/** A figure keeps its value beside its text, so a chart can draw it and the text table right-aligns it. */
-export type Cell = string | { text: string; value: number };
+// The report's one structure: every section states its figures as tables (a title, headers, rows, notes), and the
+// console and HTML reports both render those tables. Number formatting, and the cells of a load run, live here too.
+import { type Phases, PHASES } from './history';
+import type { LoadRun } from './load';
+import { percentile } from './measure';
 
 export interface Table {
   title: string;
   headers: string[];
-  rows: Cell[][];
+  rows: string[][];
   notes?: string[];
-  /** One group per row (labelled by its first `labelCells` cells, default 1), one bar per named column. */
-  chart?: { title: string; yLabel: string; columns: string[]; labelCells?: number; stacked?: boolean };
 }
 
-export const cell = (value: number, text: string): Cell => ({ text, value });
-export const textOf = (c: Cell | undefined): string => (c === undefined ? '' : typeof c === 'string' ? c : c.text);
+export function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  if (Math.abs(ms) >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (Math.abs(ms) >= 100) return `${ms.toFixed(0)} ms`;
+  return `${ms.toFixed(1)} ms`;
+}
 
-/** A plain-text table with aligned columns: figures ("219 ms", "24.33×", "97.4%", "3359", "12/100") right-aligned. */
-export function textTable(headers: readonly string[], rows: readonly (readonly Cell[])[]): string {
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => textOf(row[i]).length)));
-  const numeric = (c: Cell | undefined): boolean =>
-    typeof c === 'object' ||
-    (c !== undefined && (c === '–' || /^[-+]?\d[\d.,/]*( ?(ms|s|B|KB|KiB|MiB|%|×))?( \(timeout\))?$/.test(c)));
-  const line = (cells: readonly (Cell | undefined)[], isHeader = false): string =>
+export const pct = (fraction: number): string => (Number.isFinite(fraction) ? `${(fraction * 100).toFixed(1)}%` : '–');
+export const fmtNum = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+export const fmtRatio = (value: number, digits = 2): string =>
+  Number.isFinite(value) ? `${value.toFixed(digits)}×` : '–';
+
+export function fmtBytes(bytes: number): string {
+  if (!Number.isFinite(bytes)) return '–';
+  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  if (bytes >= 10 * 1024) return `${(bytes / 1024).toFixed(0)} KiB`;
+  return `${Math.round(bytes)} B`;
+}
+
+/** Figures ("219 ms", "24.33×", "0.91–1.03×", "97.4%", "3359", "12/100") are right-aligned in a text table. */
+const NUMERIC = /^(–|[-+]?\d[\d.,/–]*( ?(ms|s|B|KB|KiB|MiB|%|×))?( \(timeout\))?)$/;
+
+/** A plain-text table with aligned columns. */
+export function textTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[], isHeader = false): string =>
     headers
       .map((_, i) => {
-        const text = textOf(cells[i]);
-        return !isHeader && numeric(cells[i]) ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
+        const text = cells[i] ?? '';
+        return !isHeader && NUMERIC.test(text) ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
       })
       .join('  ')
       .trimEnd();
@@ -40,43 +53,34 @@ export function renderText(table: Table): string {
   return ['', heading, ...body, ...(table.notes ?? []).map((note) => `  ${note}`)].join('\n');
 }
 
-function chartOf(table: Table): string {
-  const spec = table.chart;
-  if (!spec) return '';
-  const labelCells = spec.labelCells ?? 1;
-  const rows = table.rows.filter((row) =>
-    spec.columns.some((name) => typeof row[table.headers.indexOf(name)] === 'object'),
-  );
-  // A row whose first cell is empty continues the group above it (the way the text tables are laid out).
-  let group = '';
-  const categories = rows.map((row) => {
-    const cells = row.slice(0, labelCells).map(textOf);
-    if (cells[0]) group = cells[0];
-    else cells[0] = group;
-    return cells.join(' ').trim();
-  });
-  const series = spec.columns.map((name, i) => ({
-    name,
-    color: PALETTE[i % PALETTE.length]!,
-    values: rows.map((row) => {
-      const c = row[table.headers.indexOf(name)];
-      return typeof c === 'object' ? c.value : Number.NaN;
-    }),
-  }));
-  const width = Math.max(640, rows.length * 70);
-  return bars({ title: spec.title, yLabel: spec.yLabel, categories, series, width, stacked: spec.stacked === true });
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 export function renderHtml(table: Table): string {
-  const head = table.headers.map((h) => `<th>${escapeXml(h)}</th>`).join('');
-  const rows = table.rows
-    .map((row) => `<tr>${table.headers.map((_, i) => `<td>${escapeXml(textOf(row[i]))}</td>`).join('')}</tr>`)
-    .join('');
-  const notes = (table.notes ?? []).map((note) => `<p>${escapeXml(note)}</p>`).join('');
+  const row = (cells: readonly string[], tag: string): string =>
+    `<tr>${table.headers.map((_, i) => `<${tag}>${escapeXml(cells[i] ?? '')}</${tag}>`).join('')}</tr>`;
+  const body = [row(table.headers, 'th'), ...table.rows.map((cells) => row(cells, 'td'))].join('');
   return (
     `<h2>${escapeXml(table.title)}</h2>` +
-    (table.headers.length ? `<table><tr>${head}</tr>${rows}</table>` : '') +
-    notes +
-    (table.chart ? `<div class="chart">${chartOf(table)}</div>` : '')
+    (table.headers.length ? `<table>${body}</table>` : '') +
+    (table.notes ?? []).map((note) => `<p>${escapeXml(note)}</p>`).join('')
   );
 }
+
+/** A step's phases (history.ts) as table headers, and one row's cells for them. */
+export const PHASE_HEADERS = [...PHASES.map((p) => p.replace('model.', 'm.').replace('tool.', 't.')), 'total'];
+export const phaseCells = (phases: Partial<Phases> | undefined): string[] =>
+  [...PHASES, 'total' as const].map((p) => fmtNum(phases?.[p] ?? Number.NaN));
+
+/** The figures of one load run (load.ts) a table of runs may show, by column. */
+export const runCell = {
+  wall: (r: LoadRun) => fmtMs(r.wallMs),
+  stepsPerSecond: (r: LoadRun) => fmtNum(r.stepsPerSecond),
+  p50: (r: LoadRun) => fmtMs(percentile(r.durationsMs, 50)),
+  p95: (r: LoadRun) => fmtMs(percentile(r.durationsMs, 95)),
+  worker: (r: LoadRun) => fmtNum(r.cpuMsPerStep.worker, 2),
+  server: (r: LoadRun) => fmtNum(r.cpuMsPerStep.server, 2),
+  bench: (r: LoadRun) => fmtNum(r.cpuMsPerStep.bench, 2),
+  others: (r: LoadRun) => fmtNum(r.otherCores, 2),
+};

@@ -3,12 +3,10 @@
 // second for both, the worker's RSS every 200 ms, and CPU time per step of the worker, the Temporal server and this
 // process (load.ts). Each run gets a fresh worker, so one run's leftovers never weigh on the next.
 import type { BenchContext } from './context';
-import { fmtBytes, fmtMs, fmtNum, fmtRatio } from './format';
 import { type LoadRun, runLoad, settle } from './load';
-import { percentile, ratio } from './stats';
-import { PHASES } from './step-breakdown';
+import { ratio } from './measure';
 import { startSystem, type SystemName } from './systems';
-import { cell, type Table } from './table';
+import { fmtBytes, fmtMs, fmtNum, fmtRatio, PHASE_HEADERS, phaseCells, runCell, type Table } from './table';
 
 export interface ThroughputPoint {
   conversations: number;
@@ -86,23 +84,8 @@ const runsOfPoint = (p: ThroughputPoint): LoadRun[] => [p.orchestrator, ...(p.ba
 const label = (run: LoadRun): string => (run.system === 'floor' ? 'bare ceiling' : 'orchestrator');
 
 export function throughputTables(t: ThroughputResult, memory: boolean): Table[] {
-  const rows = t.points.flatMap((p) =>
-    runsOfPoint(p).map((run) => [
-      String(p.conversations),
-      label(run),
-      `${run.completed}/${run.conversations}${run.timedOut ? ' (timeout)' : ''}${run.failed ? ` ${run.failed} failed` : ''}`,
-      fmtMs(run.wallMs),
-      cell(run.stepsPerSecond, fmtNum(run.stepsPerSecond)),
-      fmtNum(t.latencyMs > 0 ? (run.conversations * run.steps) / (((run.steps + 1) * t.latencyMs) / 1000) : Number.NaN),
-      run.system === 'ours' ? fmtRatio(p.ratio) : '',
-      fmtMs(percentile(run.durationsMs, 50)),
-      fmtMs(percentile(run.durationsMs, 95)),
-      cell(run.cpuMsPerStep.worker, fmtNum(run.cpuMsPerStep.worker, 2)),
-      cell(run.cpuMsPerStep.server, fmtNum(run.cpuMsPerStep.server, 2)),
-      fmtNum(run.cpuMsPerStep.bench, 2),
-      `${run.history?.activityTimeouts ?? 0}/${run.history?.read ?? 0}`,
-      String(run.rpcTimeouts),
-    ]),
+  const runs = t.points.flatMap((p) =>
+    runsOfPoint(p).map((run) => ({ p, run, key: [String(p.conversations), label(run)] })),
   );
   const tables: Table[] = [
     {
@@ -123,47 +106,51 @@ export function throughputTables(t: ThroughputResult, memory: boolean): Table[] 
         'act. timeouts/histories',
         'update RPC timeouts',
       ],
-      rows,
+      rows: runs.map(({ p, run, key }) => [
+        ...key,
+        `${run.completed}/${run.conversations}${run.timedOut ? ' (timeout)' : ''}${run.failed ? ` ${run.failed} failed` : ''}`,
+        runCell.wall(run),
+        runCell.stepsPerSecond(run),
+        fmtNum(
+          t.latencyMs > 0 ? (run.conversations * run.steps) / (((run.steps + 1) * t.latencyMs) / 1000) : Number.NaN,
+        ),
+        run.system === 'ours' ? fmtRatio(p.ratio) : '',
+        runCell.p50(run),
+        runCell.p95(run),
+        runCell.worker(run),
+        runCell.server(run),
+        runCell.bench(run),
+        `${run.history?.activityTimeouts ?? 0}/${run.history?.read ?? 0}`,
+        String(run.rpcTimeouts),
+      ]),
       notes: [
         'CPU ms/step: CPU time of the process during the run ÷ completed steps (bench = this process: client and the local Messages API server).',
         'act. timeouts: activity attempts the server handed out that never completed (lost under overload), retried after the heartbeat timeout.',
-        ...t.points
-          .flatMap(runsOfPoint)
-          .filter((r) => r.firstError)
-          .map((r) => `${label(r)} at ${r.conversations}: first error: ${r.firstError}`),
+        ...runs
+          .filter(({ run }) => run.firstError)
+          .map(({ run }) => `${label(run)} at ${run.conversations}: first error: ${run.firstError}`),
       ],
-      chart: { title: 'Steps per second on one worker', yLabel: 'steps/s', columns: ['steps/s'], labelCells: 2 },
     },
     {
       title: 'Where a step goes under load (mean ms per step over the histories read)',
-      headers: ['conv', 'system', ...PHASES.map((p) => p.replace('model.', 'm.').replace('tool.', 't.')), 'total'],
-      rows: t.points.flatMap((p) =>
-        runsOfPoint(p).map((run) => [
-          String(p.conversations),
-          label(run),
-          ...PHASES.map((ph) => fmtNum(run.history?.phases[ph] ?? Number.NaN)),
-          fmtNum(run.history?.phases.total ?? Number.NaN),
-        ]),
-      ),
+      headers: ['conv', 'system', ...PHASE_HEADERS],
+      rows: runs.map(({ run, key }) => [...key, ...phaseCells(run.history?.phases)]),
     },
   ];
   if (memory)
     tables.push({
       title: '4. Worker memory — RSS of the worker process, sampled every 200 ms during the throughput runs',
       headers: ['conv', 'system', 'RSS at start', 'peak RSS (sampled)', 'VmHWM', 'peak − start per conversation'],
-      rows: t.points.flatMap((p) =>
-        runsOfPoint(p).map((run) => {
-          const m = run.memory;
-          return [
-            String(p.conversations),
-            label(run),
-            fmtBytes(m?.idleRssBytes ?? Number.NaN),
-            fmtBytes(m?.peakRssBytes ?? Number.NaN),
-            fmtBytes(m?.highWaterMarkBytes ?? Number.NaN),
-            fmtBytes(m ? (m.peakRssBytes - m.idleRssBytes) / p.conversations : Number.NaN),
-          ];
-        }),
-      ),
+      rows: runs.map(({ run, key }) => {
+        const m = run.memory;
+        const perConversation = m ? (m.peakRssBytes - m.idleRssBytes) / run.conversations : Number.NaN;
+        return [
+          ...key,
+          ...[m?.idleRssBytes, m?.peakRssBytes, m?.highWaterMarkBytes, perConversation].map((b) =>
+            fmtBytes(b ?? Number.NaN),
+          ),
+        ];
+      }),
     });
   return tables;
 }

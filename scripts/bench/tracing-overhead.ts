@@ -24,7 +24,7 @@ import { createConversationWorker } from '../../workers/conversation-worker';
 import { OTEL_WORKFLOW_INTERCEPTORS, WORKFLOWS_PATH } from '../../workers/workflow-bundles';
 import { runMain, UsageError } from '../script-main';
 import { echoTool, scriptToolCalls } from './chain-script';
-import { summarize } from './stats';
+import { summarize } from './measure';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
 import { type PackedExample, packAndInstallExample, startExampleWorker } from '../packed-example';
 import { cleanUpOnSignal, runMain, UsageError } from '../script-main';
-import { summarize } from './stats';
+import { summarize } from './measure';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
