@@ -65,8 +65,15 @@ const HELP = `npm run bench -- [options]
 Environment: TEMPORAL_ADDRESS (reuse a running server), WORKER_MAX_CONCURRENT_ACTIVITIES,
 WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, WORKER_MAX_CACHED_WORKFLOWS (passed to both worker processes).`;
 
-/** Integers (≥ 0 or ≥ 1) separated by commas. */
-function ints(flag: string, value: string, { zero = false, single = false } = {}): number[] {
+/** The flags of the help above: the booleans, and every other one taking a value. */
+const BOOLEANS = ['help', 'update-baseline', 'no-ceiling'];
+const OPTIONS = Object.fromEntries([
+  ...BOOLEANS.map((name) => [name, { type: 'boolean' as const, ...(name === 'help' && { short: 'h' }) }]),
+  ...[...HELP.matchAll(/^ {2}--([a-z-]+) [A-Z]/gm)].map((m) => [m[1]!, { type: 'string' as const }]),
+]);
+
+/** Integers (≥ 0 or ≥ 1) separated by commas; `single`: exactly one. */
+export function ints(flag: string, value: string, { zero = false, single = false } = {}): number[] {
   const numbers = value
     .split(',')
     .filter((part) => part.trim())
@@ -82,32 +89,11 @@ function ints(flag: string, value: string, { zero = false, single = false } = {}
   return numbers;
 }
 
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  only: { type: 'string' },
-  conversations: { type: 'string' },
-  steps: { type: 'string' },
-  latency: { type: 'string' },
-  'overhead-latencies': { type: 'string' },
-  'overhead-reps': { type: 'string' },
-  'history-steps': { type: 'string' },
-  'cost-steps': { type: 'string' },
-  'peer-conversations': { type: 'string' },
-  'peer-steps': { type: 'string' },
-  rounds: { type: 'string' },
-  'update-baseline': { type: 'boolean' },
-  'no-ceiling': { type: 'boolean' },
-  'run-timeout': { type: 'string' },
-  budget: { type: 'string' },
-  out: { type: 'string' },
-  profile: { type: 'string' },
-} as const;
-
 /** Returns undefined after printing help for --help. */
 export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
-  let values: Partial<Record<keyof typeof OPTIONS, string | boolean>>;
+  let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseNodeArgs({ args: [...argv], options: OPTIONS, strict: true }).values;
+    values = parseNodeArgs({ args: [...argv], options: OPTIONS, strict: true }).values as typeof values;
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n\n${HELP}`);
   }
@@ -115,22 +101,16 @@ export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
     console.log(HELP);
     return undefined;
   }
-  const list = (flag: keyof typeof OPTIONS, fallback: number[], zero = false): number[] =>
+  const list = (flag: string, fallback: number[], zero = false): number[] =>
     typeof values[flag] === 'string' ? ints(flag, values[flag], { zero }) : fallback;
-  const one = (flag: keyof typeof OPTIONS, fallback: number, zero = false): number =>
+  const one = (flag: string, fallback: number, zero = false): number =>
     typeof values[flag] === 'string' ? ints(flag, values[flag], { zero, single: true })[0]! : fallback;
-  const only =
-    typeof values.only === 'string'
-      ? values.only
-          .split(',')
-          .map((name) => name.trim())
-          .filter(Boolean)
-      : SECTIONS;
-  const unknown = only.filter((name) => !(SECTIONS as readonly string[]).includes(name));
-  if (unknown.length > 0 || only.length === 0)
+  const only = typeof values.only === 'string' ? values.only.split(',').map((name) => name.trim()) : SECTIONS;
+  const unknown = only.filter((name) => name && !(SECTIONS as readonly string[]).includes(name));
+  if (unknown.length > 0 || !only.some(Boolean))
     throw new UsageError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
   const args: BenchArgs = {
-    only: new Set(only as Section[]),
+    only: new Set(only.filter(Boolean) as Section[]),
     conversations: list('conversations', [10, 100, 1000]),
     steps: one('steps', 5),
     latencyMs: one('latency', 1000, true),

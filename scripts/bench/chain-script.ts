@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineTool } from '../../activities/tool-definition';
+import type { ConversationClient, StartOptions } from '../../client/conversation-client';
 import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 
 export const CHAIN_TOOLS = ['get_weather', 'get_ticker_symbol'];
@@ -63,4 +64,21 @@ export function scriptToolCalls(mock: MessagesApi, prompt: string, tool: string,
   }));
   steps.push({ reply: { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } });
   mock.script(prompt, steps);
+}
+
+/** A conversation of `calls` calls of `tool` (scriptToolCalls), closed after its reply: bench:mcp's and bench:tracing's. */
+export async function echoChain(
+  mock: MessagesApi,
+  conversations: ConversationClient,
+  label: string,
+  tool: string,
+  calls: number,
+  start: Omit<StartOptions, 'id'>,
+): Promise<string> {
+  const prompt = `bench ${tool} ${randomUUID()}`;
+  scriptToolCalls(mock, prompt, tool, calls);
+  const id = `${label}-${randomUUID().slice(0, 8)}`;
+  const limits = { maxModelCallsPerTurn: calls + 10, maxToolCallsPerTurn: calls + 10 };
+  await conversations.sendMessage(id, prompt, { start: { ...start, closeAfterFirstReply: true, limits } });
+  return id;
 }

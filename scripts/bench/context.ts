@@ -2,17 +2,20 @@
 // workflow bundles (built once per run, so each worker process starts in a second or two instead of bundling on its
 // own; the peer's worker bundles its own into the same folder), and worker processes (systems.ts says which), each on
 // its own task queue.
+import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
 import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi, MessagesApiOptions } from '../../testing/messages-api/types';
 import { cleanUpOnSignal } from '../script-main';
 import { spawnWorker, type WorkerProcess } from '../worker-process';
 import type { BenchArgs } from './args';
+import { createAnthropic } from '../../workers/anthropic-client';
+import { type ConversationWorkerOptions, createConversationWorker } from '../../workers/conversation-worker';
 import { conversationBundleOptions } from '../../workers/workflow-bundles';
 
 export interface Bundles {
@@ -27,12 +30,17 @@ async function bundle(options: { workflowsPath: string }, file: string): Promise
   return file;
 }
 
+/** Which bundles to build: the conversation's, also the floor's, or none (a worker in this process bundles its own). */
+export type BundleChoice = 'conversation' | 'with-bare' | 'none';
+
 /** `conversation`: a bundle of the conversation workflow built already (the test runner's), used as it is. */
-export async function buildBundles(needBare: boolean, conversationBundle?: string): Promise<Bundles> {
+export async function buildBundles(which: BundleChoice, conversationBundle?: string): Promise<Bundles> {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'cto-bench-'));
   const [conversation, bare] = await Promise.all([
-    conversationBundle ?? bundle(conversationBundleOptions(), path.join(dir, 'conversation-bundle.js')),
-    needBare
+    which === 'none'
+      ? ''
+      : (conversationBundle ?? bundle(conversationBundleOptions(), path.join(dir, 'conversation-bundle.js'))),
+    which === 'with-bare'
       ? bundle({ workflowsPath: require.resolve('./bare-workflow.ts') }, path.join(dir, 'bare-bundle.js'))
       : Promise.resolve(''),
   ]);
@@ -57,7 +65,12 @@ export interface BenchContext {
  */
 export async function openBench(
   args: BenchArgs,
-  options: { log: (line: string) => void; needBare: boolean; messagesApi?: MessagesApiOptions },
+  options: {
+    log: (line: string) => void;
+    /** Default: the conversation's. */
+    bundles?: BundleChoice;
+    messagesApi?: MessagesApiOptions;
+  },
 ): Promise<{ ctx: BenchContext; close(): Promise<void> }> {
   const { log } = options;
   const parts: { server?: DevServer; bundles?: Bundles; mock?: MessagesApi; connection?: Connection } = {};
@@ -73,7 +86,7 @@ export async function openBench(
   try {
     const [server, bundles] = await Promise.allSettled([
       connectOrStartDevServer({ log }),
-      buildBundles(options.needBare),
+      buildBundles(options.bundles ?? 'conversation'),
     ]);
     if (server.status === 'fulfilled') parts.server = server.value;
     if (bundles.status === 'fulfilled') parts.bundles = bundles.value;
@@ -98,6 +111,31 @@ export async function openBench(
     await close();
     throw err;
   }
+}
+
+/** A conversation worker in this process, on a task queue of its own (bench:mcp, bench:tracing); `stop` ends it. */
+export async function inProcessWorker(
+  ctx: BenchContext,
+  options: Omit<ConversationWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'anthropic'>,
+): Promise<{ taskQueue: string; stop(): Promise<void> }> {
+  const taskQueue = `bench-${randomUUID()}`;
+  const connection = await NativeConnection.connect({ address: ctx.server.address });
+  const worker = await createConversationWorker({
+    connection,
+    namespace: ctx.server.namespace,
+    taskQueue,
+    anthropic: createAnthropic({ ANTHROPIC_BASE_URL: ctx.mock.url }),
+    ...options,
+  });
+  const running = worker.run();
+  return {
+    taskQueue,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
 }
 
 /** Passed through from the bench's environment to every worker, so a tuning can be tried without code changes. */

@@ -1,19 +1,13 @@
 // The guard: the bench fails (exit code 1, a FAIL line) when a conversation's cost per step grows past a margin
-// against the last committed baseline (scripts/bench/baseline.json; `npm run bench -- --update-baseline` rewrites it).
-// Measured on the side by side's load (ours and the floor, alternated; the peer is not needed), at each chain length:
-//   time     ours' wall time ÷ the floor's, paired within a round. A ratio to the floor, not a time: the floor runs the
-//            same load on the same machine a moment apart, so it absorbs the machine's speed and most of its load;
-//            what is left is the orchestrator's own cost per step. The baseline keeps the median over the rounds.
-//   history  ours' history bytes per conversation (encoded, as fetchHistory sends it), ÷ steps for a per-step figure.
-// Margins. Time +15%, judged only on quiet rounds — those during which the rest of the machine kept at most a quarter
-// of a core busy (load.ts measures it: the machine's busy time less the worker's, the server's and the bench's) —
-// and failed only when every quiet round is past it. On 2 cores shared with other work, a burst elsewhere slows one
-// run of a pair by half or more (the same 32-step load took 7.4 s and 18.3 s a minute apart, and paired ratios moved
-// from 0.98 to 1.97 within one invocation at load 4–6), so a busy round says nothing about the code; rounds on a quiet
-// machine agree within about ±7% (the issue's ranges: 0.91–1.03×, 0.75–0.85×), and +15% is past that while still
-// catching a sixth more overhead. No quiet round: time is not judged, and the report says so.
-// History +2%: it does not depend on the machine (runs agree within 0.02%), only on what the code writes; one more
-// event or payload field per step is caught.
+// against the last committed baseline (scripts/bench/baseline.json; `npm run bench -- --update-baseline` rewrites it),
+// measured on the side by side's load (ours and the floor, alternated), at each chain length:
+//   time     ours' wall time ÷ the floor's, paired within a round: the floor runs the same load on the same machine a
+//            moment apart, so it absorbs the machine's speed and most of its load. The baseline keeps the median.
+//   history  ours' history bytes per conversation (encoded, as fetchHistory sends it).
+// Time +15%, judged only on quiet rounds (the rest of the machine kept at most QUIET_CORES busy: load.ts) and failed
+// only when every quiet round is past it: on 2 shared cores a burst elsewhere slows one run of a pair by half or more,
+// while quiet rounds agree within about ±7%. No quiet round: time is not judged, and the report says so.
+// History +2%: it depends only on what the code writes (runs agree within 0.02%): one more event per step is caught.
 import fs from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';

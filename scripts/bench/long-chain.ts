@@ -303,7 +303,6 @@ async function main(): Promise<number> {
     );
   const { ctx, close } = await openBench(parseArgs([])!, {
     log,
-    needBare: false,
     messagesApi: { contextWindowTokens: options.windowTokens },
   });
   let worker: WorkerProcess | undefined;

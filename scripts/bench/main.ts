@@ -48,7 +48,7 @@ async function main(): Promise<number> {
     (args.ceiling && (args.only.has('throughput') || args.only.has('overhead'))) ||
     args.only.has('peer') ||
     args.only.has('guard');
-  const { ctx, close } = await openBench(args, { log, needBare });
+  const { ctx, close } = await openBench(args, { log, bundles: needBare ? 'with-bare' : 'conversation' });
   try {
     const devServer = ctx.server;
     const results: Omit<BenchResults, 'targets' | 'finishedAt' | 'durationMs' | 'machine'> = {

@@ -8,22 +8,19 @@
 //   npm run bench:mcp                  100 calls each
 //   npm run bench:mcp -- --calls 300 --json results/mcp-overhead.json
 import fsp from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { McpClientPool } from '../../activities/mcp/mcp-client-pool';
 import { parseMcpServers } from '../../activities/mcp/mcp-server-config';
 import { ConversationClient, type StartOptions } from '../../client/conversation-client';
-import { connectOrStartDevServer } from '../../testing/dev-server';
-import { startMessagesApi } from '../../testing/messages-api/server';
-import { createAnthropic } from '../../workers/anthropic-client';
-import { createConversationWorker } from '../../workers/conversation-worker';
 import { startEverythingHttpServer } from '../everything-http-server';
 import { runMain, UsageError } from '../script-main';
-import { echoTool, scriptToolCalls } from './chain-script';
-import { summarize } from './measure';
+import { parseArgs as benchArgs } from './args';
+import { echoChain, echoTool } from './chain-script';
+import { inProcessWorker, openBench } from './context';
 import { collect } from './history';
+import { summarize } from './measure';
+import { textTable } from './table';
 
 interface Variant {
   label: string;
@@ -53,9 +50,8 @@ async function main(): Promise<number> {
   const calls = Number(values.calls);
   if (!Number.isInteger(calls) || calls < 1 || calls > 1000) throw new UsageError('--calls: a whole number, 1 to 1000');
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-
-  const server = await connectOrStartDevServer({ log: (line) => process.stderr.write(`[temporal] ${line}\n`) });
-  const mock = await startMessagesApi();
+  const log = (line: string) => void process.stderr.write(`[bench:mcp] ${line}\n`);
+  const { ctx, close } = await openBench(benchArgs([])!, { log, bundles: 'none' });
   const http = await startEverythingHttpServer();
   const mcp = new McpClientPool(
     parseMcpServers(
@@ -69,26 +65,17 @@ async function main(): Promise<number> {
       {},
     ),
   );
-  const taskQueue = `bench-mcp-${randomUUID()}`;
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const worker = await createConversationWorker({
-    connection: workerConnection,
-    namespace: server.namespace,
-    taskQueue,
-    anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url }),
-    tools: [echoTool],
-    mcp,
-  });
-  const running = worker.run();
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
+  const worker = await inProcessWorker(ctx, { tools: [echoTool], mcp });
+  const { client } = ctx;
+  const taskQueue = worker.taskQueue;
   const conversations = new ConversationClient({ client, taskQueue, tools: ['echo'], mcpServers: mcp.serverNames });
-
-  const results: Record<string, unknown> = {
-    calls,
-    machine: `${process.platform} ${process.arch}, node ${process.version}`,
+  const machine = `${process.platform} ${process.arch}, node ${process.version}`;
+  const results: Record<string, unknown> = { calls, machine };
+  const rows: string[][] = [];
+  const cell = (samples: number[] | undefined) => {
+    const s = samples && summarize(samples);
+    return s ? `${s.p50.toFixed(2)} (${s.p95.toFixed(2)})` : '—';
   };
-  const rows: string[] = [];
   try {
     // The SDK client alone: the floor any MCP tool call pays.
     for (const [label, name] of [
@@ -102,41 +89,31 @@ async function main(): Promise<number> {
         if (i >= 5) samples.push(performance.now() - started);
       }
       results[label] = { roundTrip: samples };
-      rows.push(row(label, samples, undefined));
+      rows.push([label, cell(samples), cell(undefined)]);
     }
-
     for (const variant of VARIANTS) {
-      const prompt = `bench ${variant.tool} ${randomUUID()}`;
-      scriptToolCalls(mock, prompt, variant.tool, calls);
-      const id = `bench-mcp-${variant.activityType}-${randomUUID().slice(0, 8)}`;
-      process.stderr.write(`[bench:mcp] ${variant.label}: ${calls} calls…\n`);
-      await conversations.sendMessage(id, prompt, {
-        start: {
-          ...variant.options,
-          closeAfterFirstReply: true,
-          limits: { maxModelCallsPerTurn: calls + 10, maxToolCallsPerTurn: calls + 10 },
-        },
-      });
-      const { scheduledToCompleted, startedToCompleted } = await activityDurations(client, id, variant.activityType);
+      log(`${variant.label}: ${calls} calls…`);
+      const label = `bench-mcp-${variant.activityType}`;
+      const id = await echoChain(ctx.mock, conversations, label, variant.tool, calls, variant.options);
+      // Per call, from the history: scheduled → completed and started → completed.
+      const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+      const activities = collect(events).activities.filter((a) => a.type === variant.activityType);
+      const scheduledToCompleted = activities.map((a) => a.closedAt - a.scheduledAt);
+      const startedToCompleted = activities.map((a) => a.closedAt - a.startedAt);
       results[variant.label] = { scheduledToCompleted, startedToCompleted };
-      rows.push(row(variant.label, scheduledToCompleted, startedToCompleted));
+      rows.push([variant.label, cell(scheduledToCompleted), cell(startedToCompleted)]);
     }
   } finally {
-    worker.shutdown();
-    await running;
+    await worker.stop();
     await mcp.close();
     await http.close();
-    await workerConnection.close();
-    await connection.close();
-    await mock.close();
-    await server.stop();
+    await close();
   }
 
   const median = (label: string) =>
     summarize((results[label] as { scheduledToCompleted: number[] }).scheduledToCompleted).p50;
-  console.log(`\nPer tool call, ${calls} sequential calls each, median (p95) in ms — ${results.machine}`);
-  console.log(`${'what'.padEnd(34)}${'scheduled→completed'.padStart(22)}${'started→completed'.padStart(22)}`);
-  for (const line of rows) console.log(line);
+  console.log(`\nPer tool call, ${calls} sequential calls each, median (p95) in ms — ${machine}`);
+  console.log(textTable(['what', 'scheduled→completed', 'started→completed'], rows));
   const builtIn = median(VARIANTS[0]!.label);
   for (const variant of VARIANTS.slice(1)) {
     console.log(
@@ -145,25 +122,6 @@ async function main(): Promise<number> {
   }
   if (values.json) await fsp.writeFile(values.json, JSON.stringify(results, null, 2));
   return 0;
-}
-
-function row(label: string, first: number[], second: number[] | undefined): string {
-  const cell = (samples: number[] | undefined) => {
-    if (!samples) return '—'.padStart(22);
-    const s = summarize(samples);
-    return `${s.p50.toFixed(2)} (${s.p95.toFixed(2)})`.padStart(22);
-  };
-  return `${label.padEnd(34)}${cell(first)}${cell(second)}`;
-}
-
-/** Per activity of `type` in the conversation's history: scheduled→completed and started→completed. */
-async function activityDurations(client: Client, id: string, type: string) {
-  const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-  const activities = collect(events).activities.filter((a) => a.type === type);
-  return {
-    scheduledToCompleted: activities.map((a) => a.closedAt - a.scheduledAt),
-    startedToCompleted: activities.map((a) => a.closedAt - a.startedAt),
-  };
 }
 
 runMain(main);

@@ -36,14 +36,11 @@ export interface HistoryCost {
   updatesPerModelCall: number;
 }
 
-export interface StreamingThroughput {
-  conversations: number;
-  stepsPerSecond: number;
-  wallMs: number;
-  failed: number;
-  /** CPU time per chain step: the worker, the Temporal server (when the bench started it), this process. */
-  cpuMsPerStep: { worker: number; server: number; bench: number };
-}
+/** cpuMsPerStep: the worker, the Temporal server (when the bench started it), this process. */
+export type StreamingThroughput = Pick<
+  LoadRun,
+  'conversations' | 'stepsPerSecond' | 'wallMs' | 'failed' | 'cpuMsPerStep'
+>;
 
 export interface StreamingResult {
   tokenDelayMs: number;
@@ -58,23 +55,14 @@ export interface StreamingResult {
 /** The conversations' default (common/options.ts). */
 const FLUSH_INTERVAL_MS = withDefaults().streaming.intervalMs;
 
-/** A chain of `steps` tool calls and a final answer, each reply WORDS_PER_REPLY words of text, unique to `tag`. */
+/** A chain of STEPS tool calls and a final answer, each reply WORDS_PER_REPLY words of text, unique to `label`. */
 function streamingChain(mock: MessagesApi, label: string): string {
-  const words = (step: number) =>
-    Array.from({ length: WORDS_PER_REPLY }, (_, i) => `w${step}x${i}`).join(' ') + (step < STEPS ? ' ' : '.');
-  const steps: ScriptStep[] = [];
-  for (let i = 0; i < STEPS; i++) {
-    steps.push({
-      reply: {
-        content: [
-          { type: 'text', text: words(i) },
-          { type: 'tool_use', name: 'get_weather', input: { location: 'Paris' } },
-        ],
-        stop_reason: 'tool_use',
-      },
-    });
-  }
-  steps.push({ reply: { content: [{ type: 'text', text: words(STEPS) }], stop_reason: 'end_turn' } });
+  const steps: ScriptStep[] = Array.from({ length: STEPS + 1 }, (_, step) => {
+    const text = Array.from({ length: WORDS_PER_REPLY }, (_, i) => `w${step}x${i}`).join(' ');
+    if (step === STEPS) return { reply: { content: [{ type: 'text', text: `${text}.` }], stop_reason: 'end_turn' } };
+    const call = { type: 'tool_use' as const, name: 'get_weather', input: { location: 'Paris' } };
+    return { reply: { content: [{ type: 'text', text: `${text} ` }, call], stop_reason: 'tool_use' } };
+  });
   const key = `[${label}-${randomUUID()}]`;
   mock.script(key, steps);
   return `${key} Check the weather a few times.`;
@@ -92,9 +80,7 @@ async function streamOne(conversations: ConversationClient, id: string, prompt: 
     const at = Date.now();
     const chars = (length.get(event.call) ?? 0) + event.text.length;
     length.set(event.call, chars);
-    let list = arrivals.get(event.call);
-    if (!list) arrivals.set(event.call, (list = []));
-    list.push({ chars, at });
+    arrivals.set(event.call, [...(arrivals.get(event.call) ?? []), { chars, at }]);
   }
   return arrivals;
 }
@@ -144,12 +130,18 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
     signalsPerModelCall: (run.history?.eventTypes.workflowExecutionSignaled ?? 0) / modelCalls,
     updatesPerModelCall: (run.history?.eventTypes.workflowExecutionUpdateAccepted ?? 0) / modelCalls,
   });
-  const throughput = (run: LoadRun): StreamingThroughput => ({
-    conversations: run.conversations,
-    stepsPerSecond: run.stepsPerSecond,
-    wallMs: run.wallMs,
-    failed: run.failed,
-    cpuMsPerStep: run.cpuMsPerStep,
+  const throughput = ({
+    conversations,
+    stepsPerSecond,
+    wallMs,
+    failed,
+    cpuMsPerStep,
+  }: LoadRun): StreamingThroughput => ({
+    conversations,
+    stepsPerSecond,
+    wallMs,
+    failed,
+    cpuMsPerStep,
   });
   try {
     ours.send = { streaming: { enabled: false } };

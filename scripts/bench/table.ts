@@ -30,8 +30,8 @@ export function fmtBytes(bytes: number): string {
   return `${Math.round(bytes)} B`;
 }
 
-/** Figures ("219 ms", "24.33×", "0.91–1.03×", "97.4%", "3359", "12/100") are right-aligned in a text table. */
-const NUMERIC = /^(–|[-+]?\d[\d.,/–]*( ?(ms|s|B|KB|KiB|MiB|%|×))?( \(timeout\))?)$/;
+/** Figures ("219 ms", "24.33×", "0.91–1.03×", "97.4%", "3359", "12/100", "1.20 (3.50)") are right-aligned. */
+const NUMERIC = /^(–|[-+]?\d[\d.,/–]*( ?(ms|s|B|KB|KiB|MiB|%|×))?( \([\w.]+\))?)$/;
 
 /** A plain-text table with aligned columns. */
 export function textTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -6,7 +6,7 @@ import type { BenchContext } from './context';
 import { type LoadRun, runLoad, settle } from './load';
 import { ratio } from './measure';
 import { startSystem, type SystemName } from './systems';
-import { fmtBytes, fmtMs, fmtNum, fmtRatio, PHASE_HEADERS, phaseCells, runCell, type Table } from './table';
+import { fmtBytes, fmtNum, fmtRatio, PHASE_HEADERS, phaseCells, runCell, type Table } from './table';
 
 export interface ThroughputPoint {
   conversations: number;

@@ -8,22 +8,18 @@
 //   npm run bench:tracing                       3 rounds of 50 tool calls (101 activities) each way
 //   npm run bench:tracing -- --calls 100 --rounds 5
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { ConversationClient } from '../../client/conversation-client';
-import { connectOrStartDevServer } from '../../testing/dev-server';
-import { startMessagesApi } from '../../testing/messages-api/server';
 import { startTracing } from '../../tracing/tracing-sdk';
-import { createAnthropic } from '../../workers/anthropic-client';
-import { createConversationWorker } from '../../workers/conversation-worker';
 import { OTEL_WORKFLOW_INTERCEPTORS, WORKFLOWS_PATH } from '../../workers/workflow-bundles';
 import { runMain, UsageError } from '../script-main';
-import { echoTool, scriptToolCalls } from './chain-script';
+import { parseArgs as benchArgs } from './args';
+import { echoChain, echoTool } from './chain-script';
+import { inProcessWorker, openBench } from './context';
 import { summarize } from './measure';
 
 async function main(): Promise<number> {
@@ -40,27 +36,22 @@ async function main(): Promise<number> {
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) throw new UsageError('--rounds: 1 to 20');
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const log = (line: string) => void process.stderr.write(`[bench:tracing] ${line}\n`);
-
-  const server = await connectOrStartDevServer({ log: (line) => log(`[temporal] ${line}`) });
-  const mock = await startMessagesApi();
-  const connection = await Connection.connect({ address: server.address });
-  log('bundling the workflows, plain and traced…');
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-tracing-'));
-  const bundle = async (traced: boolean) => {
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: WORKFLOWS_PATH,
-      ...(traced && { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] }),
-      logger: new DefaultLogger('WARN'),
-    });
-    const file = path.join(dir, traced ? 'default-traced.js' : 'default.js');
-    await fsp.writeFile(file, code);
-    return file;
-  };
-  const bundles = { off: await bundle(false), on: await bundle(true) };
+  const { ctx, close } = await openBench(benchArgs([])!, { log, bundles: 'none' });
   const samples: Record<'off' | 'on', number[]> = { off: [], on: [] };
   let spans = 0;
-
   try {
+    log('bundling the workflows, plain and traced…');
+    const bundle = async (traced: boolean) => {
+      const { code } = await bundleWorkflowCode({
+        workflowsPath: WORKFLOWS_PATH,
+        ...(traced && { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] }),
+        logger: new DefaultLogger('WARN'),
+      });
+      const file = path.join(ctx.bundles.dir, traced ? 'default-traced.js' : 'default.js');
+      await fsp.writeFile(file, code);
+      return file;
+    };
+    const bundles = { off: await bundle(false), on: await bundle(true) };
     for (let round = 0; round < rounds; round++) {
       for (const mode of ['off', 'on'] as const) {
         const exporter = new InMemorySpanExporter();
@@ -68,39 +59,22 @@ async function main(): Promise<number> {
           mode === 'on'
             ? startTracing({ serviceName: 'bench', spanProcessor: new BatchSpanProcessor(exporter) })
             : undefined;
-        const taskQueue = `bench-tracing-${randomUUID()}`;
-        const workerConnection = await NativeConnection.connect({ address: server.address });
-        const worker = await createConversationWorker({
-          connection: workerConnection,
-          namespace: server.namespace,
-          taskQueue,
-          anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url }),
+        const worker = await inProcessWorker(ctx, {
           tools: [echoTool],
           workflowBundlePath: bundles[mode],
           ...(tracing && { tracing }),
         });
-        const running = worker.run();
         const client = new Client({
-          connection,
-          namespace: server.namespace,
+          connection: ctx.client.connection,
+          namespace: ctx.server.namespace,
           ...(tracing && { interceptors: tracing.clientInterceptors() }),
         });
-        const conversations = new ConversationClient({ client, taskQueue, tools: ['echo'] });
-        const prompt = `bench tracing ${randomUUID()}`;
-        scriptToolCalls(mock, prompt, 'echo', calls);
+        const conversations = new ConversationClient({ client, taskQueue: worker.taskQueue, tools: ['echo'] });
         const started = performance.now();
-        await conversations.sendMessage(`bench-tracing-${mode}-${randomUUID().slice(0, 8)}`, prompt, {
-          start: {
-            tools: ['echo'],
-            closeAfterFirstReply: true,
-            limits: { maxModelCallsPerTurn: calls + 10, maxToolCallsPerTurn: calls + 10 },
-          },
-        });
+        await echoChain(ctx.mock, conversations, `bench-tracing-${mode}`, 'echo', calls, { tools: ['echo'] });
         const perStep = (performance.now() - started) / (2 * calls + 1);
         samples[mode].push(perStep);
-        worker.shutdown();
-        await running;
-        await workerConnection.close();
+        await worker.stop();
         if (tracing) {
           await tracing.flush();
           spans = exporter.getFinishedSpans().length; // before shutdown, which empties the exporter
@@ -110,14 +84,12 @@ async function main(): Promise<number> {
       }
     }
   } finally {
-    await connection.close();
-    await mock.close();
-    await server.stop();
-    await fsp.rm(dir, { recursive: true, force: true });
+    await close();
   }
 
   const off = summarize(samples.off).p50;
   const on = summarize(samples.on).p50;
+  const fmt = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ');
   console.log(
     `\nTracing overhead, ${calls} model → tool steps (${2 * calls + 1} activities) per conversation, ${rounds} rounds` +
       ` — ${process.platform} ${process.arch}, node ${process.version}`,
@@ -130,7 +102,5 @@ async function main(): Promise<number> {
   if (values.json) await fsp.writeFile(values.json, JSON.stringify({ calls, rounds, samples, spans }, null, 2));
   return 0;
 }
-
-const fmt = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ');
 
 runMain(main);

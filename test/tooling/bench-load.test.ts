@@ -35,7 +35,7 @@ describe('bench load runner: ours and the floor side by side on the dev server',
     [connection, mock, bundles] = await Promise.all([
       Connection.connect({ address }),
       startMessagesApi(),
-      buildBundles(true, requireEnv('WORKFLOW_BUNDLE_PATH')),
+      buildBundles('with-bare', requireEnv('WORKFLOW_BUNDLE_PATH')),
     ]);
     const ctx: BenchContext = {
       args: parseArgs([])!,
