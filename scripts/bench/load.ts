@@ -360,6 +360,21 @@ async function readHistories(
 }
 
 /**
+ * Every load on every system, the order rotating from one load to the next so that a burst of work from elsewhere
+ * hits each system alike; `onRun` sees each run and the index of its load.
+ */
+export async function alternate(
+  ctx: BenchContext,
+  systems: readonly RunningSystem[],
+  loads: readonly LoadSpec[],
+  onRun: (run: LoadRun, load: number) => Promise<void> | void,
+): Promise<void> {
+  for (const [i, load] of loads.entries())
+    for (const system of systems.map((_, k) => systems[(k + i) % systems.length]!))
+      await onRun(await runLoad(ctx, system, load), i);
+}
+
+/**
  * Between runs: the Temporal server works off the last one (terminations, timers), and then — for up to 10 s — the
  * machine's other work is given a chance to pass (less than a quarter of a core busy), before the next run starts.
  */

@@ -5,9 +5,9 @@
 // the caller's side. The floor splits ours' overhead into Temporal's share and the orchestrator's own.
 import type { BenchContext } from './context';
 import { type Phases } from './history';
-import { type LoadRun, type RunningSystem, runLoad } from './load';
+import { alternate, type LoadRun } from './load';
 import { mean, ratio, summarize, type Summary } from './measure';
-import { startSystem, type SystemName } from './systems';
+import { type SystemName, withSystems } from './systems';
 import { fmtMs, fmtRatio, PHASE_HEADERS, phaseCells, type Table } from './table';
 
 interface Timing {
@@ -55,30 +55,24 @@ function timing(runs: LoadRun[]): Timing & { phases: Phases } {
 export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
   const { args } = ctx;
   const names: SystemName[] = args.ceiling ? ['ours', 'in-process', 'floor'] : ['ours', 'in-process'];
-  const systems: RunningSystem[] = [];
   const latencies: OverheadAtLatency[] = [];
-  try {
-    for (const name of names) systems.push(await startSystem(ctx, name, 'overhead'));
+  await withSystems(ctx, names, 'overhead', async (systems) => {
     for (const latencyMs of args.overheadLatencies) {
       const reps = args.overheadReps ?? (latencyMs < 100 ? 10 : 3);
       ctx.log(
         `overhead: ${reps} × ${args.steps}-step chain at ${latencyMs} ms model latency, ${names.join(', ')} in turn`,
       );
       const runs = new Map<string, LoadRun[]>(names.map((name) => [name, []]));
-      for (let rep = 0; rep < reps; rep++) {
-        // Rotate which goes first, so a burst of load from elsewhere hits all alike.
-        for (const system of systems.map((_, k) => systems[(k + rep) % systems.length]!)) {
-          const run = await runLoad(ctx, system, {
-            conversations: 1,
-            steps: args.steps,
-            latencyMs,
-            label: `overhead-${rep}`,
-          });
-          if (run.completed !== 1)
-            throw new Error(`overhead: ${system.name} did not finish its chain: ${run.firstError}`);
-          runs.get(system.name)!.push(run);
-        }
-      }
+      const loads = Array.from({ length: reps }, (_, rep) => ({
+        conversations: 1,
+        steps: args.steps,
+        latencyMs,
+        label: `overhead-${rep}`,
+      }));
+      await alternate(ctx, systems, loads, (run) => {
+        if (run.completed !== 1) throw new Error(`overhead: ${run.system} did not finish its chain: ${run.firstError}`);
+        runs.get(run.system)!.push(run);
+      });
       const o = timing(runs.get('ours')!);
       const ip = timing(runs.get('in-process')!);
       const ours = runs.get('ours')!.map((r) => r.history!);
@@ -98,9 +92,7 @@ export async function runOverhead(ctx: BenchContext): Promise<OverheadResult> {
         laterPreRequestMs: mean(ours.map((h) => h.laterPreRequestMs)),
       });
     }
-  } finally {
-    for (const system of systems) await system.stop();
-  }
+  });
   return { steps: args.steps, latencies };
 }
 

@@ -4,9 +4,9 @@
 // elsewhere hits each system alike), R rounds. Per system: wall time, and per conversation the history's bytes (as
 // fetchHistory sends it) and events; then ours ÷ peer and ours ÷ floor, paired within a round.
 import type { BenchContext } from './context';
-import { type LoadRun, type RunningSystem, runLoad, settle } from './load';
+import { alternate, type LoadRun, settle } from './load';
 import { percentile } from './measure';
-import { startSystem, type SystemName } from './systems';
+import { type SystemName, withSystems } from './systems';
 import { fmtMs, fmtNum, fmtRatio, PHASE_HEADERS, phaseCells, runCell, type Table } from './table';
 
 export interface SideBySideResult {
@@ -22,34 +22,26 @@ export async function runSideBySide(
   systems: SystemName[],
   options: { conversations: number; lengths: number[]; rounds: number },
 ): Promise<SideBySideResult> {
-  const running: RunningSystem[] = [];
   const runs: SideBySideResult['runs'] = [];
-  try {
-    for (const name of systems) running.push(await startSystem(ctx, name, 'side-by-side'));
-    let turn = 0;
-    for (let round = 1; round <= options.rounds; round++) {
-      for (const steps of options.lengths) {
-        const order = running.map((_, k) => running[(k + turn) % running.length]!);
-        turn++;
-        for (const system of order) {
-          const run = await runLoad(ctx, system, {
-            conversations: options.conversations,
-            steps,
-            label: `r${round}-s${steps}`,
-            historySample: options.conversations,
-          });
-          runs.push({ ...run, round });
-          ctx.log(
-            `side by side, round ${round}, ${steps} steps: ${system.name} ${fmtMs(run.wallMs)}` +
-              `${run.failed ? `, ${run.failed} failed (${run.firstError})` : ''}`,
-          );
-          await settle(ctx);
-        }
-      }
-    }
-  } finally {
-    for (const system of running) await system.stop();
-  }
+  const loads = Array.from({ length: options.rounds }, (_, r) =>
+    options.lengths.map((steps) => ({
+      conversations: options.conversations,
+      steps,
+      label: `r${r + 1}-s${steps}`,
+      historySample: options.conversations,
+    })),
+  ).flat();
+  await withSystems(ctx, systems, 'side-by-side', (running) =>
+    alternate(ctx, running, loads, async (run, i) => {
+      const round = Math.floor(i / options.lengths.length) + 1;
+      runs.push({ ...run, round });
+      ctx.log(
+        `side by side, round ${round}, ${run.steps} steps: ${run.system} ${fmtMs(run.wallMs)}` +
+          `${run.failed ? `, ${run.failed} failed (${run.firstError})` : ''}`,
+      );
+      await settle(ctx);
+    }),
+  );
   return { ...options, systems, runs };
 }
 

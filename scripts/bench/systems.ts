@@ -166,3 +166,19 @@ export function startSystem(ctx: BenchContext, name: SystemName, label: string):
   if (name === 'peer') return startPeer(ctx, label);
   return Promise.resolve(startInProcess(ctx));
 }
+
+/** Starts the systems in turn, lends them to `use`, and stops every one started, whatever happens. */
+export async function withSystems<T>(
+  ctx: BenchContext,
+  names: readonly SystemName[],
+  label: string,
+  use: (systems: RunningSystem[]) => Promise<T>,
+): Promise<T> {
+  const systems: RunningSystem[] = [];
+  try {
+    for (const name of names) systems.push(await startSystem(ctx, name, label));
+    return await use(systems);
+  } finally {
+    for (const system of systems) await system.stop();
+  }
+}
