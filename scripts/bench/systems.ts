@@ -83,31 +83,43 @@ export async function startOurs(ctx: BenchContext, label: string): Promise<Ours>
   return system;
 }
 
-export async function startFloor(ctx: BenchContext, label: string): Promise<RunningSystem> {
-  const taskQueue = queueName('floor', label);
-  const worker = await startBenchWorker(ctx, 'scripts/bench/bare-worker.ts', taskQueue, {
+/** A system whose conversations are workflows started by `start` on a worker process of `entry`; they complete. */
+async function workerSystem(
+  ctx: BenchContext,
+  label: string,
+  system: { name: 'floor' | 'peer'; entry: string; env: Record<string, string>; modelActivity: string },
+  start: (conversation: Conversation, taskQueue: string) => Promise<unknown>,
+): Promise<RunningSystem> {
+  const taskQueue = queueName(system.name, label);
+  const worker = await startBenchWorker(ctx, system.entry, taskQueue, {
     ANTHROPIC_BASE_URL: ctx.mock.url,
-    WORKFLOW_BUNDLE_PATH: ctx.bundles.bare,
+    ...system.env,
   });
   return warmUp(ctx, {
-    name: 'floor',
-    modelActivity: 'bareModel',
+    name: system.name,
+    modelActivity: system.modelActivity,
     worker,
     leavesOpen: false,
-    launch: ({ id, prompt, steps }) => ({
-      run: () =>
-        ctx.client.workflow.executeUpdateWithStart(bareRunUpdate, {
-          startWorkflowOperation: new WithStartWorkflowOperation<typeof bareChain>(BARE_WORKFLOW, {
-            workflowId: id,
-            taskQueue,
-            args: [{ prompt, maxModelCalls: steps + 10 }],
-            workflowIdConflictPolicy: 'USE_EXISTING',
-          }),
-        }),
-      again: () => ctx.client.workflow.getHandle(id).result(),
+    launch: (conversation) => ({
+      run: () => start(conversation, taskQueue),
+      again: () => ctx.client.workflow.getHandle(conversation.id).result(),
     }),
     stop: () => worker.stop(10_000),
   });
+}
+
+export function startFloor(ctx: BenchContext, label: string): Promise<RunningSystem> {
+  const floor = { name: 'floor' as const, entry: 'scripts/bench/bare-worker.ts', modelActivity: 'bareModel' };
+  return workerSystem(ctx, label, { ...floor, env: { WORKFLOW_BUNDLE_PATH: ctx.bundles.bare } }, (c, taskQueue) =>
+    ctx.client.workflow.executeUpdateWithStart(bareRunUpdate, {
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof bareChain>(BARE_WORKFLOW, {
+        workflowId: c.id,
+        taskQueue,
+        args: [{ prompt: c.prompt, maxModelCalls: c.steps + 10 }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    }),
+  );
 }
 
 /** `npm ci` in peer/ when its node_modules is missing or older than its lock file (the first run, or a new pin). */
@@ -121,30 +133,18 @@ export function installPeer(log: (line: string) => void): void {
   });
 }
 
-export async function startPeer(ctx: BenchContext, label: string): Promise<RunningSystem> {
+export function startPeer(ctx: BenchContext, label: string): Promise<RunningSystem> {
   installPeer(ctx.log);
-  const taskQueue = queueName('peer', label);
   // The first start bundles the workflow through the plugin (it adds the AI SDK's polyfills); later ones reuse it.
-  const worker = await startBenchWorker(ctx, 'scripts/bench/peer/worker.ts', taskQueue, {
-    ANTHROPIC_BASE_URL: ctx.mock.url,
-    PEER_BUNDLE_PATH: path.join(ctx.bundles.dir, 'peer-bundle.js'),
-  });
-  return warmUp(ctx, {
-    name: 'peer',
-    modelActivity: 'invokeModel',
-    worker,
-    leavesOpen: false,
-    launch: ({ id, prompt, steps }) => ({
-      run: () =>
-        ctx.client.workflow.execute('peerChain', {
-          workflowId: id,
-          taskQueue,
-          args: [{ prompt, maxModelCalls: steps + 10, model: DEFAULT_MODEL, maxOutputTokens: 1024 }],
-        }),
-      again: () => ctx.client.workflow.getHandle(id).result(),
+  const peer = { name: 'peer' as const, entry: 'scripts/bench/peer/worker.ts', modelActivity: 'invokeModel' };
+  const env = { PEER_BUNDLE_PATH: path.join(ctx.bundles.dir, 'peer-bundle.js') };
+  return workerSystem(ctx, label, { ...peer, env }, (c, taskQueue) =>
+    ctx.client.workflow.execute('peerChain', {
+      workflowId: c.id,
+      taskQueue,
+      args: [{ prompt: c.prompt, maxModelCalls: c.steps + 10, model: DEFAULT_MODEL, maxOutputTokens: 1024 }],
     }),
-    stop: () => worker.stop(10_000),
-  });
+  );
 }
 
 export function startInProcess(ctx: BenchContext): RunningSystem {
