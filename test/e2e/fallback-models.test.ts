@@ -4,13 +4,8 @@
 // Messages API (529s), on the live path, when every model stays overloaded, with continue-as-new after every call,
 // and after the worker process is SIGKILLed during the fallback call.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { Client, Connection } from '@temporalio/client';
-import { ConversationClient } from '../../client/conversation-client';
 import { ConversationError } from '../../client/errors';
 import { StreamView } from '../../client/stream-view';
 import type { TokenUsage } from '../../common/conversation-types';
@@ -18,19 +13,10 @@ import type { StreamItem } from '../../common/stream-events';
 import type { UsageByModel } from '../../common/fallback-models';
 import { costUsd, PUBLISHED_PRICES } from '../../common/pricing';
 import { addUsage, ZERO_USAGE } from '../../common/usage';
-import { startMessagesApi } from '../../testing/messages-api/server';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
-import type { MessagesApi, RecordedRequest, ScriptStep } from '../../testing/messages-api/types';
-import {
-  activitiesOf,
-  attemptsOf,
-  type Harness,
-  namespace,
-  startHarness,
-  temporalAddress,
-  uniquePrompt,
-} from '../support/harness';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import type { RecordedRequest, ScriptStep } from '../../testing/messages-api/types';
+import { activitiesOf, attemptsOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { crashRig } from '../support/crash-rig';
 
 const PRIMARY = 'claude-sonnet-5-5';
 const FALLBACK = 'claude-opus-5-5';
@@ -276,61 +262,32 @@ describe('fallback models on the live path', () => {
 });
 
 describe('fallback models after a worker SIGKILL mid-chain', () => {
-  let mock: MessagesApi;
-  let connection: Connection;
-  let client: Client;
-  let conversations: ConversationClient;
-  let first: WorkerProcess | undefined;
-  let second: WorkerProcess | undefined;
-  const taskQueue = `fallback-crash-${randomUUID()}`;
-  const executionLog = join(mkdtempSync(join(tmpdir(), 'fallback-crash-')), 'executions.jsonl');
-
-  before(async () => {
-    mock = await startMessagesApi();
-    connection = await Connection.connect({ address: temporalAddress });
-    client = new Client({ connection, namespace });
-    conversations = new ConversationClient({ client, taskQueue });
-  });
-  after(async () => {
-    await first?.kill();
-    await second?.kill();
-    await connection?.close();
-    await mock?.close();
-  });
+  const rig = crashRig('fallback-crash');
 
   test('killed during the fallback call: the fresh worker retries it on the fallback model, not the overloaded one', async () => {
-    const worker = { taskQueue, anthropicBaseUrl: mock.url, executionLog };
-    first = await startWorkerProcess(worker);
+    await rig.startWorker();
     const prompt = uniquePrompt(STOCK_QUESTION);
-    mock.script(prompt, [{ demo: true }, OVERLOADED, OVERLOADED, { demo: true, delayMs: 120_000 }]);
+    rig.mock.script(prompt, [{ demo: true }, OVERLOADED, OVERLOADED, { demo: true, delayMs: 120_000 }]);
     const id = `fallback-crash-${randomUUID().slice(0, 8)}`;
-    await conversations.startConversation({
+    await rig.conversations.startConversation({
       id,
       firstMessage: prompt,
       ...OPTIONS,
       timeouts: { modelHeartbeat: '2 seconds' },
     });
-    const deadline = Date.now() + 90_000;
-    while (mock.requestsFor(prompt).length < 4) {
-      if (Date.now() > deadline) assert.fail('the fallback call never arrived');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await first.kill();
-    const exit = await first.exited;
-    assert.equal(exit.signal, 'SIGKILL');
-    second = await startWorkerProcess(worker);
-    const result = await conversations.waitForResult(id);
+    await rig.killAtRequest(prompt, 4);
+    const result = await rig.conversations.waitForResult(id);
     assert.equal(result.status, 'completed');
     assert.match(result.text, /38\.50/);
 
-    const requests = mock.requestsFor(prompt);
+    const requests = rig.mock.requestsFor(prompt);
     assert.deepEqual(
       requests.map((r) => r.body.model),
       [PRIMARY, PRIMARY, PRIMARY, FALLBACK, FALLBACK, PRIMARY],
       'the killed fallback attempt is retried on the fallback model',
     );
     assert.deepEqual(requests[4]!.body.messages, requests[1]!.body.messages, 'the retry sends the same conversation');
-    const attempts = (await attemptsOf(client, id)).filter((a) => a.type === 'callModel');
+    const attempts = (await attemptsOf(rig.client, id)).filter((a) => a.type === 'callModel');
     assert.deepEqual(
       attempts.map((a) => a.attempt),
       [1, 2, 2, 1],

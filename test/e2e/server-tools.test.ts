@@ -5,19 +5,14 @@
 // block back in place and the container with every call — on the live path, with continue-as-new after every call,
 // and (second describe) after the worker process is SIGKILLed during the call that continues a paused turn.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { Client, Connection } from '@temporalio/client';
-import { ConversationClient } from '../../client/conversation-client';
+import type { ConversationClient } from '../../client/conversation-client';
 import type { StreamEvent } from '../../common/stream-events';
-import { startMessagesApi } from '../../testing/messages-api/server';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
-import type { MessagesApi, RecordedRequest, ScriptStep } from '../../testing/messages-api/types';
-import { activitiesOf, type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import type { RecordedRequest, ScriptStep } from '../../testing/messages-api/types';
+import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { crashRig } from '../support/crash-rig';
 
 type Block = Record<string, unknown> & { type: string };
 type Message = { role: string; content: Block[] | string };
@@ -262,37 +257,16 @@ describe('server tools on the live path', () => {
 });
 
 describe('server tools after a worker SIGKILL mid-chain', () => {
-  let mock: MessagesApi;
-  let connection: Connection;
-  let client: Client;
-  let conversations: ConversationClient;
-  let first: WorkerProcess | undefined;
-  let second: WorkerProcess | undefined;
-  const taskQueue = `server-tools-crash-${randomUUID()}`;
-  const executionLog = join(mkdtempSync(join(tmpdir(), 'server-tools-crash-')), 'executions.jsonl');
-
-  before(async () => {
-    mock = await startMessagesApi();
-    connection = await Connection.connect({ address: temporalAddress });
-    client = new Client({ connection, namespace });
-    conversations = new ConversationClient({ client, taskQueue });
-  });
-  after(async () => {
-    await first?.kill();
-    await second?.kill();
-    await connection?.close();
-    await mock?.close();
-  });
+  const rig = crashRig('server-tools-crash');
 
   test('killed while continuing the paused turn: a fresh worker sends the paused turn and the container again', async () => {
-    const worker = { taskQueue, anthropicBaseUrl: mock.url, executionLog };
-    first = await startWorkerProcess(worker);
+    await rig.startWorker();
     const prompt = uniquePrompt(STOCK_QUESTION);
     const [paused, continuation, last] = pausedChain() as [ScriptStep, ScriptStep, ScriptStep];
     // The continuation's first attempt hangs until its worker is killed; the retry gets the scripted reply.
-    mock.script(prompt, [paused, { demo: true, delayMs: 120_000 }, continuation, last]);
+    rig.mock.script(prompt, [paused, { demo: true, delayMs: 120_000 }, continuation, last]);
     const id = `server-tools-crash-${randomUUID().slice(0, 8)}`;
-    await conversations.startConversation({
+    await rig.conversations.startConversation({
       id,
       firstMessage: prompt,
       tools: STOCK_TOOLS,
@@ -300,24 +274,16 @@ describe('server tools after a worker SIGKILL mid-chain', () => {
       serverTools: { webSearch: { maxUses: 3 }, codeExecution: {} },
       timeouts: { modelHeartbeat: '2 seconds' },
     });
-    const deadline = Date.now() + 90_000;
-    while (mock.requestsFor(prompt).length < 2) {
-      if (Date.now() > deadline) assert.fail('the continuation never arrived');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await first.kill();
-    const exit = await first.exited;
-    assert.equal(exit.signal, 'SIGKILL');
-    second = await startWorkerProcess(worker);
-    const result = await conversations.waitForResult(id);
+    await rig.killAtRequest(prompt, 2);
+    const result = await rig.conversations.waitForResult(id);
     assert.equal(result.status, 'completed');
     assert.equal(result.text, 'GM trades at $38.50.');
 
-    const requests = mock.requestsFor(prompt);
+    const requests = rig.mock.requestsFor(prompt);
     assert.equal(requests.length, 4, 'three calls, the continuation twice');
     assert.deepEqual(requests[2]!.body.messages, requests[1]!.body.messages, 'the retry sends the same paused turn');
     assert.equal(requests[2]!.body.container, requests[1]!.body.container);
-    const models = (await activitiesOf(client, id)).filter((a) => a.type === 'callModel');
+    const models = (await activitiesOf(rig.client, id)).filter((a) => a.type === 'callModel');
     const container = (models[0]!.result as { container?: { id: string } }).container!.id;
     assertPausedChain([requests[0]!, requests[2]!, requests[3]!], container);
   });

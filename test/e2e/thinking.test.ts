@@ -5,19 +5,15 @@
 // the orchestrator's summary, and (second describe) after the worker process is SIGKILLed mid-chain and a fresh one,
 // whose transcript cache is empty, rebuilds the context from the workflow.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { Client, Connection } from '@temporalio/client';
-import { ConversationClient } from '../../client/conversation-client';
+import type { Client } from '@temporalio/client';
+import type { ConversationClient } from '../../client/conversation-client';
 import type { StreamEvent } from '../../common/stream-events';
-import { startMessagesApi } from '../../testing/messages-api/server';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
-import type { MessagesApi, RecordedRequest } from '../../testing/messages-api/types';
-import { activitiesOf, type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import type { RecordedRequest } from '../../testing/messages-api/types';
+import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { crashRig } from '../support/crash-rig';
 
 type Block = { type: string; thinking?: string; signature?: string; data?: string };
 
@@ -267,35 +263,14 @@ describe('thinking with compaction, outputs that fill the window in two tool cal
 });
 
 describe('thinking after a worker SIGKILL mid-chain', () => {
-  let mock: MessagesApi;
-  let connection: Connection;
-  let client: Client;
-  let conversations: ConversationClient;
-  let first: WorkerProcess | undefined;
-  let second: WorkerProcess | undefined;
-  const taskQueue = `thinking-crash-${randomUUID()}`;
-  const executionLog = join(mkdtempSync(join(tmpdir(), 'thinking-crash-')), 'executions.jsonl');
-
-  before(async () => {
-    mock = await startMessagesApi();
-    connection = await Connection.connect({ address: temporalAddress });
-    client = new Client({ connection, namespace });
-    conversations = new ConversationClient({ client, taskQueue });
-  });
-  after(async () => {
-    await first?.kill();
-    await second?.kill();
-    await connection?.close();
-    await mock?.close();
-  });
+  const rig = crashRig('thinking-crash');
 
   test('killed during the second model call: a fresh worker rebuilds the context from the workflow, thinking blocks unchanged', async () => {
-    const worker = { taskQueue, anthropicBaseUrl: mock.url, executionLog };
-    first = await startWorkerProcess(worker);
+    await rig.startWorker();
     const prompt = uniquePrompt(STOCK_QUESTION);
-    mock.script(prompt, [{ demo: true }, { demo: true, delayMs: 120_000 }]);
+    rig.mock.script(prompt, [{ demo: true }, { demo: true, delayMs: 120_000 }]);
     const id = `thinking-crash-${randomUUID().slice(0, 8)}`;
-    await conversations.startConversation({
+    await rig.conversations.startConversation({
       id,
       firstMessage: prompt,
       tools: STOCK_TOOLS,
@@ -304,23 +279,15 @@ describe('thinking after a worker SIGKILL mid-chain', () => {
       effort: 'medium',
       timeouts: { modelHeartbeat: '2 seconds' },
     });
-    const deadline = Date.now() + 90_000;
-    while (mock.requestsFor(prompt).length < 2) {
-      if (Date.now() > deadline) assert.fail('the second model call never arrived');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await first.kill();
-    const exit = await first.exited;
-    assert.equal(exit.signal, 'SIGKILL');
-    second = await startWorkerProcess(worker);
-    const result = await conversations.waitForResult(id);
+    await rig.killAtRequest(prompt, 2);
+    const result = await rig.conversations.waitForResult(id);
     assert.equal(result.status, 'completed');
     assert.match(result.text, /38\.50/);
 
-    const requests = mock.requestsFor(prompt);
+    const requests = rig.mock.requestsFor(prompt);
     assert.equal(requests.length, 4, 'three calls, the second twice');
     assert.deepEqual(requests[2]!.body.messages, requests[1]!.body.messages, 'the retry sends the same conversation');
-    const replies = await repliesOf(client, id);
+    const replies = await repliesOf(rig.client, id);
     assertThinkingCarried([requests[0]!, requests[2]!, requests[3]!], replies);
     for (const request of requests) assert.deepEqual(request.body.output_config, { effort: 'medium' });
   });

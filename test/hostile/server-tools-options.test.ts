@@ -3,11 +3,17 @@
 // InvalidConversationInput at once, never a failed workflow task; the worker goes on serving).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ConversationError } from '../../client/errors';
 import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, startHarness } from '../support/harness';
-import { assertWorkerServes, conversationFailure, failedWorkflowTasks } from '../support/hostile';
+import {
+  assertWorkerServes,
+  conversationFailure,
+  failedWorkflowTasks,
+  HUGE,
+  LONE_SURROGATE,
+  refusedOptions,
+} from '../support/hostile';
 
 let h: Harness;
 before(async () => {
@@ -15,22 +21,7 @@ before(async () => {
 });
 after(() => h?.close());
 
-const LONE_SURROGATE = '\ud800';
-const HUGE = 'x'.repeat(100_000);
-
-async function invalidOptions(options: Record<string, unknown>): Promise<string> {
-  const error = await h.conversations
-    .startConversation({ firstMessage: 'Hello', tools: STOCK_TOOLS, ...options } as never)
-    .then(
-      () => assert.fail('the options were accepted'),
-      (err: unknown) => err,
-    );
-  assert.ok(error instanceof ConversationError, String(error));
-  assert.equal(error.code, 'invalid_options');
-  assert.ok(error.message.length < 2_000, 'the message stays short');
-  assert.ok(!error.message.includes(HUGE.slice(0, 100)), 'what was sent is not echoed');
-  return error.message;
-}
+const invalidOptions = (options: Record<string, unknown>): Promise<string> => refusedOptions(h, options);
 
 describe('server tool options through the client', () => {
   const cases: [string, Record<string, unknown>, RegExp][] = [

@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { ConversationError } from '../../client/errors';
+import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, temporalAddress, uniquePrompt } from './harness';
 
 const run = promisify(execFile);
@@ -77,4 +79,27 @@ export async function conversationFailure(h: Pick<Harness, 'client'>, workflowId
     );
   assert.ok(error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure, String(error));
   return error.cause;
+}
+
+/** A lone UTF-16 surrogate: text that cannot be encoded. */
+export const LONE_SURROGATE = '\ud800';
+/** A value far past any limit; a refusal must not echo it. */
+export const HUGE = 'x'.repeat(100_000);
+
+/** Starting a conversation with `options` is refused before anything is sent: invalid_options, short, no echo. */
+export async function refusedOptions(
+  h: Pick<Harness, 'conversations'>,
+  options: Record<string, unknown>,
+): Promise<string> {
+  const error = await h.conversations
+    .startConversation({ firstMessage: 'Hello', tools: STOCK_TOOLS, ...options } as never)
+    .then(
+      () => assert.fail('the options were accepted'),
+      (err: unknown) => err,
+    );
+  assert.ok(error instanceof ConversationError, String(error));
+  assert.equal(error.code, 'invalid_options');
+  assert.ok(error.message.length < 2_000, 'the message stays short');
+  assert.ok(!error.message.includes(HUGE.slice(0, 100)), 'what was sent is not echoed');
+  return error.message;
 }
