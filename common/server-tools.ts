@@ -179,15 +179,20 @@ export function isDeferred(name: string, option: ServerToolsOption | undefined):
   return option?.toolSearch !== undefined && matchesToolPattern(name, option.toolSearch.defer);
 }
 
-/** The block types the API's server tools put into a reply; they go back in place, as they came. */
-export const SERVER_TOOL_BLOCK_TYPES: ReadonlySet<string> = new Set([
-  'server_tool_use',
+/** The block types of server tools' results (the local Messages API writes the same ones). */
+export const SERVER_TOOL_RESULT_TYPES = [
   'web_search_tool_result',
   'web_fetch_tool_result',
   'code_execution_tool_result',
   'bash_code_execution_tool_result',
   'text_editor_code_execution_tool_result',
   'tool_search_tool_result',
+] as const;
+
+/** The block types the API's server tools put into a reply; they go back in place, as they came. */
+export const SERVER_TOOL_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  'server_tool_use',
+  ...SERVER_TOOL_RESULT_TYPES,
   'container_upload',
 ]);
 

@@ -7,11 +7,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { ConversationClient } from '../../client/conversation-client';
-import type { StreamEvent } from '../../common/stream-events';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { RecordedRequest, ScriptStep } from '../../testing/messages-api/types';
 import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { durableEventsOf as eventsOf } from '../support/stream-events';
 import { crashRig } from '../support/crash-rig';
 
 type Block = Record<string, unknown> & { type: string };
@@ -88,15 +87,6 @@ function blocks(message: Message | undefined): Block[] {
 /** The blocks of a message without the prompt cache's breakpoint (it moves to the newest message every call). */
 function plain(message: Message | undefined): Block[] {
   return blocks(message).map(({ cache_control: _breakpoint, ...rest }) => rest as Block);
-}
-
-async function eventsOf(conversations: ConversationClient, id: string): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const { event, live } of conversations.events(id, { fromOffset: 0 })) {
-    if (!live) events.push(event);
-    if (event.type === 'conversation_ended') break;
-  }
-  return events;
 }
 
 /**

@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@temporalio/client';
-import type { ConversationClient } from '../../client/conversation-client';
-import type { StreamEvent } from '../../common/stream-events';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { RecordedRequest } from '../../testing/messages-api/types';
 import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { durableEventsOf as eventsOf } from '../support/stream-events';
 import { crashRig } from '../support/crash-rig';
 
 type Block = { type: string; thinking?: string; signature?: string; data?: string };
@@ -45,15 +44,6 @@ async function repliesOf(client: Client, id: string): Promise<Block[][]> {
   return (await activitiesOf(client, id))
     .filter((a) => a.type === 'callModel')
     .map((a) => (a.result as { content: Block[] }).content);
-}
-
-async function eventsOf(conversations: ConversationClient, id: string): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const { event, live } of conversations.events(id, { fromOffset: 0 })) {
-    if (!live) events.push(event);
-    if (event.type === 'conversation_ended') break;
-  }
-  return events;
 }
 
 /** Bytes of a conversation's history (all its events as JSON). */

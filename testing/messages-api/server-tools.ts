@@ -5,6 +5,7 @@
 // without its container (stricter than the API, which would start an empty one: an orchestrator that loses its
 // container has a bug worth seeing). Nothing is searched, fetched or run: tests script what the tools return.
 import { randomBytes } from 'node:crypto';
+import { SERVER_TOOL_RESULT_TYPES } from '../../common/server-tools';
 
 type Json = Record<string, unknown>;
 
@@ -28,14 +29,7 @@ const SERVER_TOOLS: Record<string, string> = {
 };
 
 /** Block types of server tools' results; a script names them as the API does. */
-export const SERVER_RESULT_TYPES = [
-  'web_search_tool_result',
-  'web_fetch_tool_result',
-  'code_execution_tool_result',
-  'bash_code_execution_tool_result',
-  'text_editor_code_execution_tool_result',
-  'tool_search_tool_result',
-] as const;
+export const SERVER_RESULT_TYPES = SERVER_TOOL_RESULT_TYPES;
 export type ServerResultType = (typeof SERVER_RESULT_TYPES)[number];
 
 const CODE_RESULT_TYPES = new Set([

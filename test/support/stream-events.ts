@@ -1,0 +1,12 @@
+// A conversation's durable events, from the first, as a reader gets them (its live preview left out), up to its end.
+import type { ConversationClient } from '../../client/conversation-client';
+import type { StreamEvent } from '../../common/stream-events';
+
+export async function durableEventsOf(conversations: ConversationClient, id: string): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for await (const { event, live } of conversations.events(id, { fromOffset: 0 })) {
+    if (!live) events.push(event);
+    if (event.type === 'conversation_ended') break;
+  }
+  return events;
+}
