@@ -17,6 +17,8 @@ export class ManagedDevServer implements DevServer {
   process?: ChildProcess;
   private exited?: Promise<void>;
   private readonly tail: string[] = [];
+  /** The server's own word that a port was taken: a Go panic's stack can push it out of the tail. */
+  private bindFailure: string | undefined;
   private readonly onParentExit = (): void => {
     // Last resort if our process exits without stop(): never leave a server running behind us.
     this.process?.kill('SIGKILL');
@@ -52,6 +54,7 @@ export class ManagedDevServer implements DevServer {
       throw new Error(`Cannot start the Temporal dev server on ${this.address}: something already listens there.`);
     }
     this.tail.length = 0;
+    this.bindFailure = undefined;
     this.log(`Starting Temporal dev server: ${this.cliPath} ${this.args.join(' ')}`);
     const child = spawn(this.cliPath, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.process = child;
@@ -87,6 +90,7 @@ export class ManagedDevServer implements DevServer {
 
   private pushOutput(line: string): void {
     if (!line.trim()) return;
+    if (!this.bindFailure && /bind: address already in use/i.test(line)) this.bindFailure = line.trim();
     this.tail.push(line);
     if (this.tail.length > OUTPUT_TAIL_LINES) this.tail.shift();
     this.options.serverOutput?.(line);
@@ -94,7 +98,8 @@ export class ManagedDevServer implements DevServer {
 
   private failure(why: string): Error {
     const output = this.tail.length ? `\n--- last server output ---\n${this.tail.join('\n')}` : ' (no server output)';
-    return new Error(`Temporal dev server (${this.cliPath} ${this.args.join(' ')}) ${why}${output}`);
+    const bind = this.bindFailure && !this.tail.includes(this.bindFailure) ? `\n${this.bindFailure}` : '';
+    return new Error(`Temporal dev server (${this.cliPath} ${this.args.join(' ')}) ${why}${bind}${output}`);
   }
 
   private async waitUntilReady(child: ChildProcess, deadline: number): Promise<void> {
