@@ -66,9 +66,7 @@ export async function askModel(
   const { toolChoice, output } = typedCallOptions(state.currentTurn, firstChoice);
   const contextManagement = apiContextManagement(options.contextManagement);
   const { streaming } = options;
-  // Code execution's container, until the API's expiry (workflow time: deterministic).
-  const container =
-    state.container && Date.parse(state.container.expiresAt) > Date.now() ? state.container.id : undefined;
+  const container = state.liveContainer();
   let admission: Admission | BudgetRefusal = UNCHECKED;
   // What the admitted call was estimated at: a fallback call is the same request, priced at its model's prices.
   let estimate: CallEstimate | undefined;

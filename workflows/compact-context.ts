@@ -67,6 +67,7 @@ export async function compactIfDue(
   const summary = `summarise context · messages 1–${cut} of ${state.transcript.length} · ~${expected} tokens`;
   setCurrentDetails(`Compacting the context: ${summary}`);
   state.startActivity('summary', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
+  const container = state.liveContainer();
   let sent;
   try {
     sent = await sendSummary(
@@ -85,6 +86,10 @@ export async function compactIfDue(
           tools: offered.tools,
           ...(offered.mcpToolSet !== undefined && { mcpToolSet: offered.mcpToolSet }),
           promptCaching: options.promptCaching,
+          // The summarised messages may hold server tool blocks (a search, code run in the container): the request
+          // offers those tools too, and sends the container back, as every model call does.
+          ...(options.serverTools && { serverTools: options.serverTools }),
+          ...(container !== undefined && { container }),
           // The summary is text: the model may not call a tool here.
           toolChoice: { type: 'none' },
         },

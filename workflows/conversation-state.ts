@@ -372,6 +372,11 @@ export class ConversationState {
   }
 
   /** Messages added since the last reply: what the next model call must carry. */
+  /** The code execution container to send back: the one the API named last, until its expiry (workflow time). */
+  liveContainer(): string | undefined {
+    return this.container && Date.parse(this.container.expiresAt) > Date.now() ? this.container.id : undefined;
+  }
+
   newMessages(): MessageParam[] {
     return this.transcript.slice(this.sentUpTo);
   }

@@ -201,6 +201,75 @@ describe('server tools on the live path', () => {
     });
   }
 
+  test("the orchestrator's summary call offers the server tools and sends the container back, as every call does", async () => {
+    const prompt = uniquePrompt(STOCK_QUESTION);
+    // A search result big enough (about 2,500 tokens) that the call after the code run passes the 1,000-token trigger.
+    const bigResult = { ...SEARCH_RESULT, encrypted_content: 'E'.repeat(10_000) };
+    h.mock.script(prompt, [
+      {
+        reply: {
+          content: [
+            { type: 'server_tool_use', id: 'srvtoolu_02search', name: 'web_search', input: { query: 'GM ticker' } },
+            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_02search', content: [bigResult] },
+            { type: 'tool_use', name: 'get_ticker_symbol', input: { company_name: 'General Motors' } },
+          ],
+          stop_reason: 'tool_use',
+        },
+      },
+      {
+        reply: {
+          content: [
+            { type: 'server_tool_use', id: 'srvtoolu_02bash', name: 'bash_code_execution', input: { command: 'date' } },
+            { type: 'bash_code_execution_tool_result', tool_use_id: 'srvtoolu_02bash', content: BASH_RESULT },
+            { type: 'tool_use', name: 'get_current_stock_price', input: { symbol: 'GM' } },
+          ],
+          stop_reason: 'tool_use',
+        },
+      },
+      { reply: { content: [{ type: 'text', text: 'GM trades at $38.50.' }], stop_reason: 'end_turn' } },
+    ]);
+    const id = `server-tools-summary-${randomUUID().slice(0, 8)}`;
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: {
+        tools: STOCK_TOOLS,
+        serverTools: { webSearch: {}, codeExecution: {} },
+        contextManagement: { mode: 'compaction', compaction: { by: 'orchestrator', triggerTokens: 1_000 } },
+      },
+    });
+    assert.equal(reply.status, 'awaiting_user');
+    assert.equal(reply.text, 'GM trades at $38.50.');
+    assert.equal(reply.toolCalls, 2);
+
+    const requests = h.mock.requestsFor(prompt);
+    const isSummary = (r: RecordedRequest) =>
+      JSON.stringify(r.body.messages.at(-1)).includes('Summarise the conversation');
+    const summaries = requests.filter(isSummary);
+    assert.equal(summaries.length, 1, 'one summary, before the third call');
+    const [summary] = summaries as [RecordedRequest];
+    assert.equal(requests.length, 4, 'two calls, the summary, the answer');
+    const last = requests.at(-1)!;
+    const container = last.body.container as string;
+    assert.match(container ?? '', /^container_/, 'the code run named a container; the call after it sends it');
+    assert.equal(summary.body.container, container, 'the summary call runs in the same container');
+    assert.deepEqual(
+      (summary.body.tools as Block[]).map((t) => t['type'] ?? t['name']),
+      ['web_search_20250305', 'code_execution_20250825', 'get_ticker_symbol', 'get_current_stock_price'],
+      'the summarised messages hold a web search: its tool is offered, like the conversation’s own',
+    );
+    assert.deepEqual(summary.body.tool_choice, { type: 'none' });
+    assert.ok(
+      plain(messagesOf(summary)[1]).some((b) => b.type === 'web_search_tool_result'),
+      'the search is among the messages summarised',
+    );
+    assert.ok(!isSummary(last));
+    assert.deepEqual(
+      plain(messagesOf(last)[1]).map((b) => b.type),
+      ['server_tool_use', 'bash_code_execution_tool_result', 'tool_use'],
+      'the kept reply (the code run) follows the summary in place',
+    );
+    assert.equal((await h.conversations.getState(id)).context.compactions, 1);
+  });
+
   test('tool search: deferred tools stay out until the model finds them; its blocks go back in place', async () => {
     const prompt = uniquePrompt(STOCK_QUESTION);
     h.mock.script(prompt, [
