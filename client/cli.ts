@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import type * as GatewayMain from '../gateway/main';
 import { parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
-import type { ConversationSnapshot } from '../common/conversation-types';
+import type { ConversationSnapshot, TokenUsage } from '../common/conversation-types';
 import { formatUsd } from '../common/pricing';
 import { conversationIdSchema } from '../common/conversation-id';
 import { checked } from './call-arguments';
@@ -32,6 +32,7 @@ const { values: flags, positionals } = parseArgs({
     tools: { type: 'string' },
     'mcp-servers': { type: 'string' },
     model: { type: 'string' },
+    'fallback-models': { type: 'string' },
     protocol: { type: 'string' },
     system: { type: 'string' },
     thinking: { type: 'string' },
@@ -56,6 +57,7 @@ const USAGE = `usage: claude-temporal-orchestrator <command> [options]
   gateway                            the HTTP/SSE gateway and its chat page (claude-temporal-orchestrator-gateway)
 
 New conversations: --tools a,b (default: every tool the task queue's workers run) --mcp-servers a,b --model M
+  --fallback-models a,b (tried in turn while the model stays overloaded; the cost line then names each model)
   --protocol native|legacy-xml --system TEXT --thinking adaptive|enabled:BUDGET|disabled|between_tools
   --effort low|medium|high|xhigh|max
 chat shows the model's thinking as it streams (thinking> …); --hide-thinking leaves it out.
@@ -72,6 +74,7 @@ async function startOptions(client: ConversationClient): Promise<Omit<StartOptio
     tools: flags.tools ? list(flags.tools) : [...(await client.tools())],
     ...(flags['mcp-servers'] && { mcpServers: list(flags['mcp-servers']) }),
     ...(flags.model && { model: flags.model }),
+    ...(flags['fallback-models'] && { fallbackModels: list(flags['fallback-models']) }),
     ...(flags.protocol && { protocol: flags.protocol as StartOptions['protocol'] }),
     ...(flags.system && { system: flags.system }),
     ...(flags.thinking && { thinking: thinkingFlag(flags.thinking) }),
@@ -239,9 +242,18 @@ async function announceApprovals(client: ConversationClient, id: string, until: 
 
 /** What the conversation cost so far, after its transcript (unknown: the model has no price). */
 async function costLine(client: ConversationClient, id: string): Promise<void> {
-  const { usage, costUsd } = await client.getState(id);
-  const tokens = usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens + usage.outputTokens;
-  console.log(`(cost ${formatUsd(costUsd)} · ${tokens} tokens)`);
+  const { usage, costUsd, byModel } = await client.getState(id);
+  // With fallback models, what each model answered and cost: a fallback's price is not the first model's.
+  const perModel = Object.entries(byModel ?? {}).map(
+    ([model, m]) => `${model} ${formatUsd(m.costUsd)} (${m.calls} call${m.calls === 1 ? '' : 's'})`,
+  );
+  console.log(
+    `(cost ${formatUsd(costUsd)} · ${tokenCount(usage)} tokens${perModel.length ? ` · ${perModel.join(', ')}` : ''})`,
+  );
+}
+
+function tokenCount(usage: TokenUsage): number {
+  return usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens + usage.outputTokens;
 }
 
 /**

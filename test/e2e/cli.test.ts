@@ -77,6 +77,43 @@ test('transcript ends with what the conversation cost; state has costUsd', async
 
 const CLI = join(__dirname, '..', '..', 'client', 'cli.ts');
 
+test('with --fallback-models, the cost line names what each model answered and cost', async () => {
+  const prompt = uniquePrompt('Who answers while the model is overloaded?');
+  const overloaded = { fault: 'status', status: 529 } as const;
+  const answer = {
+    content: [{ type: 'text' as const, text: 'Answered by the fallback.' }],
+    stop_reason: 'end_turn' as const,
+  };
+  // Three attempts overloaded (the default before a fallback), then the fallback answers.
+  h.mock.script(prompt, [overloaded, overloaded, overloaded, { reply: answer }]);
+  const id = `cli-fallback-${Date.now()}`;
+  const started = await cli(
+    'start',
+    '--id',
+    id,
+    '--fallback-models',
+    'claude-opus-5-5',
+    '--tools',
+    'get_ticker_symbol',
+    prompt,
+  );
+  assert.equal(started.json.reply.text, 'Answered by the fallback.');
+  assert.deepEqual(
+    h.mock.requestsFor(prompt).map((r) => r.body.model),
+    ['claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-opus-5-5'],
+  );
+  const state = (await cli('state', id)).json;
+  assert.equal(state.byModel['claude-opus-5-5'].calls, 1);
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', CLI, 'transcript', id], {
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue },
+  });
+  const opus = `claude-opus-5-5 \\$${state.byModel['claude-opus-5-5'].costUsd.toFixed(4)} \\(1 call\\)`;
+  assert.match(
+    stdout.trimEnd().split('\n').at(-1)!,
+    new RegExp(`^\\(cost \\$${state.costUsd.toFixed(4)} · \\d+ tokens · .*${opus}`),
+  );
+});
+
 /** The CLI as a child process whose output is read while it runs. */
 function spawnCli(args: string[], stdin?: string) {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
