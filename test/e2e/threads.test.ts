@@ -10,6 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import type { CallModelInput, CallModelResult } from '../../common/activity-contracts';
 import type { ThreadErrorCode } from '../../testing/messages-api/threads';
 import { THREADS_BETA } from '../../common/threads';
+import { SUMMARY_HEADING } from '../../common/orchestrator-summary';
+import { chainSteps, CHAIN_TOOLS } from '../../scripts/bench/chain-script';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { RecordedRequest } from '../../testing/messages-api/types';
 import { activitiesOf, attemptsOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
@@ -211,6 +213,34 @@ describe('a reply is never continued twice', () => {
     );
   });
 
+  test('a paused turn (pause_turn) is resumed with create; the next call continues from the resumed reply', async () => {
+    const prompt = uniquePrompt(STOCK_QUESTION);
+    h.mock.script(prompt, [
+      {
+        reply: {
+          content: [
+            { type: 'server_tool_use', name: 'web_search', input: { query: 'GM ticker' } },
+            { type: 'web_search_tool_result', content: [] },
+          ],
+          stop_reason: 'pause_turn',
+        },
+      },
+    ]);
+    const id = `threads-pause-${randomUUID().slice(0, 8)}`;
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { ...OPTIONS, serverTools: { webSearch: {} } },
+    });
+    assert.match(reply.text, /38\.50/);
+    const requests = h.mock.requestsFor(prompt);
+    assert.deepEqual(shapes(requests), [
+      ['create', 1],
+      ['create', 2],
+      ['continue', 1],
+      ['continue', 1],
+    ]);
+    assert.equal(requests[1]!.body.messages.at(-1).role, 'assistant', 'the paused turn goes back as it is');
+  });
+
   test('continue-as-new after every call: each run continues the thread with only what is new', async () => {
     const prompt = uniquePrompt(STOCK_QUESTION);
     const id = `threads-can-${randomUUID().slice(0, 8)}`;
@@ -225,6 +255,48 @@ describe('a reply is never continued twice', () => {
     ]);
     const state = await h.conversations.getState(id);
     assert.ok(state.runs >= 3, `a run per call (${state.runs} runs)`);
+  });
+});
+
+describe('threads with the orchestrator’s own compaction', () => {
+  let small: Harness;
+  before(async () => {
+    small = await startHarness({ contextWindowTokens: 60_000, toolOutputChars: 20_000 });
+  });
+  after(async () => {
+    await small?.close();
+  });
+
+  test('a summary rewrites the transcript: the next call creates a new thread with it, then continues again', async () => {
+    const prompt = uniquePrompt('Check the weather and some ticker symbols, one lookup at a time (threads).');
+    small.mock.script(prompt, chainSteps(14));
+    const id = `threads-summary-${randomUUID().slice(0, 8)}`;
+    const reply = await small.conversations.sendMessage(id, prompt, {
+      start: {
+        tools: CHAIN_TOOLS,
+        threads: true,
+        limits: { maxModelCallsPerTurn: 100, maxToolCallsPerTurn: 100 },
+        contextManagement: { mode: 'compaction', compaction: { by: 'orchestrator', triggerTokens: 30_000 } },
+      },
+    });
+    assert.equal(reply.text, 'Done after 14 lookups.');
+    const requests = small.mock.requestsFor(prompt);
+    const isSummary = (r: RecordedRequest) =>
+      JSON.stringify(r.body.messages.at(-1)).includes('Summarise the conversation above');
+    const summaries = requests.flatMap((r, i) => (isSummary(r) ? [i] : []));
+    assert.ok(summaries.length >= 1, 'the chain was summarised');
+    for (const i of summaries) {
+      assert.equal(requests[i]!.body.thread, undefined, 'the summary call is not threaded');
+      const next = requests[i + 1]!;
+      assert.equal(next.body.thread?.type, 'create', 'the call after a summary creates a new thread');
+      assert.ok(JSON.stringify(next.body.messages[0]).includes(SUMMARY_HEADING), 'with the summarised transcript');
+      assert.equal(requests[i + 2]?.body.thread?.type ?? 'continue', 'continue', 'and the chain continues it');
+    }
+    const model = requests.filter((r) => !isSummary(r));
+    assert.ok(
+      model.filter((r) => r.body.thread?.type === 'continue').length >= model.length - 1 - 2 * summaries.length,
+      'every other call continues',
+    );
   });
 });
 

@@ -107,7 +107,13 @@ export class Threads {
     this.sweep();
     const now = this.now();
     if (pending.from !== undefined) this.spend(pending.from, now);
-    const messages = [...pending.held.messages.map(withoutBreakpoints), reply];
+    const held = pending.held.messages.map(withoutBreakpoints);
+    // A reply to a request that ends with the assistant's paused turn continues that turn: it joins its message.
+    const last = held.at(-1);
+    const messages =
+      last?.['role'] === 'assistant'
+        ? [...held.slice(0, -1), { ...last, content: [...blocksOf(last), ...blocksOf(reply)] }]
+        : [...held, reply];
     this.held.set(replyId, { ...pending.held, messages, expiresAt: now + THREAD_TTL_MS });
   }
 
@@ -173,6 +179,11 @@ function withoutBreakpoints(message: Json): Json {
       return rest;
     }),
   };
+}
+
+function blocksOf(message: Json): unknown[] {
+  const content = message['content'];
+  return Array.isArray(content) ? content : [{ type: 'text', text: String(content) }];
 }
 
 function invalid(message: string): OpenedThread {
