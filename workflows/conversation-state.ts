@@ -480,6 +480,8 @@ export class ConversationState {
     // The worker's cached copy may hold the failed turn's replies: point the next call at the last good reply.
     this.lastReplyId = this.turnStartReply.id;
     this.sentUpTo = Math.min(this.turnStartReply.sentUpTo, this.transcript.length);
+    // A thread anchored in the failed turn holds what the transcript no longer has.
+    if (this.thread?.id !== this.lastReplyId) this.thread = undefined;
     this.lastText = failure.message;
     this.statusValue = 'awaiting_user';
   }

@@ -119,6 +119,24 @@ describe('threads: the option and the state', () => {
     next.compactHead(1, [{ role: 'user', content: 'Summary' }]);
     assert.equal(next.thread, undefined);
   });
+  test('a failed turn drops an anchor set during it, and keeps the one it started from', () => {
+    const options = conversationOptionsSchema.parse({ threads: true });
+    const state = new ConversationState({ options, firstMessage: 'Hi' } as ConversationInput, 'run-1');
+    state.beginTurn();
+    state.thread = { id: 'msg_1', fingerprint: 'f' };
+    state.appendReply({ role: 'assistant', content: 'Hello' }, 'msg_1');
+    state.finishTurn('Hello', 'end_turn', 'awaiting_user');
+    state.enqueue('Again');
+    state.beginTurn();
+    state.failTurn({ type: 'ModelCallFailed', message: 'no' });
+    assert.deepEqual(state.thread, { id: 'msg_1', fingerprint: 'f', at: 2 }, 'nothing of the failed turn was sent');
+    state.enqueue('Once more');
+    state.beginTurn();
+    state.thread = { id: 'msg_2', fingerprint: 'f' };
+    state.appendReply({ role: 'assistant', content: 'Hm' }, 'msg_2');
+    state.failTurn({ type: 'ModelCallFailed', message: 'no' });
+    assert.equal(state.thread, undefined);
+  });
   test('with threads off nothing of them is carried', () => {
     const state = new ConversationState(
       { options: conversationOptionsSchema.parse({}), firstMessage: 'Hi' } as ConversationInput,
