@@ -2,7 +2,7 @@
 // off (Temporal retries, with the classifier's verdict); the worker heartbeats while the stream runs, so a
 // worker that dies mid-call is noticed within the heartbeat timeout and the call runs again elsewhere.
 import type Anthropic from '@anthropic-ai/sdk';
-import type { BetaMessage } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type { BetaMessage, BetaMessageStreamParams } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
@@ -20,6 +20,8 @@ import { LiveReplyHeartbeat, type RelayTarget } from './live-reply-heartbeat';
 import { AttemptBilling } from './billed-attempts';
 import { withReply } from '../common/paused-turn';
 import { offersServerTools } from '../common/server-tools';
+import type { ThreadUse } from '../common/threads';
+import { sendThreaded, threadFingerprint } from './model-thread';
 
 export interface ModelActivityDeps {
   anthropic: Anthropic;
@@ -48,29 +50,61 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets, re
       new LiveReplyHeartbeat(context, input.callNumber, input.stream.intervalMs, () => billing.details(), relay);
     const stopHeartbeats = live ? () => live.stop() : keepAlive(context, () => billing.details());
     let system: string | undefined;
-    let messages: MessageParam[];
+    // The whole context: absent when the call continued its thread and never needed it.
+    let messages: MessageParam[] | undefined;
     let message: BetaMessage;
     let compactedTokens: number | undefined;
+    let thread: ThreadUse | undefined;
     try {
-      ({ system, messages } = await cache.assemble(input));
       const { mcpToolSet } = input.request;
       const mcpTools = mcpToolSet !== undefined ? await mcpToolSets?.get(input.conversation, mcpToolSet) : undefined;
       // Building the request is deterministic: what fails here would fail on every attempt (not retried).
-      const request = buildingRequest(() => {
-        const offered = input.request.tools.map((name) => {
+      const offered = buildingRequest(() =>
+        input.request.tools.map((name) => {
           const tool = described.get(name) ?? mcpTools?.get(name);
           if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
           return tool;
-        });
-        return withContextManagement(
-          buildModelRequest({ ...input.request, ...(system !== undefined && { system }) }, messages, offered),
-          input.request.contextManagement,
+        }),
+      );
+      const build = (over: MessageParam[], withSystem?: string) =>
+        buildingRequest(() =>
+          withContextManagement(
+            buildModelRequest(
+              { ...input.request, ...(withSystem !== undefined && { system: withSystem }) },
+              over,
+              offered,
+            ),
+            input.request.contextManagement,
+          ),
         );
-      });
-      const stream = anthropic.beta.messages.stream(request, { signal: context.cancellationSignal });
-      billing.follow(stream);
-      if (live) stream.on('streamEvent', (event, snapshot) => live.onStreamEvent(event, snapshot));
-      message = await stream.finalMessage();
+      const whole = async () => {
+        ({ system, messages } = await cache.assemble(input));
+        return build(messages, system);
+      };
+      const send = async (request: BetaMessageStreamParams) => {
+        const stream = anthropic.beta.messages.stream(request, { signal: context.cancellationSignal });
+        billing.follow(stream);
+        if (live) stream.on('streamEvent', (event, snapshot) => live.onStreamEvent(event, snapshot));
+        return stream.finalMessage();
+      };
+      let request: BetaMessageStreamParams;
+      if (input.thread) {
+        ({
+          reply: message,
+          request,
+          thread,
+        } = await sendThreaded({
+          thread: input.thread,
+          attempt: context.info.attempt,
+          fingerprint: threadFingerprint(build([])),
+          delta: () => build(input.newMessages),
+          whole,
+          send,
+        }));
+      } else {
+        request = await whole();
+        message = await send(request);
+      }
       compactedTokens = await compactedPromptTokens(anthropic, request, message, context.cancellationSignal);
     } catch (err) {
       // The last heartbeat (flushed with the failure) hands the total to the next attempt.
@@ -86,7 +120,10 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets, re
     }
 
     const reply = callModelResultOf(message, compactedTokens);
-    if (reply.stop_reason !== 'max_tokens') {
+    // A threaded reply leaves the transcript to the API's thread: the worker keeps none (a call that cannot continue
+    // reads it by query). Without threads, or unthreaded, it keeps it as before.
+    if (thread && thread.mode !== 'unthreaded') cache.forget(input.conversation);
+    else if (messages && reply.stop_reason !== 'max_tokens') {
       // The workflow appends exactly this message (same pure protocol code), so the next call needs only what follows;
       // after a compaction, like the workflow, it keeps only what the model still sees.
       const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber, messages, {
@@ -103,6 +140,7 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets, re
       content: reply.content.map(forTheHistory),
       attempt: context.info.attempt,
       ...(billing.before && { failedAttempts: billing.before }),
+      ...(thread && { thread }),
     };
   }
 

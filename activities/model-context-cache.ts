@@ -74,7 +74,9 @@ export class ModelContextCache {
     while (this.heldBytes > this.maxBytes) this.forget(this.entries.keys().next().value!);
   }
 
-  private forget(key: string): void {
+  /** Drops what the cache holds of a conversation's run (its transcript now lives in the API's thread). */
+  forget(conversation: ConversationRun | string): void {
+    const key = typeof conversation === 'string' ? conversation : keyOf(conversation);
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);

@@ -38,6 +38,7 @@ const { values: flags, positionals } = parseArgs({
     thinking: { type: 'string' },
     effort: { type: 'string' },
     'hide-thinking': { type: 'boolean', default: false },
+    threads: { type: 'boolean', default: false },
     status: { type: 'string' },
     reject: { type: 'boolean', default: false },
     reason: { type: 'string' },
@@ -59,7 +60,7 @@ const USAGE = `usage: claude-temporal-orchestrator <command> [options]
 New conversations: --tools a,b (default: every tool the task queue's workers run) --mcp-servers a,b --model M
   --fallback-models a,b (tried in turn while the model stays overloaded; the cost line then names each model)
   --protocol native|legacy-xml --system TEXT --thinking adaptive|enabled:BUDGET|disabled|between_tools
-  --effort low|medium|high|xhigh|max
+  --effort low|medium|high|xhigh|max --threads (message threads: each call sends only the new messages)
 chat shows the model's thinking as it streams (thinking> …); --hide-thinking leaves it out.
 --json prints one JSON document per command and no progress.
 
@@ -79,6 +80,7 @@ async function startOptions(client: ConversationClient): Promise<Omit<StartOptio
     ...(flags.system && { system: flags.system }),
     ...(flags.thinking && { thinking: thinkingFlag(flags.thinking) }),
     ...(flags.effort && { effort: flags.effort as StartOptions['effort'] }),
+    ...(flags.threads && { threads: true }),
   };
 }
 

@@ -11,6 +11,7 @@ import type { ProtocolName } from './protocols/types';
 import type { ServerToolsOption } from './server-tools';
 import type { OutputSpec } from './structured-output';
 import type { Effort, ThinkingOption } from './thinking';
+import type { ThreadRequest, ThreadUse } from './threads';
 
 /** The activity names the orchestrator uses itself; tools may not take them. */
 export const MODEL_ACTIVITY = 'callModel';
@@ -91,6 +92,12 @@ export interface CallModelInput {
    * joins that assistant message (common/paused-turn.ts) instead of following it.
    */
   joinsPausedTurn?: true;
+  /**
+   * Present when the conversation has threads on (common/threads.ts): with `continueFrom`, the first attempt sends
+   * only `newMessages` (the messages after that reply) as a continue of its thread; otherwise, and on every later
+   * attempt, the whole conversation as a new thread.
+   */
+  thread?: ThreadRequest;
 }
 
 /** What the worker reads from the workflow (query) when its cache lacks a conversation's context. */
@@ -147,6 +154,8 @@ export interface CallModelResult {
   container?: ContainerRef;
   /** What the attempts before it billed (they failed mid-stream): counted like the reply's own usage. */
   failedAttempts?: TokenUsage;
+  /** With threads on: whether the call created, continued or fell back to a new thread, or went unthreaded. */
+  thread?: ThreadUse;
 }
 
 /**

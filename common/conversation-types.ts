@@ -7,6 +7,7 @@ import type { ConversationOptions } from './options';
 import type { ProtocolName } from './protocols/types';
 import type { ConversationStreamInput } from './stream-event-schema';
 import type { OutputSpec } from './structured-output';
+import type { ThreadAnchor } from './threads';
 
 export const CONVERSATION_WORKFLOW = 'conversation';
 
@@ -193,6 +194,10 @@ export interface CarriedState {
   byModel?: UsageByModel;
   /** The code execution container the API named last, sent back with every call until it expires. */
   container?: ContainerRef;
+  /** Threads on: the reply the next call may continue from (common/threads.ts). */
+  threadAnchor?: ThreadAnchor;
+  /** Threads on, and the API said it cannot thread this conversation's requests: they go whole. */
+  threadsUnsupported?: true;
 }
 
 /** A code execution container: its id, and when the API said it expires (ISO 8601). */

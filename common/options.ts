@@ -101,6 +101,11 @@ export const conversationOptionsSchema = z
     serverTools: serverToolsSchema.optional(),
     /** Cache breakpoints on tools, system prompt and the newest turn (prompt caching). */
     promptCaching: z.boolean().default(true),
+    /**
+     * Message threads (beta, docs/threads.md): the API holds the conversation between calls, so each call sends only
+     * what its turn added. Off unless `true`; a call the API cannot thread (thinking, context management) goes whole.
+     */
+    threads: z.boolean().optional(),
     limits: z
       .strictObject({
         /** Model calls for one user message before the turn ends with `limit_reached`. */

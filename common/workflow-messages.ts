@@ -164,6 +164,14 @@ const carriedStateSchema = once(() => {
     lastCallUsage: usageSchema.optional(),
     container: z.strictObject({ id: z.string().min(1).max(512), expiresAt: z.string().max(64) }).optional(),
     byModel: usageByModelSchema.optional(),
+    threadAnchor: z
+      .strictObject({
+        id: z.string().min(1).max(256),
+        fingerprint: z.string().min(1).max(64),
+        at: z.number().int().min(0).optional(),
+      })
+      .optional(),
+    threadsUnsupported: z.literal(true).optional(),
   });
 });
 

@@ -12,6 +12,8 @@ export interface DemoArgs {
   protocol: 'native' | 'legacy-xml';
   /** --thinking: adaptive thinking, shown as it streams. */
   thinking: boolean;
+  /** --threads: the API holds the conversation (message threads); each call sends only what its turn added. */
+  threads: boolean;
 }
 
 export function demoArgs(args = process.argv.slice(2)): DemoArgs {
@@ -20,6 +22,7 @@ export function demoArgs(args = process.argv.slice(2)): DemoArgs {
     exitWhenDone: args.includes('--exit') || !process.stdout.isTTY,
     protocol: protocolArg === 'legacy-xml' ? 'legacy-xml' : 'native',
     thinking: args.includes('--thinking'),
+    threads: args.includes('--threads'),
   };
 }
 

@@ -21,6 +21,7 @@ import { resolveFallbackPrices } from './model-prices';
 import type { ConversationState } from './conversation-state';
 import type { ConversationStream } from './conversation-stream';
 import { modelOutputCap, nextMaxTokens } from '../common/max-tokens-ladder';
+import { anchorOf, continuableFrom } from '../common/threads';
 import { type Admission, admit, isRefusal, type Sent, sendModelCall, UNCHECKED } from './model-requests';
 
 export { MODEL_RETRY } from './model-requests';
@@ -67,6 +68,9 @@ export async function askModel(
   const contextManagement = apiContextManagement(options.contextManagement);
   const { streaming } = options;
   const container = state.liveContainer();
+  // Threads (common/threads.ts): only the step's first call may continue the thread; rungs and fallbacks create anew.
+  const threads = options.threads === true && !state.threadsUnsupported;
+  let firstOfStep = true;
   let admission: Admission | BudgetRefusal = UNCHECKED;
   // What the admitted call was estimated at: a fallback call is the same request, priced at its model's prices.
   let estimate: CallEstimate | undefined;
@@ -79,12 +83,23 @@ export async function askModel(
   for (;;) {
     if (!admission.ok) return { kind: 'over_budget', scope: admission.scope, message: admission.message };
     const callNumber = state.modelCalls + 1;
+    const continuing = threads
+      ? continuableFrom(
+          state.thread,
+          { lastReplyId: state.lastReplyId, transcriptLength: state.transcript.length },
+          { firstOfStep, joinsPausedTurn },
+        )
+      : undefined;
+    // A reply is continued once, whatever comes of this call.
+    if (continuing) state.thread = undefined;
+    firstOfStep = false;
     const summary =
       modelCallSummary(model, callNumber, maxTokens, options) +
       fallbackNote(chain, modelIndex) +
       compactionNote(state.context) +
       serverToolsNote(options.serverTools) +
-      (joinsPausedTurn ? ' · continues a paused turn' : '');
+      (joinsPausedTurn ? ' · continues a paused turn' : '') +
+      (threads ? (continuing ? ' · continues its thread' : ' · new thread') : '');
     setCurrentDetails(`Waiting for the model: ${summary}`);
     state.startActivity('model', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
     const onFallback = modelIndex > 0 ? { model } : {};
@@ -92,12 +107,15 @@ export async function askModel(
     const input: CallModelInput = {
       callNumber,
       transcriptLength: state.transcript.length,
-      newMessages: state.newMessages(),
+      newMessages: continuing ? state.transcript.slice(continuing.from) : state.newMessages(),
       ...(state.sentUpTo === 0 && { fullContext: options.system !== undefined ? { system: options.system } : {} }),
       ...(state.lastReplyId !== undefined && { afterReply: state.lastReplyId }),
       ...(streaming.enabled && { stream: { intervalMs: streaming.intervalMs } }),
       ...(joinsPausedTurn && { joinsPausedTurn: true as const }),
       ...(fallbackAfter !== undefined && { fallbackAfter }),
+      ...(threads && {
+        thread: continuing ? { continueFrom: continuing.id, fingerprint: continuing.fingerprint } : {},
+      }),
       request: {
         model,
         maxTokens,
@@ -152,6 +170,10 @@ export async function askModel(
     }
     const reply = sent.value;
     const costUsd = state.recordModelCall(reply.usage, model);
+    if (threads) {
+      state.thread = anchorOf(reply);
+      if (reply.thread?.mode === 'unthreaded') state.threadsUnsupported = true;
+    }
     if (reply.stop_reason !== 'max_tokens') {
       publishReply(stream, callNumber, reply);
       stream.publish({

@@ -33,6 +33,7 @@ import { billedTokens, promptTokens, type BudgetScope, type Spent } from '../com
 import { addCost, costUsd, type ModelPrices } from '../common/pricing';
 import { addModelUsage, type UsageByModel } from '../common/fallback-models';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
+import type { ThreadAnchor } from '../common/threads';
 import { type OutputSpec, outputConflict } from '../common/structured-output';
 import {
   approvalDecisionSchema,
@@ -96,6 +97,10 @@ export class ConversationState {
   context: ContextAccounting;
   /** The code execution container the API named last (server tools): sent back with every call until it expires. */
   container: ContainerRef | undefined;
+  /** Threads on: the reply the next call may continue from (common/threads.ts); a continue takes it away. */
+  thread: ThreadAnchor | undefined;
+  /** Threads on, but the API cannot thread this conversation's requests: they go whole from then on. */
+  threadsUnsupported = false;
   /**
    * Asked when a cap would change what the orchestrator writes: true in a run replayed from before texts were bounded
    * (0.1.0 wrote them uncut), so it does again. The workflow sets it (it asks a patch marker); by default texts are cut.
@@ -142,6 +147,8 @@ export class ConversationState {
     this.currentTurn = carried?.currentTurn ? { ...carried.currentTurn } : undefined;
     this.context = carried?.context ?? ZERO_CONTEXT;
     this.container = carried?.container;
+    this.thread = carried?.threadAnchor;
+    this.threadsUnsupported = carried?.threadsUnsupported === true;
     if (this.options.fallbackModels) this.byModel = carried?.byModel ?? {};
     // A new run's worker cache is empty: the first model call reads the transcript once by query.
     this.sentUpTo = this.transcript.length;
@@ -323,6 +330,8 @@ export class ConversationState {
     for (const message of head) this.transcriptBytes += jsonBytes(message) + 1;
     const shift = head.length - count;
     this.sentUpTo = Math.max(0, this.sentUpTo + shift);
+    // The API's thread holds the transcript as it was: the next call starts a new one.
+    this.thread = undefined;
     if (this.currentTurn && this.currentTurn.transcriptStart < count) {
       this.currentTurn.transcriptStart = 0;
       this.turnStartReply = { id: undefined, sentUpTo: 0 };
@@ -358,6 +367,7 @@ export class ConversationState {
     }
     this.sentUpTo = this.transcript.length;
     this.lastReplyId = replyId;
+    if (this.thread?.id === replyId) this.thread = { ...this.thread, at: this.transcript.length };
   }
 
   /** What the orchestrator writes: every text in it bounded (common/bounded-text.ts), unless `keepUncut()`. */
@@ -475,6 +485,8 @@ export class ConversationState {
     // The worker's cached copy may hold the failed turn's replies: point the next call at the last good reply.
     this.lastReplyId = this.turnStartReply.id;
     this.sentUpTo = Math.min(this.turnStartReply.sentUpTo, this.transcript.length);
+    // A thread anchored in the failed turn holds what the transcript no longer has.
+    if (this.thread?.id !== this.lastReplyId) this.thread = undefined;
     this.lastText = failure.message;
     this.statusValue = 'awaiting_user';
   }
@@ -644,6 +656,8 @@ export class ConversationState {
       ...(this.lastCallUsage && { lastCallUsage: this.lastCallUsage }),
       ...(this.container && { container: this.container }),
       ...(this.byModel && { byModel: this.byModel }),
+      ...(this.thread && { threadAnchor: this.thread }),
+      ...(this.threadsUnsupported && { threadsUnsupported: true as const }),
     };
   }
 }

@@ -4,7 +4,7 @@
 export interface ErrorBody {
   type: 'error';
   /** `details.error_code` names a cause the SDK has a typed error for (e.g. `compaction_block_misplaced`). */
-  error: { type: string; message: string; details?: { error_code: string } };
+  error: { type: string; message: string; details?: { error_code: string; unsupported?: string[] } };
   request_id: string;
 }
 
@@ -66,7 +66,14 @@ export function defaultErrorMessage(type: string): string {
   return DEFAULT_MESSAGE[type] ?? 'Error';
 }
 
-export function errorBody(type: string, message: string | undefined, requestId: string, code?: string): ErrorBody {
-  const error = { type, message: message ?? defaultErrorMessage(type), ...(code && { details: { error_code: code } }) };
+export function errorBody(
+  type: string,
+  message: string | undefined,
+  requestId: string,
+  code?: string,
+  unsupported?: string[],
+): ErrorBody {
+  const details = code && { details: { error_code: code, ...(unsupported && { unsupported }) } };
+  const error = { type, message: message ?? defaultErrorMessage(type), ...details };
   return { type: 'error', error, request_id: requestId };
 }

@@ -68,6 +68,19 @@ const step = z.union([
     usage: usage.optional(),
   }),
   z.strictObject({
+    fault: z.literal('thread'),
+    error: z.enum([
+      'thread_not_found',
+      'thread_already_continued',
+      'thread_continue_in_flight',
+      'thread_fingerprint_mismatch',
+      'thread_unsupported_request',
+    ]),
+    message: z.string().optional(),
+    unsupported: z.array(z.string()).optional(),
+    delayMs: delay,
+  }),
+  z.strictObject({
     fault: z.literal('truncated-tool-use'),
     text: z.string().optional(),
     tool: z.strictObject({ name: z.string(), input: z.record(z.string(), z.unknown()) }),

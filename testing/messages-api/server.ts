@@ -34,6 +34,7 @@ import type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep, Scri
 import { asScriptSteps, scriptProblems, scriptRequestSchema } from './script-schema';
 import { outputSchemaOf, validateRequest } from './validate-request';
 import { checkThinking, demoThinking, thinkingBudget, thinkingOmitted, thinkingOn, ThinkingSigner } from './thinking';
+import { type PendingThread, scriptedRefusal, type ThreadRefusal, Threads } from './threads';
 
 export type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep } from './types';
 
@@ -73,6 +74,8 @@ interface Exchange {
   record: RecordedRequest;
   requestId: string;
   signal: AbortSignal;
+  /** A threaded request: its conversation is held under the reply's id once the reply is complete (threads.ts). */
+  thread?: PendingThread;
 }
 
 /** What the model answers: the request as it reads it, and what context management did to it. */
@@ -94,6 +97,8 @@ class MessagesApiServer implements MessagesApi {
   /** Signs the thinking blocks this server issues and checks those sent back (thinking.ts). */
   private readonly signer = new ThinkingSigner();
   private readonly containers: Containers;
+  /** Message threads: the conversations held under response ids (threads.ts). */
+  private readonly threads: Threads;
   private latencyMs: number;
   private contextWindow: number;
   private tokenDelayMs: number;
@@ -105,6 +110,7 @@ class MessagesApiServer implements MessagesApi {
     this.tokenDelayMs = options.tokenDelayMs ?? 0;
     this.cache = new PromptCache(options.now ?? Date.now);
     this.containers = new Containers(options.now ?? Date.now);
+    this.threads = new Threads(options.now ?? Date.now);
     this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 5_000 }, (req, res) => {
       void this.handle(req, res).catch((err: unknown) => this.internalError(req, res, err));
     });
@@ -135,7 +141,9 @@ class MessagesApiServer implements MessagesApi {
   }
 
   requestsFor(match: string): RecordedRequest[] {
-    return this.requests.filter((r) => r.path === '/v1/messages' && firstUserText(r.body).includes(match));
+    return this.requests.filter(
+      (r) => r.path === '/v1/messages' && (r.threadText ?? firstUserText(r.body)).includes(match),
+    );
   }
 
   setLatency(ms: number): void {
@@ -158,6 +166,7 @@ class MessagesApiServer implements MessagesApi {
     this.scripts.clear();
     this.requests.length = 0;
     this.cache.clear();
+    this.threads.clear();
   }
 
   async close(): Promise<void> {
@@ -224,9 +233,24 @@ class MessagesApiServer implements MessagesApi {
       );
     }
     const countTokens = route.endsWith('/count_tokens');
-    const verdict = validateRequest(body, { countTokens });
+    // A continue is read as the conversation its thread holds with the new messages after it, and checked as such.
+    const opened =
+      countTokens || !isObject(body)
+        ? undefined
+        : this.threads.open(body, betasOf(req.headers['anthropic-beta'] as string | undefined));
+    if (opened && !opened.ok) return this.refuseThread(ex, opened.refusal);
+    if (opened?.pending) {
+      const pending = opened.pending;
+      ex.thread = pending;
+      // A request that ends without a complete reply leaves the response it continued free to continue.
+      res.once('close', () => {
+        if (ex.thread) this.threads.release(pending);
+      });
+      if (pending.from !== undefined) record.threadText = firstUserText(opened.body);
+    }
+    const verdict = validateRequest(opened?.body ?? body, { countTokens });
     if (!verdict.ok) return this.sendError(ex, 400, 'invalid_request_error', verdict.message);
-    const request = body as Json;
+    const request = (opened?.body ?? body) as Json;
     const thinkingProblem = checkThinking(request, this.signer, countTokens);
     if (thinkingProblem) return this.sendError(ex, 400, 'invalid_request_error', thinkingProblem);
     const serverToolProblem = this.containers.check(request, countTokens);
@@ -342,6 +366,9 @@ class MessagesApiServer implements MessagesApi {
         const type = step.errorType ?? errorTypeForStatus(step.status);
         return this.sendError(ex, step.status, type, step.message, step.headers);
       }
+      case 'thread':
+        if (!(await wait(delayMs, ex.signal))) return;
+        return this.refuseThread(ex, scriptedRefusal(step.error, step.message, step.unsupported));
       case 'connection-reset':
         if (!(await wait(delayMs, ex.signal))) return;
         ex.record.status = 0;
@@ -556,9 +583,20 @@ class MessagesApiServer implements MessagesApi {
   }
 
   private async send(ex: Exchange, reply: Reply, delayMs: number, step: ScriptStep): Promise<void> {
-    if (ex.record.stream) return streamReply(ex.res, reply, { ...this.streamOptions(ex, step), delayMs });
-    if (!(await wait(delayMs, ex.signal))) return;
-    this.sendText(ex, 200, messageText(reply));
+    if (ex.record.stream) await streamReply(ex.res, reply, { ...this.streamOptions(ex, step), delayMs });
+    else if (!(await wait(delayMs, ex.signal))) return;
+    else this.sendText(ex, 200, messageText(reply));
+    if (ex.thread && !ex.signal.aborted) {
+      // The server holds the whole reply or none of it: only a complete one is stored.
+      const message = JSON.parse(messageText(reply)) as Json;
+      this.threads.store(ex.thread, reply.id, { role: 'assistant', content: message['content'] });
+      delete ex.thread;
+    }
+  }
+
+  private refuseThread(ex: Exchange, refusal: ThreadRefusal): void {
+    const { status, type, message, code, unsupported } = refusal;
+    this.sendJson(ex, status, errorBody(type, message, ex.requestId, code, unsupported));
   }
 
   /** Pacing (the step's, else the server's) and where a paced stream records its tokens. */

@@ -1,6 +1,7 @@
 // The public shapes of the local Messages API server: what tests script, what it records, what it returns.
 // Plain TypeScript (no zod): tests build these literally.
 import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
+import type { ThreadErrorCode } from './threads';
 
 export type { StopReason };
 
@@ -163,6 +164,18 @@ export type ScriptStep =
    * input JSON is streamed only up to `cutAt` characters (default: half), `stop_reason: 'max_tokens'`.
    * As JSON: the tool_use block with `input: {}` and `stop_reason: 'max_tokens'`.
    */
+  /**
+   * A thread refusal (threads.ts), whatever the request: 404 `thread_not_found`, or 400 `thread_already_continued`,
+   * `thread_continue_in_flight`, `thread_fingerprint_mismatch`, `thread_unsupported_request` (with `unsupported`,
+   * default `['thinking']`), each with `details.error_code` as the API sends it.
+   */
+  | {
+      fault: 'thread';
+      error: ThreadErrorCode;
+      message?: string;
+      unsupported?: string[];
+      delayMs?: number;
+    }
   | {
       fault: 'truncated-tool-use';
       text?: string;
@@ -187,6 +200,11 @@ export interface RecordedRequest {
   status: number;
   /** The script key whose step answered this request (absent when the demo model or an error answered). */
   match?: string;
+  /**
+   * A request that continues a thread: the first user message's text of the conversation the thread holds, which
+   * scripts and `requestsFor` match (the body itself carries only the new messages).
+   */
+  threadText?: string;
   /** Whether the request asked for a stream (`"stream": true`). */
   stream: boolean;
   /** Paced streams only: each text token and when it was written (`Date.now()`). */
