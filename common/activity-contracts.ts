@@ -5,6 +5,7 @@ import type { MessageParam, StopReason, ToolChoice } from '@anthropic-ai/sdk/res
 import type { CallGuard } from './budget';
 import type { ReplyBlock } from './compaction';
 import type { CallContext } from './context-accounting';
+import type { ModelPrices } from './pricing';
 import type { ContainerRef, TokenUsage } from './conversation-types';
 import { CALL_MCP_TOOL_ACTIVITY, LIST_MCP_SERVERS_ACTIVITY, LIST_MCP_TOOLS_ACTIVITY } from './mcp';
 import type { ProtocolName } from './protocols/types';
@@ -193,6 +194,11 @@ export interface DescribeToolsResult {
   tools: ToolPolicy[];
   /** Requested names the worker does not register. */
   unknown: string[];
+  /**
+   * The prices of the model it was asked about (null: the worker knows none), so a conversation's start takes one local
+   * activity, not two. Absent in the results of runs from before, which read them with the modelPrices activity.
+   */
+  prices?: ModelPrices | null;
 }
 
 export interface ToolActivityInput {

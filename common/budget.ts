@@ -12,25 +12,30 @@
 import { z } from 'zod';
 import type { TokenUsage } from './conversation-types';
 import { addCost, costUsd, type ModelPrices, formatUsd } from './pricing';
+import { sharedOnce } from './shared-once';
 
-const limitSchema = z
-  .strictObject({
-    tokens: z.number().int().positive().max(1e12).optional(),
-    usd: z.number().positive().max(1e6).optional(),
-  })
-  .refine((limit) => limit.tokens !== undefined || limit.usd !== undefined, 'set tokens, usd or both');
+const limitSchema = sharedOnce('budget.limitSchema', () =>
+  z
+    .strictObject({
+      tokens: z.number().int().positive().max(1e12).optional(),
+      usd: z.number().positive().max(1e6).optional(),
+    })
+    .refine((limit) => limit.tokens !== undefined || limit.usd !== undefined, 'set tokens, usd or both'),
+);
 export type BudgetLimit = z.infer<typeof limitSchema>;
 
-export const budgetSchema = z
-  .strictObject({
-    /** What one user message may spend; the turn ends with `budget_exhausted` and the conversation goes on. */
-    perTurn: limitSchema.optional(),
-    /** What the whole conversation may spend; once it is reached the conversation ends with `budget_exhausted`. */
-    perConversation: limitSchema.optional(),
-    /** How the next call is estimated: from the last call (free), or with the API's count_tokens endpoint. */
-    estimate: z.enum(['last-call', 'count-tokens']).default('last-call'),
-  })
-  .optional();
+export const budgetSchema = sharedOnce('budget.budgetSchema', () =>
+  z
+    .strictObject({
+      /** What one user message may spend; the turn ends with `budget_exhausted` and the conversation goes on. */
+      perTurn: limitSchema.optional(),
+      /** What the whole conversation may spend; once it is reached the conversation ends with `budget_exhausted`. */
+      perConversation: limitSchema.optional(),
+      /** How the next call is estimated: from the last call (free), or with the API's count_tokens endpoint. */
+      estimate: z.enum(['last-call', 'count-tokens']).default('last-call'),
+    })
+    .optional(),
+);
 export type BudgetOptions = z.output<typeof budgetSchema>;
 
 /** What has been spent: tokens, and USD (null when the model has no price). */

@@ -3,6 +3,7 @@
 // carried across continue-as-new, and published as search attributes. Pure.
 import { z } from 'zod';
 import type { TokenUsage } from './conversation-types';
+import { sharedOnce } from './shared-once';
 
 /** What one model call tells about its context (CallModelResult.context). */
 export interface CallContext {
@@ -55,27 +56,31 @@ export const ZERO_CONTEXT: ContextAccounting = {
   clearedInputTokens: 0,
 };
 
-const count = z.number().int().min(0);
+const count = sharedOnce('contextAccounting.count', () => z.number().int().min(0));
 
-export const contextAccountingSchema = z.strictObject({
-  inputTokens: count,
-  inputTokensBefore: count,
-  outputTokens: count,
-  peakInputTokens: count,
-  compactions: count,
-  compactedMessages: count,
-  clearedToolUses: count,
-  clearedInputTokens: count,
-  lastCompaction: z
-    .strictObject({
-      afterCall: count,
-      by: z.enum(['api', 'orchestrator']),
+export const contextAccountingSchema = sharedOnce(
+  'contextAccounting.contextAccountingSchema',
+  () =>
+    z.strictObject({
+      inputTokens: count,
       inputTokensBefore: count,
-      messages: count,
-      summary: z.string(),
-    })
-    .optional(),
-}) satisfies z.ZodType<ContextAccounting>;
+      outputTokens: count,
+      peakInputTokens: count,
+      compactions: count,
+      compactedMessages: count,
+      clearedToolUses: count,
+      clearedInputTokens: count,
+      lastCompaction: z
+        .strictObject({
+          afterCall: count,
+          by: z.enum(['api', 'orchestrator']),
+          inputTokensBefore: count,
+          messages: count,
+          summary: z.string(),
+        })
+        .optional(),
+    }) satisfies z.ZodType<ContextAccounting>,
+);
 
 /** How much of a summary the state keeps and shows. */
 export const SUMMARY_PREVIEW_CHARS = 300;

@@ -19,51 +19,56 @@ import type {
   BetaContextManagementConfig,
 } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { z } from 'zod';
+import { sharedOnce } from './shared-once';
 
 export const COMPACTION_BETA = 'compact-2026-01-12';
 export const CONTEXT_EDITING_BETA = 'context-management-2025-06-27';
 /** The API refuses a compaction trigger below this many input tokens. */
 export const MIN_API_COMPACTION_TRIGGER = 50_000;
 
-const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'tool names match ^[a-zA-Z0-9_-]{1,64}$');
+const toolName = sharedOnce('contextOptions.toolName', () =>
+  z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'tool names match ^[a-zA-Z0-9_-]{1,64}$'),
+);
 const tokens = (min: number) => z.number().int().min(min).max(10_000_000);
 
-export const contextManagementSchema = z
-  .strictObject({
-    mode: z.enum(['off', 'clear-tool-uses', 'compaction', 'both']).default('off'),
-    compaction: z
-      .strictObject({
-        /** Who summarises: the Messages API, or the orchestrator with a model call of its own. */
-        by: z.enum(['api', 'orchestrator']).default('api'),
-        /** Compact once a call's input reaches this many tokens (the API's default and minimum apply to `api`). */
-        triggerTokens: tokens(1_000).default(150_000),
-        /** Replaces the summarisation prompt (the API's, or the orchestrator's own). */
-        instructions: z.string().trim().min(1).max(20_000).optional(),
-        /** `max_tokens` of the orchestrator's summary call. */
-        summaryMaxTokens: z.number().int().min(256).max(64_000).default(4_096),
-      })
-      .prefault({}),
-    clearToolUses: z
-      .strictObject({
-        /** Clear once a call's input reaches this many tokens… */
-        triggerTokens: tokens(1).optional(),
-        /** …or once the prompt holds this many tool uses (instead of `triggerTokens`). */
-        triggerToolUses: z.number().int().min(1).max(100_000).optional(),
-        /** The most recent tool uses whose results are kept. */
-        keepToolUses: z.number().int().min(0).max(100_000).default(3),
-        /** Clear only when at least this many tokens go (clearing invalidates the prompt cache from there on). */
-        clearAtLeastTokens: tokens(1).optional(),
-        /** Tools whose results are never cleared. */
-        excludeTools: z.array(toolName).max(64).optional(),
-        /** Clear the calls' inputs too, not only their results. */
-        clearToolInputs: z.boolean().optional(),
-      })
-      .refine((c) => c.triggerTokens === undefined || c.triggerToolUses === undefined, {
-        message: 'give triggerTokens or triggerToolUses, not both',
-      })
-      .prefault({}),
-  })
-  .prefault({});
+export const contextManagementSchema = sharedOnce('contextOptions.contextManagementSchema', () =>
+  z
+    .strictObject({
+      mode: z.enum(['off', 'clear-tool-uses', 'compaction', 'both']).default('off'),
+      compaction: z
+        .strictObject({
+          /** Who summarises: the Messages API, or the orchestrator with a model call of its own. */
+          by: z.enum(['api', 'orchestrator']).default('api'),
+          /** Compact once a call's input reaches this many tokens (the API's default and minimum apply to `api`). */
+          triggerTokens: tokens(1_000).default(150_000),
+          /** Replaces the summarisation prompt (the API's, or the orchestrator's own). */
+          instructions: z.string().trim().min(1).max(20_000).optional(),
+          /** `max_tokens` of the orchestrator's summary call. */
+          summaryMaxTokens: z.number().int().min(256).max(64_000).default(4_096),
+        })
+        .prefault({}),
+      clearToolUses: z
+        .strictObject({
+          /** Clear once a call's input reaches this many tokens… */
+          triggerTokens: tokens(1).optional(),
+          /** …or once the prompt holds this many tool uses (instead of `triggerTokens`). */
+          triggerToolUses: z.number().int().min(1).max(100_000).optional(),
+          /** The most recent tool uses whose results are kept. */
+          keepToolUses: z.number().int().min(0).max(100_000).default(3),
+          /** Clear only when at least this many tokens go (clearing invalidates the prompt cache from there on). */
+          clearAtLeastTokens: tokens(1).optional(),
+          /** Tools whose results are never cleared. */
+          excludeTools: z.array(toolName).max(64).optional(),
+          /** Clear the calls' inputs too, not only their results. */
+          clearToolInputs: z.boolean().optional(),
+        })
+        .refine((c) => c.triggerTokens === undefined || c.triggerToolUses === undefined, {
+          message: 'give triggerTokens or triggerToolUses, not both',
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+);
 
 export type ContextManagementOptions = z.output<typeof contextManagementSchema>;
 

@@ -8,20 +8,25 @@ import { z } from 'zod';
 import type { TokenUsage } from './conversation-types';
 import { addCost } from './pricing';
 import { addUsage, ZERO_USAGE } from './usage';
+import { sharedOnce } from './shared-once';
 
 /** Attempts of one call on one model before it moves to the next, when the option does not say. */
 export const DEFAULT_FALLBACK_AFTER_ATTEMPTS = 3;
 /** At most this many fallback models: every one of them may take `fallbackAfterAttempts` attempts. */
 export const MAX_FALLBACK_MODELS = 4;
 
-export const fallbackModelsSchema = z
-  .array(z.string().trim().min(1).max(256))
-  .min(1)
-  .max(MAX_FALLBACK_MODELS)
-  .refine((models) => new Set(models).size === models.length, 'fallbackModels lists a model twice');
+export const fallbackModelsSchema = sharedOnce('fallbackModels.fallbackModelsSchema', () =>
+  z
+    .array(z.string().trim().min(1).max(256))
+    .min(1)
+    .max(MAX_FALLBACK_MODELS)
+    .refine((models) => new Set(models).size === models.length, 'fallbackModels lists a model twice'),
+);
 
 /** The activity's attempts on one model (MODEL_RETRY allows 12 in all). */
-export const fallbackAfterAttemptsSchema = z.number().int().min(1).max(12);
+export const fallbackAfterAttemptsSchema = sharedOnce('fallbackModels.fallbackAfterAttemptsSchema', () =>
+  z.number().int().min(1).max(12),
+);
 
 /** The models a call may go to, in order: the conversation's model first. */
 export function modelChain(options: { model: string; fallbackModels?: string[] | undefined }): string[] {

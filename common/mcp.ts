@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ToolPolicy } from './activity-contracts';
 import type { ToolResultBlock } from './protocols/types';
 import { toolCallSummary } from './summaries';
+import { sharedOnce } from './shared-once';
 
 export const LIST_MCP_SERVERS_ACTIVITY = 'listMcpServers';
 export const LIST_MCP_TOOLS_ACTIVITY = 'listMcpTools';
@@ -16,40 +17,44 @@ export const CALL_MCP_TOOL_ACTIVITY = 'callMcpTool';
 
 /** A server's name: short enough that `server__tool` leaves room for the tool within the API's 64 characters. */
 export const MCP_SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
-export const mcpServerNameSchema = z
-  .string()
-  .regex(MCP_SERVER_NAME, 'MCP server names match ^[a-zA-Z0-9_-]{1,32}$ (a server the worker is configured with)');
+export const mcpServerNameSchema = sharedOnce('mcp.mcpServerNameSchema', () =>
+  z
+    .string()
+    .regex(MCP_SERVER_NAME, 'MCP server names match ^[a-zA-Z0-9_-]{1,32}$ (a server the worker is configured with)'),
+);
 
 /**
  * `mcpServers` of the conversation options: the servers (of those the worker is configured with) whose tools the
  * conversation may use, each by name, or with `tools` to offer only those of its tools (the server's own names).
  */
-export const mcpServersOptionSchema = z
-  .array(
-    z.union(
-      [
-        mcpServerNameSchema.transform((server): { server: string; tools?: string[] } => ({ server })),
-        z.strictObject({
-          server: mcpServerNameSchema,
-          tools: z
-            .array(z.string().min(1).max(128))
-            .min(1)
-            .max(256)
-            .refine((names) => new Set(names).size === names.length, 'tools are listed twice')
-            .optional(),
-        }),
-      ],
-      {
-        error: (issue) =>
-          typeof issue.input === 'string'
-            ? 'MCP server names match ^[a-zA-Z0-9_-]{1,32}$ (a server the worker is configured with)'
-            : undefined,
-      },
-    ),
-  )
-  .max(16)
-  .refine((list) => new Set(list.map((s) => s.server)).size === list.length, 'a server is listed twice')
-  .default([]);
+export const mcpServersOptionSchema = sharedOnce('mcp.mcpServersOptionSchema', () =>
+  z
+    .array(
+      z.union(
+        [
+          mcpServerNameSchema.transform((server): { server: string; tools?: string[] } => ({ server })),
+          z.strictObject({
+            server: mcpServerNameSchema,
+            tools: z
+              .array(z.string().min(1).max(128))
+              .min(1)
+              .max(256)
+              .refine((names) => new Set(names).size === names.length, 'tools are listed twice')
+              .optional(),
+          }),
+        ],
+        {
+          error: (issue) =>
+            typeof issue.input === 'string'
+              ? 'MCP server names match ^[a-zA-Z0-9_-]{1,32}$ (a server the worker is configured with)'
+              : undefined,
+        },
+      ),
+    )
+    .max(16)
+    .refine((list) => new Set(list.map((s) => s.server)).size === list.length, 'a server is listed twice')
+    .default([]),
+);
 
 export type McpServerSelection = z.output<typeof mcpServersOptionSchema>[number];
 

@@ -12,6 +12,7 @@ import { modelPricesSchema } from './pricing';
 import { serverToolsProblems, serverToolsSchema } from './server-tools';
 import { outputConflict, outputSpecSchema } from './structured-output';
 import { effortSchema, thinkingOptionSchema, thinkingProblems } from './thinking';
+import { sharedOnce } from './shared-once';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -46,16 +47,21 @@ function duration(min: number, max: number) {
 
 const SECOND = 1_000;
 const DAY = 86_400_000;
-const toolName = z.string().regex(TOOL_NAME, 'tool names match ^[a-zA-Z0-9_-]{1,64}$');
+const toolName = sharedOnce('options.toolName', () =>
+  z.string().regex(TOOL_NAME, 'tool names match ^[a-zA-Z0-9_-]{1,64}$'),
+);
 
-export const toolChoiceSchema = z.discriminatedUnion('type', [
+export const toolChoiceSchema = sharedOnce('options.toolChoiceSchema', () =>
+  z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
   z.strictObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
   z.strictObject({ type: z.literal('none') }),
   z.strictObject({ type: z.literal('tool'), name: toolName, disable_parallel_tool_use: z.boolean().optional() }),
-]);
+  ]),
+);
 
-export const conversationOptionsSchema = z
+export const conversationOptionsSchema = sharedOnce('options.conversationOptionsSchema', () =>
+  z
   .strictObject({
     model: z.string().trim().min(1).max(256).default(DEFAULT_MODEL),
     /**
@@ -206,7 +212,8 @@ export const conversationOptionsSchema = z
     checkFallbackModels(options, forcesToolChoice, ctx);
     const conflict = outputConflict(options.output, options);
     if (conflict) ctx.addIssue({ code: 'custom', path: ['output'], message: conflict });
-  });
+    }),
+);
 
 /** Every fallback model must take the call as the conversation's model would (thinking, effort, the ladder). */
 function checkFallbackModels(

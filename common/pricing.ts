@@ -7,6 +7,7 @@
 // unpriced model cannot look free on a dashboard, and a USD budget cannot be kept for it (budget.ts).
 import { z } from 'zod';
 import type { TokenUsage } from './conversation-types';
+import { sharedOnce } from './shared-once';
 
 /** USD per million tokens. `cacheWrite` is the 5-minute cache write (the orchestrator's breakpoints use that TTL). */
 export interface ModelPrices {
@@ -24,17 +25,23 @@ export interface ModelPrices {
  */
 export const WEB_SEARCH_USD_PER_1000 = 10;
 
-const perMillion = z.number().min(0).max(10_000);
-export const modelPricesSchema = z.strictObject({
-  input: perMillion,
-  output: perMillion,
-  cacheWrite: perMillion,
-  cacheRead: perMillion,
-  webSearchPer1000: z.number().min(0).max(10_000).optional(),
-}) satisfies z.ZodType<ModelPrices>;
+const perMillion = sharedOnce('pricing.perMillion', () => z.number().min(0).max(10_000));
+export const modelPricesSchema = sharedOnce(
+  'pricing.modelPricesSchema',
+  () =>
+    z.strictObject({
+      input: perMillion,
+      output: perMillion,
+      cacheWrite: perMillion,
+      cacheRead: perMillion,
+      webSearchPer1000: z.number().min(0).max(10_000).optional(),
+    }) satisfies z.ZodType<ModelPrices>,
+);
 
 /** Prices by model id, e.g. the worker's `MODEL_PRICES='{"my-model":{"input":1,"output":5,...}}'`. */
-export const modelPriceTableSchema = z.record(z.string().trim().min(1).max(256), modelPricesSchema);
+export const modelPriceTableSchema = sharedOnce('pricing.modelPriceTableSchema', () =>
+  z.record(z.string().trim().min(1).max(256), modelPricesSchema),
+);
 export type ModelPriceTable = z.infer<typeof modelPriceTableSchema>;
 
 /**

@@ -15,15 +15,20 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { isWellFormed } from './safe-text';
+import { sharedOnce } from './shared-once';
 
-const domain = z
-  .string()
-  .min(1)
-  .max(253)
-  .regex(/^[a-zA-Z0-9.*-]+(\/[\x21-\x7e]*)?$/, 'a domain like "example.com" or "docs.example.com/api"');
-const domains = z.array(domain).min(1).max(100);
-const maxUses = z.number().int().min(1).max(1_000);
-const place = z.string().min(1).max(255).refine(isWellFormed, 'must be well-formed text');
+const domain = sharedOnce('serverTools.domain', () =>
+  z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(/^[a-zA-Z0-9.*-]+(\/[\x21-\x7e]*)?$/, 'a domain like "example.com" or "docs.example.com/api"'),
+);
+const domains = sharedOnce('serverTools.domains', () => z.array(domain).min(1).max(100));
+const maxUses = sharedOnce('serverTools.maxUses', () => z.number().int().min(1).max(1_000));
+const place = sharedOnce('serverTools.place', () =>
+  z.string().min(1).max(255).refine(isWellFormed, 'must be well-formed text'),
+);
 
 function exclusiveDomains(value: { allowedDomains?: unknown; blockedDomains?: unknown }, ctx: z.RefinementCtx): void {
   if (value.allowedDomains !== undefined && value.blockedDomains !== undefined) {
@@ -35,51 +40,61 @@ function exclusiveDomains(value: { allowedDomains?: unknown; blockedDomains?: un
   }
 }
 
-const webSearchSchema = z
-  .strictObject({
-    maxUses: maxUses.optional(),
-    allowedDomains: domains.optional(),
-    blockedDomains: domains.optional(),
-    userLocation: z
-      .strictObject({
-        city: place.optional(),
-        region: place.optional(),
-        country: z
-          .string()
-          .regex(/^[A-Z]{2}$/, 'a two-letter ISO country code')
-          .optional(),
-        timezone: place.optional(),
-      })
-      .optional(),
-  })
-  .superRefine(exclusiveDomains);
+const webSearchSchema = sharedOnce('serverTools.webSearchSchema', () =>
+  z
+    .strictObject({
+      maxUses: maxUses.optional(),
+      allowedDomains: domains.optional(),
+      blockedDomains: domains.optional(),
+      userLocation: z
+        .strictObject({
+          city: place.optional(),
+          region: place.optional(),
+          country: z
+            .string()
+            .regex(/^[A-Z]{2}$/, 'a two-letter ISO country code')
+            .optional(),
+          timezone: place.optional(),
+        })
+        .optional(),
+    })
+    .superRefine(exclusiveDomains),
+);
 
-const webFetchSchema = z
-  .strictObject({
-    maxUses: maxUses.optional(),
-    allowedDomains: domains.optional(),
-    blockedDomains: domains.optional(),
-    maxContentTokens: z.number().int().min(1).max(1_000_000).optional(),
-    citations: z.boolean().optional(),
-  })
-  .superRefine(exclusiveDomains);
+const webFetchSchema = sharedOnce('serverTools.webFetchSchema', () =>
+  z
+    .strictObject({
+      maxUses: maxUses.optional(),
+      allowedDomains: domains.optional(),
+      blockedDomains: domains.optional(),
+      maxContentTokens: z.number().int().min(1).max(1_000_000).optional(),
+      citations: z.boolean().optional(),
+    })
+    .superRefine(exclusiveDomains),
+);
 
 /** A tool name pattern: letters, digits, `_`, `-` and `*` (any run of characters). */
-const toolPattern = z.string().regex(/^[a-zA-Z0-9_*-]{1,64}$/, 'a tool name, or a pattern with * (e.g. "tickets__*")');
+const toolPattern = sharedOnce('serverTools.toolPattern', () =>
+  z.string().regex(/^[a-zA-Z0-9_*-]{1,64}$/, 'a tool name, or a pattern with * (e.g. "tickets__*")'),
+);
 
-const toolSearchSchema = z.strictObject({
-  /** `regex`: the model writes regular expressions; `bm25`: natural-language queries. */
-  type: z.enum(['regex', 'bm25']).default('regex'),
-  /** The tools (the conversation's and its MCP servers') whose schemas stay out until the model finds them. */
-  defer: z.array(toolPattern).min(1).max(100).default(['*']),
-});
+const toolSearchSchema = sharedOnce('serverTools.toolSearchSchema', () =>
+  z.strictObject({
+    /** `regex`: the model writes regular expressions; `bm25`: natural-language queries. */
+    type: z.enum(['regex', 'bm25']).default('regex'),
+    /** The tools (the conversation's and its MCP servers') whose schemas stay out until the model finds them. */
+    defer: z.array(toolPattern).min(1).max(100).default(['*']),
+  }),
+);
 
-export const serverToolsSchema = z.strictObject({
-  webSearch: webSearchSchema.optional(),
-  webFetch: webFetchSchema.optional(),
-  codeExecution: z.strictObject({}).optional(),
-  toolSearch: toolSearchSchema.optional(),
-});
+export const serverToolsSchema = sharedOnce('serverTools.serverToolsSchema', () =>
+  z.strictObject({
+    webSearch: webSearchSchema.optional(),
+    webFetch: webFetchSchema.optional(),
+    codeExecution: z.strictObject({}).optional(),
+    toolSearch: toolSearchSchema.optional(),
+  }),
+);
 export type ServerToolsOption = z.output<typeof serverToolsSchema>;
 
 /** Whether the option offers any server tool at all. */

@@ -7,13 +7,13 @@ import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { FINAL_STATUSES, OPEN_STATUSES } from './conversation-types';
 import type { StreamEvent } from './stream-events';
-import { once } from './once';
+import { sharedLazy } from './shared-once';
 
 /** How many events a carried log may hold (the carried bytes are bounded by maxCarriedBytes long before). */
 export const MAX_CARRIED_EVENTS = 100_000;
 
-/** The schemas, built when a run first checks a carried log (common/once.ts): most runs never do. */
-export const streamSchemas = once(() => {
+/** The schemas, built when a run first checks a carried log (common/shared-once.ts): most runs never do. */
+export const streamSchemas = sharedLazy('streamEventSchema.streamSchemas', () => {
   const count = z.number().int().min(0);
   const text = z.string();
   const statusSchema = z.enum([...OPEN_STATUSES, ...FINAL_STATUSES]);

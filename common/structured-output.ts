@@ -13,6 +13,7 @@ import { answerSchema, describePath } from './answer-schema';
 import { jsonExtentProblem } from './json-extent';
 import { boundedText } from './safe-text';
 import { forcedToolChoiceProblem, type ThinkingOption } from './thinking';
+import { sharedOnce } from './shared-once';
 
 /** The Messages API's rule for tool names (options.ts has the same; this module must not import it: a cycle). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -36,39 +37,46 @@ export const MAX_SCHEMA_VALUES = 50_000;
  * (answer-schema.ts): a pattern RE2 cannot run, a $ref cycle that never reaches the answer, a keyword zod cannot
  * check are refused here, where the options are checked, never met while an answer is.
  */
-const jsonSchemaObject = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
-  const extent = jsonExtentProblem(schema, { maxDepth: MAX_SCHEMA_DEPTH, maxNodes: MAX_SCHEMA_VALUES });
-  if (extent) {
-    ctx.addIssue({ code: 'custom', message: `the answer schema is too large: ${extent}` });
-    return;
-  }
-  if (schema['type'] !== 'object') {
-    ctx.addIssue({
-      code: 'custom',
-      message: 'the answer schema must describe an object (type "object", e.g. from z.object(...))',
-    });
-    return;
-  }
-  const bytes = JSON.stringify(schema).length;
-  if (bytes > MAX_SCHEMA_BYTES) {
-    ctx.addIssue({ code: 'custom', message: `the answer schema has ${bytes} bytes; the limit is ${MAX_SCHEMA_BYTES}` });
-    return;
-  }
-  const built = answerSchema(schema);
-  if (!built.ok) ctx.addIssue({ code: 'custom', message: `the answer schema cannot be used: ${built.error}` });
-});
+const jsonSchemaObject = sharedOnce('structuredOutput.jsonSchemaObject', () =>
+  z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+    const extent = jsonExtentProblem(schema, { maxDepth: MAX_SCHEMA_DEPTH, maxNodes: MAX_SCHEMA_VALUES });
+    if (extent) {
+      ctx.addIssue({ code: 'custom', message: `the answer schema is too large: ${extent}` });
+      return;
+    }
+    if (schema['type'] !== 'object') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'the answer schema must describe an object (type "object", e.g. from z.object(...))',
+      });
+      return;
+    }
+    const bytes = JSON.stringify(schema).length;
+    if (bytes > MAX_SCHEMA_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `the answer schema has ${bytes} bytes; the limit is ${MAX_SCHEMA_BYTES}`,
+      });
+      return;
+    }
+    const built = answerSchema(schema);
+    if (!built.ok) ctx.addIssue({ code: 'custom', message: `the answer schema cannot be used: ${built.error}` });
+  }),
+);
 
-export const outputSpecSchema = z.strictObject({
-  /** The JSON Schema the answer must match. */
-  schema: jsonSchemaObject,
-  /**
-   * `native` (default): the API's structured outputs. `tool`: an answer tool, for models or gateways without them.
-   * The legacy XML protocol has neither `output_config` nor `tool_choice`: typed answers need protocol `native`.
-   */
-  mode: z.enum(['native', 'tool']).default('native'),
-  /** The answer tool's name (mode `tool`); it must not be one of the conversation's tools. */
-  toolName: z.string().regex(TOOL_NAME, 'tool names match ^[a-zA-Z0-9_-]{1,64}$').default(DEFAULT_ANSWER_TOOL),
-});
+export const outputSpecSchema = sharedOnce('structuredOutput.outputSpecSchema', () =>
+  z.strictObject({
+    /** The JSON Schema the answer must match. */
+    schema: jsonSchemaObject,
+    /**
+     * `native` (default): the API's structured outputs. `tool`: an answer tool, for models or gateways without them.
+     * The legacy XML protocol has neither `output_config` nor `tool_choice`: typed answers need protocol `native`.
+     */
+    mode: z.enum(['native', 'tool']).default('native'),
+    /** The answer tool's name (mode `tool`); it must not be one of the conversation's tools. */
+    toolName: z.string().regex(TOOL_NAME, 'tool names match ^[a-zA-Z0-9_-]{1,64}$').default(DEFAULT_ANSWER_TOOL),
+  }),
+);
 
 export type OutputSpec = z.output<typeof outputSpecSchema>;
 export type OutputSpecInput = z.input<typeof outputSpecSchema>;

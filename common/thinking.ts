@@ -7,11 +7,12 @@
 // 5.5, Opus 5.5) returns thinking blocks with no option at all, and the orchestrator sends them back like any other.
 import type { ThinkingConfigParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
+import { sharedOnce } from './shared-once';
 
 /** The API's floor for `thinking.budget_tokens` (`enabled`). */
 export const MIN_THINKING_BUDGET_TOKENS = 1024;
 
-const display = z.enum(['summarized', 'omitted']).optional();
+const display = sharedOnce('thinking.display', () => z.enum(['summarized', 'omitted']).optional());
 
 /**
  * `adaptive`: the model decides when and how much to think (effort steers it); `enabled`: manual extended thinking
@@ -19,25 +20,27 @@ const display = z.enum(['summarized', 'omitted']).optional();
  * short notes between tool calls (Claude Sonnet 5.5's lowest setting, which it takes instead of `disabled`).
  * `display`: `summarized` returns the thinking text, `omitted` only its signature.
  */
-export const thinkingOptionSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('adaptive'), display }),
-  z.strictObject({
-    type: z.literal('enabled'),
-    budget_tokens: z
-      .number()
-      .int()
-      .min(MIN_THINKING_BUDGET_TOKENS, 'budget_tokens must be at least 1,024 (the API refuses fewer)')
-      .max(128_000),
-    display,
-  }),
-  z.strictObject({ type: z.literal('disabled') }),
-  z.strictObject({ type: z.literal('between_tools') }),
-]);
+export const thinkingOptionSchema = sharedOnce('thinking.thinkingOptionSchema', () =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('adaptive'), display }),
+    z.strictObject({
+      type: z.literal('enabled'),
+      budget_tokens: z
+        .number()
+        .int()
+        .min(MIN_THINKING_BUDGET_TOKENS, 'budget_tokens must be at least 1,024 (the API refuses fewer)')
+        .max(128_000),
+      display,
+    }),
+    z.strictObject({ type: z.literal('disabled') }),
+    z.strictObject({ type: z.literal('between_tools') }),
+  ]),
+);
 export type ThinkingOption = z.infer<typeof thinkingOptionSchema>;
 
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 /** `output_config.effort`: how much effort the model puts into its reply (thinking depth included). */
-export const effortSchema = z.enum(EFFORTS);
+export const effortSchema = sharedOnce('thinking.effortSchema', () => z.enum(EFFORTS));
 export type Effort = z.infer<typeof effortSchema>;
 
 type ThinkingType = ThinkingOption['type'];

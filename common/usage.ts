@@ -1,6 +1,7 @@
 // Token usage, summed per turn and per conversation. Pure.
 import { z } from 'zod';
 import type { TokenUsage } from './conversation-types';
+import { sharedOnce } from './shared-once';
 
 export const ZERO_USAGE: TokenUsage = {
   inputTokens: 0,
@@ -25,24 +26,28 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   };
 }
 
-const tokens = z.number().int().min(0).max(1e12);
+const tokens = sharedOnce('usage.tokens', () => z.number().int().min(0).max(1e12));
 
 /**
  * A usage that crossed a boundary the code does not control (heartbeat details, failure details): checked before it
  * is added to anything.
  */
-export const tokenUsageSchema = z.object({
-  inputTokens: tokens,
-  outputTokens: tokens,
-  cacheReadInputTokens: tokens,
-  cacheCreationInputTokens: tokens,
-  thinkingTokens: tokens.optional(),
-  webSearchRequests: tokens.optional(),
-  webFetchRequests: tokens.optional(),
-}) satisfies z.ZodType<TokenUsage>;
+export const tokenUsageSchema = sharedOnce(
+  'usage.tokenUsageSchema',
+  () =>
+    z.object({
+      inputTokens: tokens,
+      outputTokens: tokens,
+      cacheReadInputTokens: tokens,
+      cacheCreationInputTokens: tokens,
+      thinkingTokens: tokens.optional(),
+      webSearchRequests: tokens.optional(),
+      webFetchRequests: tokens.optional(),
+    }) satisfies z.ZodType<TokenUsage>,
+);
 
 /** What a heartbeat or a failure of a model activity says its failed attempts billed (other fields are ignored). */
-export const billedSchema = z.object({ billed: tokenUsageSchema });
+export const billedSchema = sharedOnce('usage.billedSchema', () => z.object({ billed: tokenUsageSchema }));
 
 /** The usage `value` says was billed, or undefined when it says nothing readable. */
 export function billedIn(value: unknown): TokenUsage | undefined {

@@ -6,7 +6,7 @@ import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type { ModelContext } from './activity-contracts';
 import { streamSchemas } from './stream-event-schema';
-import { once } from './once';
+
 import { MAX_POLL_WAIT_MS, type PollRequest, type StreamPage } from './stream-events';
 import {
   type ApprovalDecision,
@@ -19,9 +19,12 @@ import { contextAccountingSchema } from './context-accounting';
 import { conversationOptionsSchema } from './options';
 import { outputSpecSchema } from './structured-output';
 import { wellFormedText } from './safe-text';
+import { sharedLazy, sharedOnce } from './shared-once';
 
 /** What one message may ask besides its text: a typed answer of its own (common/structured-output.ts). */
-export const messageOptionsSchema = z.strictObject({ output: outputSpecSchema.optional() }).optional();
+export const messageOptionsSchema = sharedOnce('workflowMessages.messageOptionsSchema', () =>
+  z.strictObject({ output: outputSpecSchema.optional() }).optional(),
+);
 export type MessageOptions = z.input<typeof messageOptionsSchema>;
 
 export const sendMessageUpdate = defineUpdate<TurnOutcome, [text: string, options?: MessageOptions]>('sendMessage');
@@ -39,30 +42,40 @@ export const stateQuery = defineQuery<ConversationSnapshot>('getState');
 export const transcriptQuery = defineQuery<MessageParam[], [range?: TranscriptRange]>('getTranscript');
 /** The event log from an offset, read without an update (nothing in the history): readers use it while a turn runs. */
 export const streamEventsQuery = defineQuery<StreamPage, [from: number]>('getStreamEvents');
-export const streamOffsetSchema = z.number({ error: 'An offset is a number.' }).int().min(0);
+export const streamOffsetSchema = sharedOnce('workflowMessages.streamOffsetSchema', () =>
+  z.number({ error: 'An offset is a number.' }).int().min(0),
+);
 /**
  * The log's long poll: events from `from`, waiting at most `waitMs` for the first (common/stream-events.ts). Only the
  * workflow writes into the log; this reads it.
  */
 export const pollEventsUpdate = defineUpdate<StreamPage, [request: PollRequest]>('pollEvents');
-export const pollRequestSchema = z.strictObject({
+export const pollRequestSchema = sharedOnce(
+  'workflowMessages.pollRequestSchema',
+  () =>
+    z.strictObject({
   from: streamOffsetSchema,
   waitMs: z.number().int().min(0).max(MAX_POLL_WAIT_MS).optional(),
-}) satisfies z.ZodType<PollRequest>;
+    }) satisfies z.ZodType<PollRequest>,
+);
 /** For the worker's model-call cache: the system prompt and the first `to` messages. */
 export const modelContextQuery = defineQuery<ModelContext, [range: { to: number }]>('getModelContext');
 
-export const userMessageSchema = wellFormedText(MAX_USER_MESSAGE_CHARS, 'The message').refine(
-  (text) => text.trim() !== '',
-  'The message is empty.',
+export const userMessageSchema = sharedOnce('workflowMessages.userMessageSchema', () =>
+  wellFormedText(MAX_USER_MESSAGE_CHARS, 'The message').refine((text) => text.trim() !== '', 'The message is empty.'),
 );
 
 /** A tool call's id as approvals name it: the model's tool_use id (the API's are ~30 characters). */
 export const MAX_CALL_ID_CHARS = 256;
 
-export const turnNumberSchema = z.number({ error: 'A turn is a number.' }).int().min(1);
+export const turnNumberSchema = sharedOnce('workflowMessages.turnNumberSchema', () =>
+  z.number({ error: 'A turn is a number.' }).int().min(1),
+);
 
-export const approvalDecisionSchema = z.strictObject({
+export const approvalDecisionSchema = sharedOnce(
+  'workflowMessages.approvalDecisionSchema',
+  () =>
+    z.strictObject({
   callId: wellFormedText(MAX_CALL_ID_CHARS, 'callId').refine((id) => id !== '', 'callId is empty.'),
   argumentsDigest: wellFormedText(128, 'argumentsDigest').refine(
     (digest) => digest !== '',
@@ -71,16 +84,20 @@ export const approvalDecisionSchema = z.strictObject({
   /** Only `true` runs the tool; anything that is not a boolean is refused, never read as a yes. */
   approve: z.boolean(),
   reason: wellFormedText(2_000, 'reason').optional(),
-}) satisfies z.ZodType<ApprovalDecision>;
+    }) satisfies z.ZodType<ApprovalDecision>,
+);
 
-export const transcriptRangeSchema = z
-  .strictObject({ from: z.number().int().min(0).optional(), to: z.number().int().min(0).optional() })
-  .optional();
+export const transcriptRangeSchema = sharedOnce('workflowMessages.transcriptRangeSchema', () =>
+  z.strictObject({ from: z.number().int().min(0).optional(), to: z.number().int().min(0).optional() }).optional(),
+);
 export type TranscriptRange = z.infer<typeof transcriptRangeSchema>;
 
-export const modelContextRangeSchema = z.strictObject({ to: z.number().int().min(0) });
+export const modelContextRangeSchema = sharedOnce('workflowMessages.modelContextRangeSchema', () =>
+  z.strictObject({ to: z.number().int().min(0) }),
+);
 
-const usageSchema = z.strictObject({
+const usageSchema = sharedOnce('workflowMessages.usageSchema', () =>
+  z.strictObject({
   inputTokens: z.number().min(0),
   outputTokens: z.number().min(0),
   cacheReadInputTokens: z.number().min(0),
@@ -88,14 +105,15 @@ const usageSchema = z.strictObject({
   thinkingTokens: z.number().min(0).optional(),
   webSearchRequests: z.number().min(0).optional(),
   webFetchRequests: z.number().min(0).optional(),
-});
+  }),
+);
 
 /**
  * A run's state as the previous run handed it over: only a run started by continue-as-new may have one (conversation.ts
- * refuses it otherwise), so it is built when such a run first checks it (common/once.ts). Checked for shape; its
+ * refuses it otherwise), so it is built when a run first checks one (common/shared-once.ts). Checked for shape; its
  * messages were checked on their way in.
  */
-const carriedStateSchema = once(() => {
+const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () => {
   const turnFailureSchema = z.strictObject({ type: z.string(), message: z.string() });
 
   /** Usage and cost per model (common/fallback-models.ts): a handful of models, by name. */
@@ -179,10 +197,12 @@ const carriedStateSchema = once(() => {
  * The conversation workflow's input. Anything missing gets its default, so `{}` (a start from the Temporal CLI or the
  * Web UI without arguments) is a conversation with default options that waits for its first message.
  */
-export const conversationInputSchema = z.strictObject({
+export const conversationInputSchema = sharedOnce('workflowMessages.conversationInputSchema', () =>
+  z.strictObject({
   options: conversationOptionsSchema.prefault({}),
   firstMessage: userMessageSchema.optional(),
   carried: z.lazy(carriedStateSchema).optional(),
   /** The event log the previous run handed over; only a run started by continue-as-new may have one. */
   stream: z.lazy(() => streamSchemas().conversationStreamInputSchema).optional(),
-});
+  }),
+);

@@ -8,7 +8,7 @@ import { describeTool, type ToolDefinition } from '../activities/tool-definition
 import { ModelContextCache } from '../activities/model-context-cache';
 import { createSummariseActivity } from '../activities/summarise-activity';
 import { createCountTokensActivity } from '../activities/count-tokens-activity';
-import { createModelPricesActivity } from '../activities/model-prices-activity';
+import { createModelPricesActivity, describeToolsWithPrices } from '../activities/model-prices-activity';
 import type { ModelPriceTable } from '../common/pricing';
 import { createMcpActivities, type McpActivityOptions } from '../activities/mcp/mcp-activities';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
@@ -95,6 +95,8 @@ export async function createConversationWorker(options: ConversationWorkerOption
   const mcpToolSets = new McpToolSets(async ({ workflowId, runId }) =>
     worker.client!.workflow.getHandle(workflowId, runId).query(mcpToolsQuery),
   );
+  const toolActivities = createToolActivities(tools, options.toolOptions);
+  const prices = createModelPricesActivity(options.modelPrices);
   const worker: Worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -103,7 +105,8 @@ export async function createConversationWorker(options: ConversationWorkerOption
       ? { workflowBundle: { codePath: bundle } }
       : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: SHARED_WORKFLOW_MODULES } }),
     activities: {
-      ...createToolActivities(tools, options.toolOptions),
+      ...toolActivities,
+      ...describeToolsWithPrices(toolActivities.describeTools, prices.modelPrices),
       ...createMcpActivities(options.mcp ?? new McpClientPool([]), mcpToolSets, options.toolOptions),
       ...createModelActivities({
         anthropic: options.anthropic,
@@ -119,7 +122,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
         cache,
         mcpToolSets,
       }),
-      ...createModelPricesActivity(options.modelPrices),
+      ...prices,
     },
     // Pollers scale with the backlog: a burst of new conversations is picked up without starving running ones.
     workflowTaskPollerBehavior: { type: 'autoscaling' },

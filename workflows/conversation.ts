@@ -54,9 +54,9 @@ import { searchAttributesPublisher } from './search-attributes-publisher';
 import { handleTypedReply } from './typed-answer';
 import { waitForUser } from './wait-for-user';
 
-const { describeTools } = proxyLocalActivities<{ describeTools(names: string[]): Promise<DescribeToolsResult> }>({
-  startToCloseTimeout: '10 seconds',
-});
+const { describeTools } = proxyLocalActivities<{
+  describeTools(names: string[], model?: string): Promise<DescribeToolsResult>;
+}>({ startToCloseTimeout: '10 seconds' });
 
 /** What one run of the loop works with. */
 interface Conversation extends ToolRun {
@@ -79,7 +79,9 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   registerHandlers(state, mcpTools, stream);
 
   try {
-    const catalog = await describeTools(state.options.tools);
+    // The same local activity answers the model's prices, unless the conversation brings its own (model-prices.ts).
+    const { options } = state;
+    const catalog = await (options.prices ? describeTools(options.tools) : describeTools(options.tools, options.model));
     if (catalog.unknown.length > 0) {
       return await failConversation(
         { state, stream, publish },
@@ -90,7 +92,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       );
     }
     const policies = new Map<string, ToolPolicy>(catalog.tools.map((policy) => [policy.name, policy]));
-    state.prices = await resolveModelPrices(state.options);
+    state.prices = await resolveModelPrices(state.options, catalog);
     const run: Conversation = {
       state,
       stream,

@@ -1,6 +1,8 @@
 // The prices a run prices its model calls with: the conversation's own (`prices` option), else the worker's, read once
-// per run by a local activity whose result the history keeps. Deterministic on replay.
+// per run by a local activity whose result the history keeps: the describeTools call that starts every run, since one
+// local activity costs a start less than two. Deterministic on replay.
 import { proxyLocalActivities } from '@temporalio/workflow';
+import type { DescribeToolsResult } from '../common/activity-contracts';
 import type { ConversationOptions } from '../common/options';
 import type { ConversationState } from './conversation-state';
 import type { ModelPrices } from '../common/pricing';
@@ -9,8 +11,14 @@ const { modelPrices } = proxyLocalActivities<{ modelPrices(model: string): Promi
   startToCloseTimeout: '10 seconds',
 });
 
-export async function resolveModelPrices(options: ConversationOptions): Promise<ModelPrices | null> {
+/** `catalog`: the run's describeTools result, which carries the worker's prices since they are asked with it. */
+export async function resolveModelPrices(
+  options: ConversationOptions,
+  catalog: DescribeToolsResult,
+): Promise<ModelPrices | null> {
   if (options.prices) return options.prices;
+  if (catalog.prices !== undefined) return catalog.prices;
+  // A run from before asked describeTools without the model: its history has the prices' own local activity next.
   // No patched() guard: a run whose first local activity and this patch marker landed in different workflow tasks
   // failed to replay ("patch marker encountered … no corresponding change command", test/e2e/structured-output).
   // Nothing older than this call has been released, so the replay fixture was recorded again instead.

@@ -63,3 +63,34 @@ test('frozen as the SDK freezes it, zod still builds and runs every kind of sche
   assert.equal(wrong.success, false);
   assert.ok(wrong.error!.issues.length >= 4, 'each problem is reported');
 });
+
+test('a schema is built by the first run that needs it and checked with by every later run, frozen exports and all', () => {
+  // What the SDK's reusable VM does: the preloaded module's exports are frozen, and every run loads its own copy of
+  // the other modules. The schemas those copies export are the first run's, and still check as they should.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  deepFreeze(require('../../common/shared-once'));
+  const commonDir = require.resolve('../../common/shared-once').replace(/shared-once\.ts$/, '');
+  const loadAsANewRun = (): typeof WorkflowMessages => {
+    for (const key of Object.keys(require.cache)) {
+      if (key.startsWith(commonDir) && !key.endsWith('shared-once.ts')) delete require.cache[key];
+    }
+    return require('../../common/workflow-messages') as typeof WorkflowMessages;
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const first = loadAsANewRun();
+  const second = loadAsANewRun();
+  assert.notEqual(first.sendMessageUpdate, second.sendMessageUpdate, 'each run has modules of its own');
+  assert.equal(first.conversationInputSchema, second.conversationInputSchema, 'and checks with the same schema');
+  for (const run of [first, second]) {
+    const input = run.conversationInputSchema.safeParse({ options: { tools: ['get_weather'], maxTokens: 2048 } });
+    assert.equal(input.success, true);
+    assert.deepEqual(input.data?.options.tools, ['get_weather']);
+    const bad = run.conversationInputSchema.safeParse({ options: { tools: ['get_weather', 'get_weather'] } });
+    assert.equal(bad.success, false);
+    assert.match(bad.error!.issues[0]!.message, /listed twice/);
+  }
+  // A default is the run's own: one run's options never change another's.
+  const a = second.conversationInputSchema.parse({}).options;
+  a.tools.push('changed');
+  assert.deepEqual(first.conversationInputSchema.parse({}).options.tools, []);
+});
