@@ -53,165 +53,165 @@ const toolName = sharedOnce('options.toolName', () =>
 
 export const toolChoiceSchema = sharedOnce('options.toolChoiceSchema', () =>
   z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
-  z.strictObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
-  z.strictObject({ type: z.literal('none') }),
-  z.strictObject({ type: z.literal('tool'), name: toolName, disable_parallel_tool_use: z.boolean().optional() }),
+    z.strictObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
+    z.strictObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
+    z.strictObject({ type: z.literal('none') }),
+    z.strictObject({ type: z.literal('tool'), name: toolName, disable_parallel_tool_use: z.boolean().optional() }),
   ]),
 );
 
 export const conversationOptionsSchema = sharedOnce('options.conversationOptionsSchema', () =>
   z
-  .strictObject({
-    model: z.string().trim().min(1).max(256).default(DEFAULT_MODEL),
-    /**
-     * Models to try in order when a model call stays overloaded (common/fallback-models.ts): after
-     * `fallbackAfterAttempts` overloaded attempts on one model, the same call goes to the next, as an activity of its own.
-     */
-    fallbackModels: fallbackModelsSchema.optional(),
-    /** Attempts of one call on one model before it falls back (default 3); only with fallbackModels. */
-    fallbackAfterAttempts: fallbackAfterAttemptsSchema.optional(),
-    system: z.string().max(200_000).optional(),
-    /** Names of tools the workers register; the conversation may use only these. */
-    tools: z
-      .array(toolName)
-      .max(64)
-      .refine((names) => new Set(names).size === names.length, 'tools are listed twice')
-      .default([]),
-    /** MCP servers the workers are configured with whose tools the conversation may use (common/mcp.ts). */
-    mcpServers: mcpServersOptionSchema,
-    protocol: z.enum(['native', 'legacy-xml']).default('native'),
-    /** `any` and `tool` force a tool on the first model call of each user turn; later calls of the turn use `auto`. */
-    toolChoice: toolChoiceSchema.optional(),
-    disableParallelToolUse: z.boolean().optional(),
-    /** `max_tokens` of the first attempt; a reply cut off by it is asked again higher up the ladder. */
-    maxTokens: z.number().int().positive().max(128_000).default(1024),
-    /** The top of the `max_tokens` ladder (defaults to the model's output cap). */
-    maxTokensCap: z.number().int().positive().max(128_000).optional(),
-    // Sampling parameters are gone from the Messages API (version 2026-10-21; SDK 1.x): say so instead of a 400 later.
-    temperature: z
-      .never({ error: 'temperature is no longer accepted by the Messages API (API version 2026-10-21)' })
-      .optional(),
-    /**
-     * The request's `thinking` (common/thinking.ts): `adaptive`, `enabled` with `budget_tokens` (≥ 1,024 and below
-     * max_tokens on every rung), `disabled`, `between_tools`; `display: summarized | omitted`. Omitted: the model's
-     * default (Claude Sonnet 5.5 thinks adaptively by default).
-     */
-    thinking: thinkingOptionSchema.optional(),
-    /** The request's `output_config.effort`: `low` … `max`. Omitted: the model's default. */
-    effort: effortSchema.optional(),
-    /**
-     * The API's server tools (common/server-tools.ts): `webSearch`, `webFetch`, `codeExecution` (its container carried
-     * across turns), `toolSearch` (the tools it defers stay out of every request until the model finds them).
-     */
-    serverTools: serverToolsSchema.optional(),
-    /** Cache breakpoints on tools, system prompt and the newest turn (prompt caching). */
-    promptCaching: z.boolean().default(true),
-    /**
-     * Message threads (beta, docs/threads.md): the API holds the conversation between calls, so each call sends only
-     * what its turn added. Off unless `true`; a call the API cannot thread (thinking, context management) goes whole.
-     */
-    threads: z.boolean().optional(),
-    limits: z
-      .strictObject({
-        /** Model calls for one user message before the turn ends with `limit_reached`. */
-        maxModelCallsPerTurn: z.number().int().positive().max(100_000).default(50),
-        /** Tool executions for one user message before the turn ends with `limit_reached`. */
-        maxToolCallsPerTurn: z.number().int().positive().max(100_000).default(200),
-        /**
-         * Characters of one tool result or error (and of any other text the orchestrator writes) in the transcript;
-         * past it the text is cut with a marker. The worker's `maxOutputChars` (same default) cuts before it.
-         */
-        maxResultChars: z.number().int().min(1_000).max(1_000_000).default(DEFAULT_MAX_RESULT_CHARS),
-        /**
-         * What a run carries to the next at continue-as-new (transcript, queued messages, kept results, system
-         * prompt), in UTF-8 bytes of JSON; past it the conversation ends with `limit_reached`.
-         */
-        maxCarriedBytes: z
-          .number()
-          .int()
-          .min(10_000)
-          .max(MAX_CARRIED_BYTES, 'must stay under the 2 MB payload limit')
-          .default(1_500_000),
-      })
-      .prefault({}),
-    timeouts: z
-      .strictObject({
-        /** How long an open conversation waits for the next user message before it closes. */
-        idle: duration(SECOND, 3650 * DAY).default('24 hours'),
-        /** How long a tool call that needs approval waits for a person. */
-        approval: duration(SECOND, 365 * DAY).default('1 hour'),
-        /** One model call (one attempt)… */
-        modelCall: duration(SECOND, DAY).default('10 minutes'),
-        /** …and how often it must show signs of life while streaming. */
-        modelHeartbeat: duration(SECOND, DAY).default('30 seconds'),
-      })
-      .prefault({}),
-    /**
-     * Let readers see the model's reply as it is written (text, tool calls as they start): the model activity
-     * heartbeats the reply so far, which is not recorded in the history. Off, readers get each reply once it is final.
-     */
-    streaming: z
-      .strictObject({
-        enabled: z.boolean().default(true),
-        /** At most one heartbeat of the live reply per interval (the worker's heartbeat throttle must allow it). */
-        intervalMs: z.number().int().min(50).max(60_000).default(100),
-      })
-      .prefault({}),
-    /** Close the conversation after the first reply (a one-shot question). */
-    closeAfterFirstReply: z.boolean().default(false),
-    /** Continue-as-new after this many model calls in one run even if Temporal does not suggest it yet. */
-    continueAsNewAfterModelCalls: z.number().int().positive().max(10_000).default(1000),
-    /** Keeping the model's context inside its window: off, context editing, compaction or both (context-options.ts). */
-    contextManagement: contextManagementSchema,
-    /** Every turn's final answer as data matching this JSON Schema (common/structured-output.ts). */
-    output: outputSpecSchema.optional(),
-    /** The model's prices (USD per million tokens), instead of the worker's or the published ones (pricing.ts). */
-    prices: modelPricesSchema.optional(),
-    /** Limits in tokens and/or USD per turn and per conversation, checked before every model call (budget.ts). */
-    budget: budgetSchema,
-  })
-  .superRefine((options, ctx) => {
-    const choice = options.toolChoice;
-    // An MCP tool's name is `server__tool`; whether the server has it is known once its tools are listed.
-    const ofMcpServer = (name: string) => options.mcpServers.some(({ server }) => name.startsWith(`${server}__`));
-    if (choice?.type === 'tool' && !options.tools.includes(choice.name) && !ofMcpServer(choice.name)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['toolChoice', 'name'],
-        message: `tool_choice names "${choice.name}", which is not in tools nor a tool of mcpServers`,
-      });
-    }
-    if (
-      (choice?.type === 'any' || choice?.type === 'tool') &&
-      options.tools.length === 0 &&
-      options.mcpServers.length === 0
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['toolChoice'],
-        message: `tool_choice "${choice.type}" needs at least one tool`,
-      });
-    }
-    if (options.maxTokensCap !== undefined && options.maxTokens > options.maxTokensCap) {
-      ctx.addIssue({ code: 'custom', path: ['maxTokens'], message: 'maxTokens is above maxTokensCap' });
-    }
-    checkContextManagement(options, ctx);
-    const forcesToolChoice = choice?.type === 'any' || choice?.type === 'tool';
-    for (const problem of thinkingProblems({
-      model: options.model,
-      maxTokens: options.maxTokens,
-      cap: options.maxTokensCap ?? modelOutputCap(options.model),
-      thinking: options.thinking,
-      effort: options.effort,
-      forcedToolChoice: forcesToolChoice ? 'toolChoice' : undefined,
-    })) {
-      ctx.addIssue({ code: 'custom', ...problem });
-    }
-    for (const problem of serverToolsProblems(options)) ctx.addIssue({ code: 'custom', ...problem });
-    checkFallbackModels(options, forcesToolChoice, ctx);
-    const conflict = outputConflict(options.output, options);
-    if (conflict) ctx.addIssue({ code: 'custom', path: ['output'], message: conflict });
+    .strictObject({
+      model: z.string().trim().min(1).max(256).default(DEFAULT_MODEL),
+      /**
+       * Models to try in order when a model call stays overloaded (common/fallback-models.ts): after
+       * `fallbackAfterAttempts` overloaded attempts on one model, the same call goes to the next, as an activity of its own.
+       */
+      fallbackModels: fallbackModelsSchema.optional(),
+      /** Attempts of one call on one model before it falls back (default 3); only with fallbackModels. */
+      fallbackAfterAttempts: fallbackAfterAttemptsSchema.optional(),
+      system: z.string().max(200_000).optional(),
+      /** Names of tools the workers register; the conversation may use only these. */
+      tools: z
+        .array(toolName)
+        .max(64)
+        .refine((names) => new Set(names).size === names.length, 'tools are listed twice')
+        .default([]),
+      /** MCP servers the workers are configured with whose tools the conversation may use (common/mcp.ts). */
+      mcpServers: mcpServersOptionSchema,
+      protocol: z.enum(['native', 'legacy-xml']).default('native'),
+      /** `any` and `tool` force a tool on the first model call of each user turn; later calls of the turn use `auto`. */
+      toolChoice: toolChoiceSchema.optional(),
+      disableParallelToolUse: z.boolean().optional(),
+      /** `max_tokens` of the first attempt; a reply cut off by it is asked again higher up the ladder. */
+      maxTokens: z.number().int().positive().max(128_000).default(1024),
+      /** The top of the `max_tokens` ladder (defaults to the model's output cap). */
+      maxTokensCap: z.number().int().positive().max(128_000).optional(),
+      // Sampling parameters are gone from the Messages API (version 2026-10-21; SDK 1.x): say so instead of a 400 later.
+      temperature: z
+        .never({ error: 'temperature is no longer accepted by the Messages API (API version 2026-10-21)' })
+        .optional(),
+      /**
+       * The request's `thinking` (common/thinking.ts): `adaptive`, `enabled` with `budget_tokens` (≥ 1,024 and below
+       * max_tokens on every rung), `disabled`, `between_tools`; `display: summarized | omitted`. Omitted: the model's
+       * default (Claude Sonnet 5.5 thinks adaptively by default).
+       */
+      thinking: thinkingOptionSchema.optional(),
+      /** The request's `output_config.effort`: `low` … `max`. Omitted: the model's default. */
+      effort: effortSchema.optional(),
+      /**
+       * The API's server tools (common/server-tools.ts): `webSearch`, `webFetch`, `codeExecution` (its container carried
+       * across turns), `toolSearch` (the tools it defers stay out of every request until the model finds them).
+       */
+      serverTools: serverToolsSchema.optional(),
+      /** Cache breakpoints on tools, system prompt and the newest turn (prompt caching). */
+      promptCaching: z.boolean().default(true),
+      /**
+       * Message threads (beta, docs/threads.md): the API holds the conversation between calls, so each call sends only
+       * what its turn added. Off unless `true`; a call the API cannot thread (thinking, context management) goes whole.
+       */
+      threads: z.boolean().optional(),
+      limits: z
+        .strictObject({
+          /** Model calls for one user message before the turn ends with `limit_reached`. */
+          maxModelCallsPerTurn: z.number().int().positive().max(100_000).default(50),
+          /** Tool executions for one user message before the turn ends with `limit_reached`. */
+          maxToolCallsPerTurn: z.number().int().positive().max(100_000).default(200),
+          /**
+           * Characters of one tool result or error (and of any other text the orchestrator writes) in the transcript;
+           * past it the text is cut with a marker. The worker's `maxOutputChars` (same default) cuts before it.
+           */
+          maxResultChars: z.number().int().min(1_000).max(1_000_000).default(DEFAULT_MAX_RESULT_CHARS),
+          /**
+           * What a run carries to the next at continue-as-new (transcript, queued messages, kept results, system
+           * prompt), in UTF-8 bytes of JSON; past it the conversation ends with `limit_reached`.
+           */
+          maxCarriedBytes: z
+            .number()
+            .int()
+            .min(10_000)
+            .max(MAX_CARRIED_BYTES, 'must stay under the 2 MB payload limit')
+            .default(1_500_000),
+        })
+        .prefault({}),
+      timeouts: z
+        .strictObject({
+          /** How long an open conversation waits for the next user message before it closes. */
+          idle: duration(SECOND, 3650 * DAY).default('24 hours'),
+          /** How long a tool call that needs approval waits for a person. */
+          approval: duration(SECOND, 365 * DAY).default('1 hour'),
+          /** One model call (one attempt)… */
+          modelCall: duration(SECOND, DAY).default('10 minutes'),
+          /** …and how often it must show signs of life while streaming. */
+          modelHeartbeat: duration(SECOND, DAY).default('30 seconds'),
+        })
+        .prefault({}),
+      /**
+       * Let readers see the model's reply as it is written (text, tool calls as they start): the model activity
+       * heartbeats the reply so far, which is not recorded in the history. Off, readers get each reply once it is final.
+       */
+      streaming: z
+        .strictObject({
+          enabled: z.boolean().default(true),
+          /** At most one heartbeat of the live reply per interval (the worker's heartbeat throttle must allow it). */
+          intervalMs: z.number().int().min(50).max(60_000).default(100),
+        })
+        .prefault({}),
+      /** Close the conversation after the first reply (a one-shot question). */
+      closeAfterFirstReply: z.boolean().default(false),
+      /** Continue-as-new after this many model calls in one run even if Temporal does not suggest it yet. */
+      continueAsNewAfterModelCalls: z.number().int().positive().max(10_000).default(1000),
+      /** Keeping the model's context inside its window: off, context editing, compaction or both (context-options.ts). */
+      contextManagement: contextManagementSchema,
+      /** Every turn's final answer as data matching this JSON Schema (common/structured-output.ts). */
+      output: outputSpecSchema.optional(),
+      /** The model's prices (USD per million tokens), instead of the worker's or the published ones (pricing.ts). */
+      prices: modelPricesSchema.optional(),
+      /** Limits in tokens and/or USD per turn and per conversation, checked before every model call (budget.ts). */
+      budget: budgetSchema,
+    })
+    .superRefine((options, ctx) => {
+      const choice = options.toolChoice;
+      // An MCP tool's name is `server__tool`; whether the server has it is known once its tools are listed.
+      const ofMcpServer = (name: string) => options.mcpServers.some(({ server }) => name.startsWith(`${server}__`));
+      if (choice?.type === 'tool' && !options.tools.includes(choice.name) && !ofMcpServer(choice.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['toolChoice', 'name'],
+          message: `tool_choice names "${choice.name}", which is not in tools nor a tool of mcpServers`,
+        });
+      }
+      if (
+        (choice?.type === 'any' || choice?.type === 'tool') &&
+        options.tools.length === 0 &&
+        options.mcpServers.length === 0
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['toolChoice'],
+          message: `tool_choice "${choice.type}" needs at least one tool`,
+        });
+      }
+      if (options.maxTokensCap !== undefined && options.maxTokens > options.maxTokensCap) {
+        ctx.addIssue({ code: 'custom', path: ['maxTokens'], message: 'maxTokens is above maxTokensCap' });
+      }
+      checkContextManagement(options, ctx);
+      const forcesToolChoice = choice?.type === 'any' || choice?.type === 'tool';
+      for (const problem of thinkingProblems({
+        model: options.model,
+        maxTokens: options.maxTokens,
+        cap: options.maxTokensCap ?? modelOutputCap(options.model),
+        thinking: options.thinking,
+        effort: options.effort,
+        forcedToolChoice: forcesToolChoice ? 'toolChoice' : undefined,
+      })) {
+        ctx.addIssue({ code: 'custom', ...problem });
+      }
+      for (const problem of serverToolsProblems(options)) ctx.addIssue({ code: 'custom', ...problem });
+      checkFallbackModels(options, forcesToolChoice, ctx);
+      const conflict = outputConflict(options.output, options);
+      if (conflict) ctx.addIssue({ code: 'custom', path: ['output'], message: conflict });
     }),
 );
 

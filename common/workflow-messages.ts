@@ -54,8 +54,8 @@ export const pollRequestSchema = sharedOnce(
   'workflowMessages.pollRequestSchema',
   () =>
     z.strictObject({
-  from: streamOffsetSchema,
-  waitMs: z.number().int().min(0).max(MAX_POLL_WAIT_MS).optional(),
+      from: streamOffsetSchema,
+      waitMs: z.number().int().min(0).max(MAX_POLL_WAIT_MS).optional(),
     }) satisfies z.ZodType<PollRequest>,
 );
 /** For the worker's model-call cache: the system prompt and the first `to` messages. */
@@ -76,14 +76,14 @@ export const approvalDecisionSchema = sharedOnce(
   'workflowMessages.approvalDecisionSchema',
   () =>
     z.strictObject({
-  callId: wellFormedText(MAX_CALL_ID_CHARS, 'callId').refine((id) => id !== '', 'callId is empty.'),
-  argumentsDigest: wellFormedText(128, 'argumentsDigest').refine(
-    (digest) => digest !== '',
-    'argumentsDigest is empty.',
-  ),
-  /** Only `true` runs the tool; anything that is not a boolean is refused, never read as a yes. */
-  approve: z.boolean(),
-  reason: wellFormedText(2_000, 'reason').optional(),
+      callId: wellFormedText(MAX_CALL_ID_CHARS, 'callId').refine((id) => id !== '', 'callId is empty.'),
+      argumentsDigest: wellFormedText(128, 'argumentsDigest').refine(
+        (digest) => digest !== '',
+        'argumentsDigest is empty.',
+      ),
+      /** Only `true` runs the tool; anything that is not a boolean is refused, never read as a yes. */
+      approve: z.boolean(),
+      reason: wellFormedText(2_000, 'reason').optional(),
     }) satisfies z.ZodType<ApprovalDecision>,
 );
 
@@ -98,13 +98,13 @@ export const modelContextRangeSchema = sharedOnce('workflowMessages.modelContext
 
 const usageSchema = sharedOnce('workflowMessages.usageSchema', () =>
   z.strictObject({
-  inputTokens: z.number().min(0),
-  outputTokens: z.number().min(0),
-  cacheReadInputTokens: z.number().min(0),
-  cacheCreationInputTokens: z.number().min(0),
-  thinkingTokens: z.number().min(0).optional(),
-  webSearchRequests: z.number().min(0).optional(),
-  webFetchRequests: z.number().min(0).optional(),
+    inputTokens: z.number().min(0),
+    outputTokens: z.number().min(0),
+    cacheReadInputTokens: z.number().min(0),
+    cacheCreationInputTokens: z.number().min(0),
+    thinkingTokens: z.number().min(0).optional(),
+    webSearchRequests: z.number().min(0).optional(),
+    webFetchRequests: z.number().min(0).optional(),
   }),
 );
 
@@ -199,10 +199,10 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
  */
 export const conversationInputSchema = sharedOnce('workflowMessages.conversationInputSchema', () =>
   z.strictObject({
-  options: conversationOptionsSchema.prefault({}),
-  firstMessage: userMessageSchema.optional(),
-  carried: z.lazy(carriedStateSchema).optional(),
-  /** The event log the previous run handed over; only a run started by continue-as-new may have one. */
-  stream: z.lazy(() => streamSchemas().conversationStreamInputSchema).optional(),
+    options: conversationOptionsSchema.prefault({}),
+    firstMessage: userMessageSchema.optional(),
+    carried: z.lazy(carriedStateSchema).optional(),
+    /** The event log the previous run handed over; only a run started by continue-as-new may have one. */
+    stream: z.lazy(() => streamSchemas().conversationStreamInputSchema).optional(),
   }),
 );
