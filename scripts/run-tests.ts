@@ -14,6 +14,8 @@
 //   TEMPORAL_UI_URL, TEMPORAL_DB_FILE      its Web UI and SQLite file ('' when reusing a server we did not start)
 //   TEMPORAL_CLI_PATH                      the Temporal CLI, to start more servers (crash tests)
 //   WORKFLOW_BUNDLE_PATH                   pre-bundled workflows/index.ts: Worker.create({ workflowBundle: { codePath } })
+//   WORKFLOW_BUNDLES_DIR                   its folder, where the other bundle variants are built once for the whole run
+//                                          (test/support/shared-workflow-bundle.ts)
 // TEST_CONCURRENCY sets --test-concurrency (default: one file per core, plus one when a server is needed). The server's own log goes to test-artifacts/temporal-dev-server.log.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,7 +24,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { connectOrStartDevServer, type DevServer } from '../testing/dev-server';
 import { ensureTemporalCli } from '../testing/temporal-cli';
-import { conversationBundleOptions } from '../workers/workflow-bundles';
+import { writeBundle } from '../test/support/shared-workflow-bundle';
+import { PREBUILT_BUNDLES } from '../workers/workflow-bundles';
 
 const ROOT = path.resolve(__dirname, '..');
 const TEST_DIR = path.join(ROOT, 'test');
@@ -106,13 +109,12 @@ async function bundleWorkflows(outDir: string): Promise<string | undefined> {
     return undefined;
   }
   const started = Date.now();
-  const { bundleWorkflowCode, DefaultLogger } = await import('@temporalio/worker');
-
-  // With the converters of a worker without encryption, as the shipped `default` bundle.
-  const { code } = await bundleWorkflowCode({ ...conversationBundleOptions(), logger: new DefaultLogger('WARN') });
-  const file = path.join(outDir, 'workflow-bundle.js');
-  await fsp.writeFile(file, code);
-  log(`Bundled workflows in ${Date.now() - started} ms (${Math.round(code.length / 1024)} KiB): ${file}`);
+  // With the converters of a worker without encryption, as the shipped `default` bundle; the folder's other variants
+  // are built by the first test process that needs one (test/support/shared-workflow-bundle.ts).
+  await fsp.mkdir(outDir, { recursive: true });
+  const file = await writeBundle(PREBUILT_BUNDLES.default, path.join(outDir, PREBUILT_BUNDLES.default.file));
+  const size = (await fsp.stat(file)).size;
+  log(`Bundled workflows in ${Date.now() - started} ms (${Math.round(size / 1024)} KiB): ${file}`);
   return file;
 }
 
@@ -204,7 +206,7 @@ async function main(): Promise<number> {
     // Both take a few seconds, so do them side by side; allSettled, so a failed bundle never orphans a server.
     const [serverResult, bundleResult] = await Promise.allSettled([
       connectOrStartDevServer({ cliPath, log, serverOutput: (line) => void (out.writable && out.write(`${line}\n`)) }),
-      bundleWorkflows(tmpDir),
+      bundleWorkflows(path.join(tmpDir, 'workflow-bundles')),
     ]);
     if (serverResult.status === 'fulfilled') server = serverResult.value;
     if (serverResult.status === 'rejected') throw serverResult.reason;
@@ -217,8 +219,13 @@ async function main(): Promise<number> {
       TEMPORAL_CLI_PATH: cliPath,
       TEMPORAL_DB_FILE: devServer.dbFile,
     });
-    if (bundleResult.value) env.WORKFLOW_BUNDLE_PATH = bundleResult.value;
-    else delete env.WORKFLOW_BUNDLE_PATH;
+    if (bundleResult.value) {
+      env.WORKFLOW_BUNDLE_PATH = bundleResult.value;
+      env.WORKFLOW_BUNDLES_DIR = path.dirname(bundleResult.value);
+    } else {
+      delete env.WORKFLOW_BUNDLE_PATH;
+      delete env.WORKFLOW_BUNDLES_DIR;
+    }
     log(`Temporal dev server ${devServer.address} (UI ${devServer.uiUrl || 'n/a'})`);
   }
 }

@@ -6,8 +6,18 @@
 // started (on a reused server, the next run may use the same fixed ids). MCP servers as a worker configures them; the
 // SDK's logs at WARN unless asked otherwise.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client, Connection, isGrpcServiceError, type WorkflowClientInterceptor } from '@temporalio/client';
-import { DefaultLogger, type LogLevel, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  type LogLevel,
+  NativeConnection,
+  Runtime,
+  type Worker,
+} from '@temporalio/worker';
 import { LiveRelay } from '../activities/live-relay';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
 import { type McpServersInput, parseMcpServers } from '../activities/mcp/mcp-server-config';
@@ -15,6 +25,7 @@ import type { ToolDefinition } from '../activities/tool-definition';
 import { ConversationClient } from '../client/conversation-client';
 import { createAnthropic } from '../workers/anthropic-client';
 import { type ConversationWorkerOptions, createConversationWorker } from '../workers/conversation-worker';
+import { conversationBundleOptions, prebuiltWorkflowBundle } from '../workers/workflow-bundles';
 import { connectOrStartDevServer, type DevServer, type DevServerOptions } from './dev-server';
 import { startMessagesApi } from './messages-api/server';
 import type { MessagesApi, MessagesApiOptions } from './messages-api/types';
@@ -83,7 +94,9 @@ export async function startConversationTestEnv(options: ConversationTestEnvOptio
     cleanups.push(() => mcp.close());
     const liveRelay = options.liveRelay === false ? undefined : await LiveRelay.start();
     if (liveRelay) cleanups.push(() => liveRelay.close());
+    const workflowBundlePath = await workflowBundleOnce();
     const worker = await createConversationWorker({
+      ...(workflowBundlePath && { workflowBundlePath }),
       connection: workerConnection,
       namespace: temporal.namespace,
       taskQueue,
@@ -121,6 +134,27 @@ export async function startConversationTestEnv(options: ConversationTestEnvOptio
     await close();
     throw error;
   }
+}
+
+let bundledOnce: Promise<string> | undefined;
+
+/**
+ * Undefined when the package ships its pre-built bundle (the worker takes it). Otherwise (a checkout run through tsx)
+ * the workflow code bundled once per process into a temporary file, rather than by every environment's worker at its
+ * start: a bundle costs seconds of CPU, and a service's test file often starts several environments.
+ */
+function workflowBundleOnce(): Promise<string | undefined> {
+  if (prebuiltWorkflowBundle()) return Promise.resolve(undefined);
+  bundledOnce ??= (async () => {
+    const { code } = await bundleWorkflowCode({ ...conversationBundleOptions(), logger: new DefaultLogger('WARN') });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'conversation-test-env-'));
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'workflow-bundle.js');
+    fs.writeFileSync(file, code);
+    return file;
+  })();
+  bundledOnce.catch(() => (bundledOnce = undefined)); // a failed bundle is tried again by the next environment
+  return bundledOnce;
 }
 
 /** The SDK's Runtime with a logger at `level`, unless this process installed one already (it is installed once). */

@@ -69,12 +69,20 @@ export function prebuiltWorkflowBundle(
   dir = PREBUILT_BUNDLES_DIR,
   traced = false,
 ): string | undefined {
-  if ((dataConverter?.payloadConverterPath ?? PAYLOAD_CONVERTER_PATH) !== PAYLOAD_CONVERTER_PATH) return undefined;
-  const wanted = dataConverter?.failureConverterPath ?? PLAIN_FAILURE_CONVERTER_PATH;
-  const variant = Object.values(PREBUILT_BUNDLES).find(
-    (bundle) => bundle.failureConverterPath === wanted && bundle.traced === traced,
-  );
+  const variant = bundleVariantFor(dataConverter, traced);
   if (!variant) return undefined;
   const file = path.join(dir, variant.file);
   return fs.existsSync(file) ? file : undefined;
+}
+
+/** The bundle variant whose converters are the data converter's (workerDataConverter's), or undefined if none is. */
+export function bundleVariantFor(
+  dataConverter?: Pick<DataConverter, 'failureConverterPath' | 'payloadConverterPath'>,
+  traced = false,
+): BundleVariant | undefined {
+  if ((dataConverter?.payloadConverterPath ?? PAYLOAD_CONVERTER_PATH) !== PAYLOAD_CONVERTER_PATH) return undefined;
+  const wanted = dataConverter?.failureConverterPath ?? PLAIN_FAILURE_CONVERTER_PATH;
+  return Object.values(PREBUILT_BUNDLES).find(
+    (bundle) => bundle.failureConverterPath === wanted && bundle.traced === traced,
+  );
 }

@@ -17,9 +17,11 @@ import { type McpServersInput, parseMcpServers } from '../../activities/mcp/mcp-
 import { demoTools } from '../../testing/demo-tools';
 import { createAnthropic } from '../../workers/anthropic-client';
 import { createConversationWorker } from '../../workers/conversation-worker';
+import { bundleVariantFor } from '../../workers/workflow-bundles';
 import { type ExecutionLogLine, readExecutions, toolInstrumentation } from '../../scripts/tool-execution-log';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi, RecordedRequest } from '../../testing/messages-api/types';
+import { sharedWorkflowBundle } from './shared-workflow-bundle';
 
 // Expected failures (a tool raising TickerNotFound, a scripted 429) would otherwise fill the output with warnings.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -53,8 +55,8 @@ export interface HarnessOptions {
   mcpServers?: McpServersInput;
   latencyMs?: number;
   /**
-   * For the worker and the client (e.g. codec/data-converter.ts). With a failureConverterPath the worker bundles the
-   * workflows itself (the shared WORKFLOW_BUNDLE_PATH was built without it).
+   * For the worker and the client (e.g. codec/data-converter.ts). With a failureConverterPath the worker runs the
+   * bundle variant built with it, once per test run (shared-workflow-bundle.ts).
    */
   dataConverter?: DataConverter;
   /** The API key the worker's Anthropic client sends (the local server accepts any). Default: none. */
@@ -77,6 +79,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const workerConnection = await NativeConnection.connect({ address: temporalAddress });
   const mcp = new McpClientPool(parseMcpServers(options.mcpServers ?? {}, process.env));
   const relay = options.liveRelay && (await LiveRelay.start(options.liveRelay));
+  const workflowBundlePath = await harnessWorkflowBundle(options.dataConverter);
   const worker = await createConversationWorker({
     mcp,
     connection: workerConnection,
@@ -93,8 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         }),
       ],
     },
-    ...(process.env.WORKFLOW_BUNDLE_PATH &&
-      !options.dataConverter?.failureConverterPath && { workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH }),
+    ...(workflowBundlePath && { workflowBundlePath }),
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
     ...(relay && { liveRelay: relay }),
   });
@@ -210,4 +212,16 @@ export async function activitiesOf(client: Client, workflowId: string) {
     }
   }
   return [...scheduled.values()];
+}
+
+/**
+ * The run's pre-built bundle (WORKFLOW_BUNDLE_PATH) for the default converters; for others, the variant built with
+ * them, shared by the run's test processes. Undefined: the worker bundles at start (a converter no variant has).
+ */
+async function harnessWorkflowBundle(dataConverter?: DataConverter): Promise<string | undefined> {
+  if (!dataConverter?.failureConverterPath && !dataConverter?.payloadConverterPath) {
+    return process.env.WORKFLOW_BUNDLE_PATH || undefined;
+  }
+  const variant = bundleVariantFor(dataConverter);
+  return variant && sharedWorkflowBundle(variant);
 }
