@@ -1,7 +1,8 @@
 // Builds a worker that runs conversations: the workflow bundle, the model activity, one activity per tool, and the
 // MCP activities (listing and calling the tools of the MCP servers the worker is configured with).
 import type Anthropic from '@anthropic-ai/sdk';
-import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { type InjectedSinks, type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { LiveFeedSinks } from '../common/live-feed';
 import { createModelActivities } from '../activities/model-activities';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activities';
 import { describeTool, type ToolDefinition } from '../activities/tool-definition';
@@ -74,6 +75,11 @@ export interface ConversationWorkerOptions {
   liveRelay?: LiveRelay;
 }
 
+/** The feed sink of a worker without a live relay: its workflows call it all the same. */
+const NO_LIVE_FEED: InjectedSinks<LiveFeedSinks> = {
+  liveFeed: { published: { fn: () => undefined }, detached: { fn: () => undefined } },
+};
+
 /** The shortest gap between two heartbeats the SDK lets through: the live reply's refresh interval at best. */
 export const LIVE_HEARTBEAT_THROTTLE = '50 milliseconds';
 
@@ -95,6 +101,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
   const mcpToolSets = new McpToolSets(async ({ workflowId, runId }) =>
     worker.client!.workflow.getHandle(workflowId, runId).query(mcpToolsQuery),
   );
+  const converter = loadDataConverter(dataConverter);
   const worker: Worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -110,7 +117,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
         tools: tools.map(describeTool),
         cache,
         mcpToolSets,
-        ...(options.liveRelay && { relay: { relay: options.liveRelay, converter: loadDataConverter(dataConverter) } }),
+        ...(options.liveRelay && { relay: { relay: options.liveRelay, converter } }),
       }),
       ...createSummariseActivity({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),
       ...createCountTokensActivity({
@@ -132,6 +139,8 @@ export async function createConversationWorker(options: ConversationWorkerOption
     ...options.tuning,
     ...(options.interceptors && { interceptors: options.interceptors }),
     ...(traced && traced),
+    // The conversations' log events, to their readers on the relay (activities/live-feed.ts); dropped without one.
+    sinks: { ...traced?.sinks, ...(options.liveRelay?.feedSinks(converter) ?? NO_LIVE_FEED) },
     dataConverter,
   });
   return worker;
