@@ -3,7 +3,7 @@
 // that is not the feed's or a worker gone ends the following, and the reader goes back to Temporal: the feed is a
 // shortcut, never the record. After FEED_QUIET_MS with nothing new (a tool runs, the model thinks, the workflow moved
 // to another worker, a call streams elsewhere, the conversation waits for a person) the caller looks at Temporal once
-// (`stillHere`) and says whether to go on.
+// (`stillHere`) and says whether to go on; it looks less often while the feed stays quiet.
 import type { LoadedDataConverter } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { LiveReply, StreamEvent } from '../common/stream-events';
@@ -11,8 +11,11 @@ import { LiveReplySoFar, payloadFromJson } from './live-relay-reader';
 
 /** What a heartbeat may name as a feed: http(s), the feed's path and key, nothing else. */
 const FEED_URL = /^https?:\/\/[^/?#\s]+\/feed\/[0-9a-f]{32}$/;
-/** Nothing but `alive` for this long: the reader asks `stillHere`. */
-export const FEED_QUIET_MS = 1_500;
+/**
+ * Nothing but `alive` for this long: the reader asks `stillHere`; then twice as long each time it said yes and nothing
+ * came meanwhile (a busy worker's queue, a long tool call), up to the last.
+ */
+export const FEED_QUIET_MS = { first: 1_500, max: 8_000 };
 /** Not even `alive` (sent every second) for this long: the worker is gone. */
 const SILENCE_MS = 3_000;
 /** A line longer than this is not the feed's (a page of the log is at most about 1 MB of JSON). */
@@ -48,6 +51,7 @@ export async function* followFeed(
     silence = setTimeout(stop, SILENCE_MS);
   };
   let quietFrom = Date.now();
+  let quietMs = FEED_QUIET_MS.first;
   let timer: NodeJS.Timeout | undefined;
   let next = from;
   /** The reply of each attempt streaming here, by `call.attempt`. */
@@ -71,7 +75,7 @@ export async function* followFeed(
     let reading = read();
     for (;;) {
       const wait = new Promise<'quiet'>((resolve) => {
-        timer = setTimeout(() => resolve('quiet'), quietFrom + FEED_QUIET_MS - Date.now());
+        timer = setTimeout(() => resolve('quiet'), quietFrom + quietMs - Date.now());
       });
       const got = await Promise.race([reading, wait]);
       clearTimeout(timer);
@@ -80,6 +84,7 @@ export async function* followFeed(
         if (!(await stillHere())) return 'failed';
         heardAnything();
         quietFrom = Date.now();
+        quietMs = Math.min(quietMs * 2, FEED_QUIET_MS.max);
         continue;
       }
       reading = read();
@@ -96,6 +101,7 @@ export async function* followFeed(
         if (message.end === true) return 'ended';
         if (message.alive === true) continue;
         quietFrom = Date.now();
+        quietMs = FEED_QUIET_MS.first;
         if (message.events !== undefined) {
           const page = await decodeFromPayloadsAtIndex<{ events?: unknown }>(converter, 0, [
             payloadFromJson(message.events),
