@@ -15,7 +15,7 @@ const FEED_URL = /^https?:\/\/[^/?#\s]+\/feed\/[0-9a-f]{32}$/;
  * Nothing but `alive` for this long: the reader asks `stillHere`; then twice as long each time it said yes and nothing
  * came meanwhile (a busy worker's queue, a long tool call), up to the last.
  */
-export const FEED_QUIET_MS = { first: 1_500, max: 8_000 };
+export const FEED_QUIET_MS = { first: 3_000, max: 12_000 };
 /** Not even `alive` (sent every second) for this long: the worker is gone. */
 const SILENCE_MS = 3_000;
 /** A line longer than this is not the feed's (a page of the log is at most about 1 MB of JSON). */
