@@ -86,6 +86,7 @@ export const LIVE_HEARTBEAT_THROTTLE = '50 milliseconds';
 export async function createConversationWorker(options: ConversationWorkerOptions): Promise<Worker> {
   const { tools } = options;
   const dataConverter = workerDataConverter(options.dataConverter);
+  const converter = loadDataConverter(dataConverter);
   const bundle = options.workflowBundlePath ?? prebuiltWorkflowBundle(dataConverter, undefined, !!options.tracing);
   // Encrypted payloads (a codec) keep content off spans, whatever was asked.
   const traced = options.tracing?.workerOptions(
@@ -101,7 +102,6 @@ export async function createConversationWorker(options: ConversationWorkerOption
   const mcpToolSets = new McpToolSets(async ({ workflowId, runId }) =>
     worker.client!.workflow.getHandle(workflowId, runId).query(mcpToolsQuery),
   );
-  const converter = loadDataConverter(dataConverter);
   const worker: Worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
