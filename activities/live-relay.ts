@@ -19,7 +19,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import type { LoadedDataConverter, Payload } from '@temporalio/common';
 import { encodeToPayload } from '@temporalio/common/lib/internal-non-workflow';
-import type { LiveReply } from '../common/stream-events';
+import type { InjectedSinks } from '@temporalio/worker';
+import type { LiveFeedSinks } from '../common/live-feed';
+import { streamSchemas } from '../common/stream-event-schema';
+import type { LiveReply, StreamEvent } from '../common/stream-events';
+import { LiveFeed } from './live-feed';
 
 export interface LiveRelayOptions {
   /** Interface to listen on. Default 127.0.0.1: readers on this host only. '0.0.0.0' for readers elsewhere. */
@@ -51,6 +55,8 @@ export type LiveBlockState =
   | { kind: 'tool'; id: string; name: string; input?: unknown };
 
 interface Subscriber {
+  /** A conversation's feed (live-feed.ts) that follows this call: its response goes on when the attempt ends. */
+  feed: boolean;
   /** What it has been sent of each block: characters of a text, 1 (started) or 2 (with input) of a tool. */
   sent: Map<number, number>;
   /** Its lines are encoded one after the other (a codec may be asynchronous), so they leave in order. */
@@ -62,6 +68,8 @@ export class LiveChannel {
   private readonly subscribers = new Map<http.ServerResponse, Subscriber>();
   private flushTimer: NodeJS.Timeout | undefined;
   private ended = false;
+  /** The feed of the call's conversation on this worker that follows this channel too (live-feed.ts), if any. */
+  feedUrl: string | undefined;
 
   constructor(
     readonly url: string,
@@ -89,19 +97,27 @@ export class LiveChannel {
     this.ended = true;
     clearTimeout(this.flushTimer);
     await Promise.all([...this.subscribers].map(([res, subscriber]) => this.send(res, subscriber)));
-    for (const res of this.subscribers.keys()) res.end('{"end":true}\n');
+    for (const [res, subscriber] of this.subscribers) if (!subscriber.feed) res.end('{"end":true}\n');
     this.subscribers.clear();
     this.onEnd();
   }
 
-  subscribe(res: http.ServerResponse): void {
+  /**
+   * `feed`: `res` is a conversation's feed, which hears first that this attempt streams (a line with no blocks: its
+   * readers learn of it before the first token) and goes on after the attempt's end.
+   */
+  subscribe(res: http.ServerResponse, { feed = false } = {}): void {
     if (this.ended) {
-      res.end('{"end":true}\n');
+      if (!feed) res.end('{"end":true}\n');
       return;
     }
-    const subscriber: Subscriber = { sent: new Map(), queue: Promise.resolve() };
+    const subscriber: Subscriber = { feed, sent: new Map(), queue: Promise.resolve() };
     this.subscribers.set(res, subscriber);
     res.once('close', () => this.subscribers.delete(res));
+    if (feed) {
+      const { call, attempt } = this.reply;
+      subscriber.queue = this.write(res, { call, attempt, blocks: [] });
+    }
     void this.send(res, subscriber);
   }
 
@@ -113,7 +129,10 @@ export class LiveChannel {
 
   private async sendNow(res: http.ServerResponse, sent: Subscriber['sent']): Promise<void> {
     const update = this.delta(sent);
-    if (!update) return;
+    if (update) await this.write(res, update);
+  }
+
+  private async write(res: http.ServerResponse, update: LiveReply): Promise<void> {
     let line: string;
     try {
       line = JSON.stringify({ reply: payloadToJson(await encodeToPayload(this.converter, update)) }) + '\n';
@@ -156,16 +175,30 @@ export class LiveChannel {
 
   /** Every subscriber that heard nothing for RELAY_ALIVE_MS hears that the worker is alive. */
   keepAlive(): void {
-    for (const res of this.subscribers.keys()) res.write('{"alive":true}\n');
+    for (const [res, subscriber] of this.subscribers) if (!subscriber.feed) res.write('{"alive":true}\n');
   }
 }
 
+/** A workflow run, as a sink and an activity see it. */
+export interface RunRef {
+  workflowId: string;
+  runId: string;
+}
+
+/** Feeds a relay keeps at most; beyond, the one unread for longest goes. One unread for FEED_IDLE_MS goes too. */
+export const MAX_FEEDS = 1_024;
+export const FEED_IDLE_MS = 10 * 60_000;
+
 export class LiveRelay {
   private readonly channels = new Map<string, LiveChannel>();
+  private readonly feeds = new Map<string, LiveFeed>();
+  private readonly feedsByRun = new Map<string, LiveFeed>();
   private readonly aliveTimer: NodeJS.Timeout;
   private subscriberTotal = 0;
-  /** Readers served since the relay started (for operators and tests: did readers take the relay?). */
+  /** Readers served since the relay started (for operators and tests: did readers take the relay?)… */
   subscriptions = 0;
+  /** …of them, readers of a conversation's feed. */
+  feedSubscriptions = 0;
 
   private constructor(
     private readonly server: http.Server,
@@ -173,6 +206,11 @@ export class LiveRelay {
   ) {
     this.aliveTimer = setInterval(() => {
       for (const channel of this.channels.values()) channel.keepAlive();
+      const idleSince = Date.now() - FEED_IDLE_MS;
+      for (const feed of this.feeds.values()) {
+        if (feed.subscriberCount === 0 && feed.lastUsed < idleSince) void feed.end();
+        else feed.keepAlive();
+      }
     }, RELAY_ALIVE_MS);
     this.aliveTimer.unref();
   }
@@ -197,18 +235,75 @@ export class LiveRelay {
     return relay;
   }
 
-  /** A channel for one streaming attempt; it closes itself at `end()`. */
-  open(reply: ConstructorParameters<typeof LiveChannel>[1], converter: LoadedDataConverter): LiveChannel {
+  /**
+   * A channel for one streaming attempt of `run`'s model call; it closes itself at `end()`. The run's feed on this
+   * worker, if it has one, follows it (`feedUrl`).
+   */
+  open(reply: ConstructorParameters<typeof LiveChannel>[1], converter: LoadedDataConverter, run?: RunRef): LiveChannel {
     const key = randomBytes(16).toString('hex');
-    const channel = new LiveChannel(`${this.url}/live/${key}`, reply, converter, () => this.channels.delete(key));
+    const feed = run && this.feedsByRun.get(runKey(run));
+    const channel = new LiveChannel(`${this.url}/live/${key}`, reply, converter, () => {
+      this.channels.delete(key);
+      feed?.detach(channel);
+    });
     this.channels.set(key, channel);
+    if (feed) {
+      channel.feedUrl = feed.url;
+      feed.attach(channel);
+    }
     return channel;
+  }
+
+  /**
+   * The worker's end of the workflows' feed sink (common/live-feed.ts), encoding with `converter`. What the sink
+   * receives is checked: a call that is not an offset and a stream event is dropped.
+   */
+  feedSinks(converter: LoadedDataConverter): InjectedSinks<LiveFeedSinks> {
+    return {
+      liveFeed: {
+        published: {
+          fn: (info, offset, event) => {
+            if (!Number.isSafeInteger(offset) || offset < 0) return;
+            const parsed = streamSchemas().streamEventSchema.safeParse(event);
+            if (!parsed.success) return;
+            this.feedOf(info, converter).published(offset, parsed.data as StreamEvent);
+          },
+          callDuringReplay: false,
+        },
+        detached: {
+          fn: (info) => void this.feedsByRun.get(runKey(info))?.end(),
+          callDuringReplay: false,
+        },
+      },
+    };
+  }
+
+  /** `run`'s feed, opened at its first event on this worker. */
+  private feedOf(run: RunRef, converter: LoadedDataConverter): LiveFeed {
+    const id = runKey(run);
+    const known = this.feedsByRun.get(id);
+    if (known) return known;
+    if (this.feeds.size >= MAX_FEEDS) {
+      let stalest: LiveFeed | undefined;
+      for (const feed of this.feeds.values()) {
+        if (feed.subscriberCount === 0 && (!stalest || feed.lastUsed < stalest.lastUsed)) stalest = feed;
+      }
+      void (stalest ?? this.feeds.values().next().value!).end();
+    }
+    const feed = new LiveFeed(this.url, converter, () => {
+      this.feeds.delete(feed.key);
+      if (this.feedsByRun.get(id) === feed) this.feedsByRun.delete(id);
+    });
+    this.feeds.set(feed.key, feed);
+    this.feedsByRun.set(id, feed);
+    return feed;
   }
 
   /** Stops listening and ends every reader's response (they go back to Temporal). */
   async close(): Promise<void> {
     clearInterval(this.aliveTimer);
     await Promise.all([...this.channels.values()].map((channel) => channel.end()));
+    await Promise.all([...this.feeds.values()].map((feed) => feed.end()));
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -219,6 +314,7 @@ export class LiveRelay {
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('cache-control', 'no-store');
     if (req.method !== 'GET') return refuse(res, 405, 'only GET', { allow: 'GET' });
+    if ((req.url ?? '').startsWith('/feed/')) return this.serveFeed(req, res);
     const key = KEY_PATTERN.exec((req.url ?? '').split('?')[0]!)?.[1];
     const channel = key === undefined ? undefined : this.channels.get(key);
     if (!channel) return refuse(res, 404, 'no such reply streams here');
@@ -232,6 +328,33 @@ export class LiveRelay {
     res.flushHeaders();
     channel.subscribe(res);
   }
+
+  private serveFeed(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const [path, query = ''] = (req.url ?? '').split('?', 2) as [string, string?];
+    const key = FEED_PATTERN.exec(path)?.[1];
+    const feed = key === undefined ? undefined : this.feeds.get(key);
+    if (!feed) return refuse(res, 404, 'no such feed here');
+    const from = FEED_QUERY.exec(query)?.[1];
+    if (from === undefined) return refuse(res, 400, 'from: an offset (an integer ≥ 0) and nothing else');
+    if (feed.subscriberCount >= MAX_SUBSCRIBERS_PER_CALL || this.subscriberTotal >= MAX_SUBSCRIBERS) {
+      return refuse(res, 503, 'too many readers: read from Temporal');
+    }
+    this.subscriberTotal++;
+    this.subscriptions++;
+    this.feedSubscriptions++;
+    res.once('close', () => this.subscriberTotal--);
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    res.flushHeaders();
+    feed.subscribe(res, Number(from));
+  }
+}
+
+const FEED_PATTERN = /^\/feed\/([0-9a-f]{32})$/;
+/** `from=<offset>` alone: at most 15 digits, so it is a safe integer. */
+const FEED_QUERY = /^from=(0|[1-9][0-9]{0,14})$/;
+
+function runKey({ workflowId, runId }: RunRef): string {
+  return `${runId}/${workflowId}`;
 }
 
 function refuse(res: http.ServerResponse, status: number, message: string, headers: http.OutgoingHttpHeaders = {}) {

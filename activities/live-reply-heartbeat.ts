@@ -38,7 +38,8 @@ export class LiveReplyHeartbeat {
   ) {
     this.keepAliveMs = Math.max(500, (context.info.heartbeatTimeoutMs ?? 30_000) / 3);
     const { attempt } = context.info;
-    this.channel = target?.relay.open({ call, attempt, blocks: this.blocks }, target.converter);
+    const run = context.info.workflowExecution; // absent only for an activity started on its own
+    this.channel = target?.relay.open({ call, attempt, blocks: this.blocks }, target.converter, run);
     this.beat(); // at once: readers learn which attempt streams (and where its relay is)
     this.timer = setInterval(
       () => {
@@ -110,6 +111,7 @@ export class LiveReplyHeartbeat {
       attempt: this.context.info.attempt,
       blocks,
       ...(this.channel && { relay: this.channel.url }),
+      ...(this.channel?.feedUrl && { feed: this.channel.feedUrl }),
     };
   }
 }

@@ -14,6 +14,7 @@
 // StreamMerger turns these into the events a reader gets; the gateway shares one source among many readers.
 import {
   type Client,
+  type WorkflowHandle,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
@@ -24,8 +25,11 @@ import { MODEL_ACTIVITY } from '../common/activity-contracts';
 import { type LiveReply, PollRefusal, type StreamEvent, type StreamPage } from '../common/stream-events';
 import { pollEventsUpdate, streamEventsQuery } from '../common/workflow-messages';
 import { toConversationError } from './errors';
+import { followFeed, isFeedUrl } from './live-feed-reader';
 import { followRelay, isRelayUrl } from './live-relay-reader';
 import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal } from './grpc-status';
+
+type PendingActivities = NonNullable<Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']>;
 
 export type SourceItem =
   | { kind: 'durable'; offset: number; event: StreamEvent }
@@ -41,6 +45,15 @@ export interface SourceOptions {
   liveIntervalMs?: number;
   /** Follow streamed replies on the workers' live relays when their heartbeats name one. Default true. */
   liveRelay?: boolean;
+}
+
+/**
+ * The Temporal calls readers made, by kind and reason (`describe:working`, `query:log-grew`, …), since the process
+ * started: what following conversations costs the server (the bench reports them per model call).
+ */
+export const readerCalls = new Map<string, number>();
+function counted(call: string): void {
+  readerCalls.set(call, (readerCalls.get(call) ?? 0) + 1);
 }
 
 export async function* conversationSources(
@@ -73,9 +86,13 @@ export async function* conversationSources(
   let lastRelay: string | undefined;
   /** …and whether it said its attempt is over (the call's outcome is then on its way to the history). */
   let lastRelayEnded = false;
+  /** The feed last followed, and the offset the reader was at when it left it. */
+  let leftFeed: { url: string; offset: number } | undefined;
   /** How long a reader waits between two looks at a working conversation whose history does not change. */
   let workingMs = liveIntervalMs;
   let lookedAtLength = -1;
+  /** Why the next look happens (counted in readerCalls). */
+  let lookReason = 'first';
 
   /** Until when a reader whose long poll was refused (as many as the conversation takes wait) watches instead. */
   let watchUntil = 0;
@@ -93,12 +110,27 @@ export async function* conversationSources(
   }
 
   /** The log's events from nextOffset by query, a page at a time; true when the conversation ended. */
-  async function* readLog(): AsyncGenerator<SourceItem, boolean, undefined> {
+  async function* readLog(reason: string): AsyncGenerator<SourceItem, boolean, undefined> {
     for (;;) {
+      counted(`query:${reason}`);
       const page: StreamPage = await guarded(() => handle.query(streamEventsQuery, nextOffset));
       if (yield* deliver(page)) return true;
       if (!page.more || page.events.length === 0) return false;
     }
+  }
+
+  /** The running model call (its number, attempt and last heartbeat) among the pending activities, if one runs. */
+  async function modelHeartbeat(pending: PendingActivities) {
+    const model = pending.find((activity) => activity.activityType?.name === MODEL_ACTIVITY);
+    const call = Number(/^model-(\d+)$/.exec(model?.activityId ?? '')?.[1]);
+    if (!model || !Number.isInteger(call)) return undefined;
+    const payloads = model.heartbeatDetails?.payloads;
+    const reply = payloads?.length
+      ? await decodeFromPayloadsAtIndex<LiveReply>(client.options.loadedDataConverter, 0, payloads).catch(
+          () => undefined,
+        )
+      : undefined;
+    return { call, attempt: model.attempt ?? 1, reply };
   }
 
   /** One long poll from nextOffset: its page, `busy` when it was refused for the cap, `again` when the run ended. */
@@ -127,13 +159,14 @@ export async function* conversationSources(
         // Nothing runs: wait on the log's long poll for the next event, then watch again.
         const page = await poll();
         if (page === 'again') {
+          counted('describe:poll-ended');
           const { status } = await guarded(() => handle.describe());
           if (status.name === 'RUNNING') {
             await sleep(100, signal); // the next run takes the next poll
             continue;
           }
           try {
-            if (yield* readLog()) return;
+            if (yield* readLog('closed')) return;
           } catch {
             // A closed workflow answers queries only while a worker can replay it.
           }
@@ -149,18 +182,20 @@ export async function* conversationSources(
         if (yield* deliver(page)) return;
         // More of the log is ready (a long one): poll again at once. Events, or a turn under way: watch again.
         if (!page.more && (page.events.length > 0 || page.busy)) {
+          lookReason = 'after-poll';
           parked = false;
           readAt = undefined;
         }
         continue;
       }
 
+      counted(`describe:${lookReason}`);
       const { status, historyLength, raw } = await guarded(() => handle.describe());
       if (status.name !== 'RUNNING') {
         // Closed (or between runs of continue-as-new): whatever the log still has, then the end.
         if (status.name !== 'CONTINUED_AS_NEW') {
           try {
-            if (yield* readLog()) return;
+            if (yield* readLog('closed')) return;
           } catch {
             // A closed workflow answers queries only while a worker can replay it.
           }
@@ -168,32 +203,31 @@ export async function* conversationSources(
         }
       }
       const pending = raw.pendingActivities ?? [];
-      const model = pending.find((activity) => activity.activityType?.name === MODEL_ACTIVITY);
-      const call = Number(/^model-(\d+)$/.exec(model?.activityId ?? '')?.[1]);
+      const beat = await modelHeartbeat(pending);
       let relay: { url: string; call: number; attempt: number } | undefined;
+      let feed: string | undefined;
       /** A live reply only these looks can show: a model call streams and no relay carries it. */
       let pollingReply = false;
-      if (model && Number.isInteger(call)) {
-        const payloads = model.heartbeatDetails?.payloads;
-        const reply = payloads?.length
-          ? await decodeFromPayloadsAtIndex<LiveReply>(client.options.loadedDataConverter, 0, payloads).catch(
-              () => undefined,
-            )
-          : undefined;
-        const attempt = model.attempt ?? 1;
+      if (beat) {
+        const { call, attempt, reply } = beat;
         yield { kind: 'live', call, attempt, ...(reply && { reply }) };
         const url = reply?.relay;
-        if (followRelays && reply?.call === call && reply.attempt === attempt && isRelayUrl(url) && url !== lastRelay) {
-          relay = { url, call, attempt };
+        const current = followRelays && reply?.call === call && reply.attempt === attempt;
+        if (current && isRelayUrl(url) && url !== lastRelay) relay = { url, call, attempt };
+        // The conversation's feed on the same worker carries this call and what follows it: not again from where it
+        // was left (it had nothing more then).
+        if (current && isFeedUrl(reply.feed) && !(reply.feed === leftFeed?.url && nextOffset === leftFeed.offset)) {
+          feed = reply.feed;
         }
         pollingReply = !relay && !(url !== undefined && url === lastRelay && lastRelayEnded);
       }
       const running = pending.map((activity) => activity.activityId ?? '').join(',');
       const working = pending.length > 0 || Boolean(raw.pendingWorkflowTask);
       if (!readAt || (historyLength !== readAt.length && (running !== readAt.running || !working))) {
+        const why = readAt ? 'history-grew' : 'first';
         readAt = { length: historyLength, running };
         try {
-          if (yield* readLog()) return;
+          if (yield* readLog(why)) return;
         } catch (err) {
           // No worker answered in time (busy, or being restarted): read again at the next look.
           if (!isTemporary(err)) throw err;
@@ -201,7 +235,43 @@ export async function* conversationSources(
         }
         idleMs = IDLE_LOOK_MS.first;
       }
-      if (relay) {
+      if (feed) {
+        // Follow the turn where it is written: the log's events and the replies, as long as the workflow and its calls
+        // stay on that worker. When the feed says nothing for a while, one look tells whether it is still the place.
+        const followed = feed;
+        let looked = { length: historyLength, offset: nextOffset };
+        const stillHere = async (): Promise<boolean> => {
+          counted('describe:feed-quiet');
+          const { status, historyLength: length, raw: now } = await guarded(() => handle.describe());
+          const waiting = (now.pendingActivities ?? []).length === 0 && !now.pendingWorkflowTask;
+          if (status.name !== 'RUNNING' || waiting) return false; // over, or waiting for a person: park
+          const beat = await modelHeartbeat(now.pendingActivities ?? []);
+          if (beat?.reply && beat.reply.feed !== followed) return false; // a call streams from elsewhere
+          // Workflow tasks completed and the feed brought nothing of them: the workflow runs elsewhere now.
+          const elsewhere = length !== looked.length && !now.pendingWorkflowTask && nextOffset === looked.offset;
+          looked = { length, offset: nextOffset };
+          return !elsewhere;
+        };
+        const items = followFeed(feed, nextOffset, client.options.loadedDataConverter, signal, stillHere);
+        try {
+          for (let next = await items.next(); !next.done; next = await items.next()) {
+            const item = next.value;
+            if (item.kind === 'live') {
+              yield item;
+              continue;
+            }
+            nextOffset = item.offset + 1;
+            yield item;
+            if (item.event.type === 'conversation_ended') return;
+          }
+        } finally {
+          await items.return('failed');
+        }
+        leftFeed = { url: feed, offset: nextOffset };
+        readAt = undefined; // the feed may have missed events (written on another worker): read the log next time
+        workingMs = liveIntervalMs;
+        lookReason = 'feed-over';
+      } else if (relay) {
         // Follow the reply where it is written; then look again at once (the call is over, or the relay is gone).
         lastRelay = relay.url;
         const { url, call: relayedCall, attempt } = relay;
@@ -218,15 +288,18 @@ export async function* conversationSources(
           await replies.return('failed');
         }
         workingMs = liveIntervalMs;
+        lookReason = 'relay-over';
       } else if (working) {
         // Looks at a busy server cost it work: while nothing changes and no reply streams here, look less often.
         workingMs = pollingReply || historyLength !== lookedAtLength ? liveIntervalMs : Math.min(workingMs * 2, 1_000);
         lookedAtLength = historyLength;
+        lookReason = beat ? 'model-call' : 'working';
         await sleep(workingMs, signal);
       } else if (Date.now() >= watchUntil && readAt) {
         // Waiting for someone (a message, an approval): park on the long poll instead of looking again and again.
         parked = true;
       } else {
+        lookReason = 'idle';
         await sleep(idleMs, signal);
         idleMs = Math.min(idleMs * 2, IDLE_LOOK_MS.max);
       }

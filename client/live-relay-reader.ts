@@ -130,7 +130,7 @@ export class LiveReplySoFar {
 }
 
 /** A payload from its JSON form (metadata and data base64); throws on anything else. */
-function payloadFromJson(json: unknown): Payload {
+export function payloadFromJson(json: unknown): Payload {
   const { metadata, data } = (json ?? {}) as { metadata?: unknown; data?: unknown };
   if (typeof data !== 'string' || typeof metadata !== 'object' || metadata === null) {
     throw new TypeError('not a payload');

@@ -157,6 +157,11 @@ export interface LiveReply {
   blocks: LiveBlock[];
   /** Where the worker's live relay streams this attempt's reply as it comes (heartbeats only; activities/live-relay.ts). */
   relay?: string;
+  /**
+   * Where the same worker streams the conversation's feed (its log's events and its calls' replies as they come, for a
+   * whole turn: activities/live-feed.ts), when the workflow runs there too (heartbeats only).
+   */
+  feed?: string;
 }
 
 export type LiveBlock =

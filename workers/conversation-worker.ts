@@ -1,7 +1,8 @@
 // Builds a worker that runs conversations: the workflow bundle, the model activity, one activity per tool, and the
 // MCP activities (listing and calling the tools of the MCP servers the worker is configured with).
 import type Anthropic from '@anthropic-ai/sdk';
-import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { type InjectedSinks, type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { LiveFeedSinks } from '../common/live-feed';
 import { createModelActivities } from '../activities/model-activities';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activities';
 import { describeTool, type ToolDefinition } from '../activities/tool-definition';
@@ -74,12 +75,18 @@ export interface ConversationWorkerOptions {
   liveRelay?: LiveRelay;
 }
 
+/** The feed sink of a worker without a live relay: its workflows call it all the same. */
+const NO_LIVE_FEED: InjectedSinks<LiveFeedSinks> = {
+  liveFeed: { published: { fn: () => undefined }, detached: { fn: () => undefined } },
+};
+
 /** The shortest gap between two heartbeats the SDK lets through: the live reply's refresh interval at best. */
 export const LIVE_HEARTBEAT_THROTTLE = '50 milliseconds';
 
 export async function createConversationWorker(options: ConversationWorkerOptions): Promise<Worker> {
   const { tools } = options;
   const dataConverter = workerDataConverter(options.dataConverter);
+  const converter = loadDataConverter(dataConverter);
   const bundle = options.workflowBundlePath ?? prebuiltWorkflowBundle(dataConverter, undefined, !!options.tracing);
   // Encrypted payloads (a codec) keep content off spans, whatever was asked.
   const traced = options.tracing?.workerOptions(
@@ -113,7 +120,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
         tools: tools.map(describeTool),
         cache,
         mcpToolSets,
-        ...(options.liveRelay && { relay: { relay: options.liveRelay, converter: loadDataConverter(dataConverter) } }),
+        ...(options.liveRelay && { relay: { relay: options.liveRelay, converter } }),
       }),
       ...createSummariseActivity({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),
       ...createCountTokensActivity({
@@ -135,6 +142,8 @@ export async function createConversationWorker(options: ConversationWorkerOption
     ...options.tuning,
     ...(options.interceptors && { interceptors: options.interceptors }),
     ...(traced && traced),
+    // The conversations' log events, to their readers on the relay (activities/live-feed.ts); dropped without one.
+    sinks: { ...traced?.sinks, ...(options.liveRelay?.feedSinks(converter) ?? NO_LIVE_FEED) },
     dataConverter,
   });
   return worker;

@@ -3,6 +3,8 @@
 // with a bounded long poll while it waits (workflows/stream-readers.ts). It keeps the events of the current and the
 // previous turn; a run hands them to the next one at continue-as-new, within a byte budget, so offsets go on across
 // runs.
+import { inWorkflowContext, proxySinks, workflowInfo } from '@temporalio/workflow';
+import type { LiveFeedSinks } from '../common/live-feed';
 import {
   type CarriedStream,
   type ConversationStreamInput,
@@ -10,6 +12,13 @@ import {
 } from '../common/stream-event-schema';
 import { STREAM_PAGE_BYTES, STREAM_PAGE_EVENTS, type StreamEvent, type StreamPage } from '../common/stream-events';
 import { jsonBytes } from '../common/utf8-length';
+
+/**
+ * The worker's live feed of this run (common/live-feed.ts), told only what is written now (not what a replay
+ * writes again); it leaves nothing in the history. Absent outside a workflow (the log's unit tests).
+ */
+const liveFeed = (): LiveFeedSinks['liveFeed'] | undefined =>
+  inWorkflowContext() && !workflowInfo().unsafe.isReplaying ? proxySinks<LiveFeedSinks>().liveFeed : undefined;
 
 /** At most this much of the log is carried to the next run (within what the transcript leaves of the payload budget). */
 export const MAX_CARRIED_STREAM_BYTES = 512_000;
@@ -46,6 +55,7 @@ export class ConversationStream {
 
   /** Only the workflow writes into the log. */
   publish(event: StreamEvent): void {
+    liveFeed()?.published(this.offset(), event);
     this.append(event);
   }
 
@@ -99,6 +109,7 @@ export class ConversationStream {
   /** No new polls from now on; polls waiting now return what they have (the run ends or continues as new). */
   detachReaders(): void {
     this.detached = true;
+    liveFeed()?.detached();
   }
 
   /**

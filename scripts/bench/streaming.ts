@@ -6,6 +6,7 @@
 //   - throughput (chain steps per second) at 100 concurrent conversations, streaming vs not.
 import { randomUUID } from 'node:crypto';
 import type { ConversationClient } from '../../client/conversation-client';
+import { readerCalls } from '../../client/conversation-sources';
 import { withDefaults } from '../../common/options';
 import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 import { CHAIN_TOOLS, requestsOf } from './chain-script';
@@ -42,6 +43,14 @@ export type StreamingThroughput = Pick<
   'conversations' | 'stepsPerSecond' | 'wallMs' | 'failed' | 'cpuMsPerStep'
 >;
 
+/** What the readers asked Temporal for, per model call, by kind and reason (client/conversation-sources.ts). */
+export interface ReaderCalls {
+  modelCalls: number;
+  describes: number;
+  queries: number;
+  byReason: Record<string, number>;
+}
+
 export interface StreamingResult {
   tokenDelayMs: number;
   modelLatencyMs: number;
@@ -50,6 +59,23 @@ export interface StreamingResult {
   latency: StreamingLatency[];
   history: { streaming: HistoryCost; plain: HistoryCost; ratio: number };
   throughput: { streaming: StreamingThroughput; plain: StreamingThroughput; ratio: number };
+  /** During the 100-conversation streaming run. */
+  readerCalls: ReaderCalls;
+}
+
+/** The readers' calls made while `run` ran, per model call. */
+async function countingReaderCalls<T>(modelCalls: (result: T) => number, run: () => Promise<T>) {
+  const before = new Map(readerCalls);
+  const result = await run();
+  const calls = modelCalls(result);
+  const byReason: Record<string, number> = {};
+  for (const [reason, count] of readerCalls) {
+    const made = count - (before.get(reason) ?? 0);
+    if (made > 0) byReason[reason] = made / calls;
+  }
+  const sum = (kind: string) =>
+    Object.entries(byReason).reduce((total, [reason, n]) => total + (reason.startsWith(kind) ? n : 0), 0);
+  return { result, calls: { modelCalls: calls, describes: sum('describe:'), queries: sum('query:'), byReason } };
 }
 
 /** The conversations' default (common/options.ts). */
@@ -159,7 +185,11 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
     const plain = historyCost(await load(ours, 10, 'history-off'));
     ctx.log('streaming: throughput, 100 concurrent conversations, streaming off, then on');
     const plainThroughput = throughput(await load(ours, 100, 'throughput-off'));
-    const streamingThroughput = throughput(await load(streamed, 100, 'throughput-on'));
+    const counted = await countingReaderCalls(
+      (run: LoadRun) => run.conversations * modelCalls,
+      () => load(streamed, 100, 'throughput-on'),
+    );
+    const streamingThroughput = throughput(counted.result);
     return {
       tokenDelayMs: TOKEN_DELAY_MS,
       modelLatencyMs: MODEL_LATENCY_MS,
@@ -172,6 +202,7 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
         plain: plainThroughput,
         ratio: streamingThroughput.stepsPerSecond / plainThroughput.stepsPerSecond,
       },
+      readerCalls: counted.calls,
     };
   } finally {
     await ours.stop();
@@ -205,10 +236,24 @@ export function streamingTables(streaming: StreamingResult): Table[] {
           `${t.ratio.toFixed(2)}×`,
         ],
         ['CPU ms per chain step', cpu(t.streaming), cpu(t.plain), ''],
+        [
+          `readers' Temporal calls per model call, ${t.streaming.conversations} conversations`,
+          readerCallsText(streaming.readerCalls),
+          '',
+          '',
+        ],
       ],
       notes: [
         'CPU: the worker, the Temporal server (when the bench started it), this process (readers and the Messages API).',
       ],
     },
   ];
+}
+
+function readerCallsText(calls: ReaderCalls): string {
+  const reasons = Object.entries(calls.byReason)
+    .sort(([, a], [, b]) => b - a)
+    .map(([reason, n]) => `${reason} ${n.toFixed(2)}`)
+    .join(', ');
+  return `${calls.describes.toFixed(2)} describes, ${calls.queries.toFixed(2)} queries (${reasons})`;
 }

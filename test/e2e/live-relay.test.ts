@@ -60,7 +60,7 @@ describe('streamed replies through the worker’s live relay', () => {
     h = await harness({ liveRelay: {} });
   });
 
-  test('the stock-price chain streams from the relay: each call’s heartbeat names it, every word arrives once, live', async () => {
+  test('the stock-price chain streams from the relay: each call’s heartbeat names it and the conversation’s feed, the reader takes the turn from the feed, every word arrives once, live', async () => {
     const prompt = uniquePrompt(STOCK_QUESTION);
     h.mock.script(prompt, [
       { demo: true, tokenDelayMs: 40 },
@@ -69,23 +69,35 @@ describe('streamed replies through the worker’s live relay', () => {
     ]);
     const id = `relay-chain-${Date.now()}`;
     const followedBefore = h.relay!.subscriptions;
+    const feedsBefore = h.relay!.feedSubscriptions;
     const named: string[] = [];
+    const feeds: string[] = [];
     const items = await collect(
       h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS } }),
       async (item) => {
         if (item.live && item.event.type === 'text' && named.length < 1) {
           const beat = await heartbeatOf(h, id);
           if (beat?.relay) named.push(beat.relay);
+          if (beat?.feed) feeds.push(beat.feed);
         }
       },
     );
 
     assert.equal(named.length, 1, 'a streaming call’s heartbeat names its relay');
     assert.ok(named[0]!.startsWith(`${h.relay!.url}/live/`), named[0]);
+    assert.ok(
+      feeds[0]?.startsWith(`${h.relay!.url}/feed/`),
+      `the heartbeat names the conversation’s feed: ${feeds[0]}`,
+    );
+    assert.equal(
+      h.relay!.feedSubscriptions - feedsBefore,
+      1,
+      'the reader followed the conversation’s feed on the relay, once for the whole turn',
+    );
     assert.equal(
       h.relay!.subscriptions - followedBefore,
-      3,
-      'the reader followed each of the three calls on the relay',
+      1,
+      'and took the three calls’ replies from it, not from each call’s own address',
     );
     const live = items.filter((i) => i.live && i.event.type === 'text');
     assert.ok(live.length >= 6, `text arrives in many pieces (${live.length})`);

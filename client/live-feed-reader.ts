@@ -1,0 +1,146 @@
+// Follows a conversation's feed on the worker running it (activities/live-feed.ts), as named by a model call's
+// heartbeat: the log's events in order and the replies of the calls streaming there. A gap in the offsets, a line
+// that is not the feed's or a worker gone ends the following, and the reader goes back to Temporal: the feed is a
+// shortcut, never the record. After FEED_QUIET_MS with nothing new (a tool runs, the model thinks, the workflow moved
+// to another worker, a call streams elsewhere, the conversation waits for a person) the caller looks at Temporal once
+// (`stillHere`) and says whether to go on; it looks less often while the feed stays quiet.
+import type { LoadedDataConverter } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import type { LiveReply, StreamEvent } from '../common/stream-events';
+import { LiveReplySoFar, payloadFromJson } from './live-relay-reader';
+
+/** What a heartbeat may name as a feed: http(s), the feed's path and key, nothing else. */
+const FEED_URL = /^https?:\/\/[^/?#\s]+\/feed\/[0-9a-f]{32}$/;
+/**
+ * Nothing but `alive` for this long: the reader asks `stillHere`; then twice as long each time it said yes and nothing
+ * came meanwhile (a busy worker's queue, a long tool call), up to the last.
+ */
+export const FEED_QUIET_MS = { first: 3_000, max: 12_000 };
+/** Not even `alive` (sent every second) for this long: the worker is gone. */
+const SILENCE_MS = 3_000;
+/** A line longer than this is not the feed's (a page of the log is at most about 1 MB of JSON). */
+const MAX_LINE_BYTES = 8 << 20;
+
+export type FeedItem =
+  | { kind: 'durable'; offset: number; event: StreamEvent }
+  | { kind: 'live'; call: number; attempt: number; reply: LiveReply };
+
+/** 'ended': the run takes no more readers (it ended or continued as new); 'failed': anything else. */
+export type FeedOutcome = 'ended' | 'failed';
+
+export function isFeedUrl(url: unknown): url is string {
+  return typeof url === 'string' && FEED_URL.test(url);
+}
+
+/** The feed's events from offset `from` on, each once and in order, and its calls' replies so far as they grow. */
+export async function* followFeed(
+  url: string,
+  from: number,
+  converter: LoadedDataConverter,
+  signal?: AbortSignal,
+  /** Called after each FEED_QUIET_MS with nothing new: false leaves the feed. Default: leave. */
+  stillHere: () => Promise<boolean> = async () => false,
+): AsyncGenerator<FeedItem, FeedOutcome, undefined> {
+  if (!isFeedUrl(url) || signal?.aborted) return 'failed';
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  signal?.addEventListener('abort', stop, { once: true });
+  let silence: NodeJS.Timeout | undefined;
+  const heardAnything = () => {
+    clearTimeout(silence);
+    silence = setTimeout(stop, SILENCE_MS);
+  };
+  let quietFrom = Date.now();
+  let quietMs = FEED_QUIET_MS.first;
+  let timer: NodeJS.Timeout | undefined;
+  let next = from;
+  /** The reply of each attempt streaming here, by `call.attempt`. */
+  const replies = new Map<string, LiveReplySoFar>();
+  try {
+    heardAnything();
+    const response = await fetch(`${url}?from=${from}`, { signal: abort.signal, redirect: 'error' });
+    if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('application/x-ndjson')) {
+      await response.body?.cancel().catch(() => undefined);
+      return 'failed';
+    }
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const body = response.body.getReader();
+    // A read stays pending while the caller looks at Temporal: it is handled (the abort at the end rejects it).
+    const read = () => {
+      const next = body.read();
+      next.catch(() => undefined);
+      return next;
+    };
+    let reading = read();
+    for (;;) {
+      const wait = new Promise<'quiet'>((resolve) => {
+        timer = setTimeout(() => resolve('quiet'), quietFrom + quietMs - Date.now());
+      });
+      const got = await Promise.race([reading, wait]);
+      clearTimeout(timer);
+      if (got === 'quiet') {
+        clearTimeout(silence); // the look may take a while on a busy server
+        if (!(await stillHere())) return 'failed';
+        heardAnything();
+        quietFrom = Date.now();
+        quietMs = Math.min(quietMs * 2, FEED_QUIET_MS.max);
+        continue;
+      }
+      reading = read();
+      const { done, value } = got;
+      if (done) break;
+      heardAnything();
+      buffered += decoder.decode(value, { stream: true });
+      if (buffered.length > MAX_LINE_BYTES) return 'failed';
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        const message = JSON.parse(line) as { events?: unknown; reply?: unknown; alive?: unknown; end?: unknown };
+        if (message.end === true) return 'ended';
+        if (message.alive === true) continue;
+        quietFrom = Date.now();
+        quietMs = FEED_QUIET_MS.first;
+        if (message.events !== undefined) {
+          const page = await decodeFromPayloadsAtIndex<{ events?: unknown }>(converter, 0, [
+            payloadFromJson(message.events),
+          ]);
+          if (!Array.isArray(page?.events)) return 'failed';
+          for (const entry of page.events as unknown[]) {
+            const { offset, event } = (entry ?? {}) as { offset?: unknown; event?: unknown };
+            if (typeof offset !== 'number' || typeof (event as { type?: unknown } | null)?.type !== 'string') {
+              return 'failed';
+            }
+            if (offset < next) continue; // had it already
+            if (offset > next) return 'failed'; // a gap: the rest comes from Temporal
+            next = offset + 1;
+            yield { kind: 'durable', offset, event: event as StreamEvent };
+          }
+          continue;
+        }
+        const part = await decodeFromPayloadsAtIndex<LiveReply>(converter, 0, [payloadFromJson(message.reply)]);
+        const { call, attempt } = part ?? {};
+        if (!Number.isSafeInteger(call) || !Number.isSafeInteger(attempt)) return 'failed';
+        const key = `${call}.${attempt}`;
+        const sofar = replies.get(key) ?? new LiveReplySoFar({ call: call!, attempt: attempt! });
+        if (!sofar.add(part)) return 'failed';
+        if (!replies.has(key)) {
+          replies.set(key, sofar);
+          // An earlier attempt's reply is final or dropped by now: keep the last few only.
+          if (replies.size > 4) replies.delete(replies.keys().next().value!);
+        }
+        const reply = sofar.reply();
+        yield { kind: 'live', call: reply.call, attempt: reply.attempt, reply };
+      }
+    }
+    return 'failed'; // the connection closed without `end`: the worker went away
+  } catch {
+    return 'failed';
+  } finally {
+    clearTimeout(silence);
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', stop);
+    abort.abort();
+  }
+}
