@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { FINAL_STATUSES, OPEN_STATUSES } from './conversation-types';
 import type { StreamEvent } from './stream-events';
 import { sharedLazy } from './shared-once';
+import { recordedUsageSchema } from './usage';
 
 /** How many events a carried log may hold (the carried bytes are bounded by maxCarriedBytes long before). */
 export const MAX_CARRIED_EVENTS = 100_000;
@@ -19,15 +20,6 @@ export const streamSchemas = sharedLazy('streamEventSchema.streamSchemas', () =>
   const statusSchema = z.enum([...OPEN_STATUSES, ...FINAL_STATUSES]);
   // The API may add stop reasons before the SDK's type names them: any short string the model call returned.
   const stopReasonSchema = z.custom<StopReason>((value) => typeof value === 'string' && value.length <= 100).nullable();
-  const usageSchema = z.strictObject({
-    inputTokens: z.number().min(0),
-    outputTokens: z.number().min(0),
-    cacheReadInputTokens: z.number().min(0),
-    cacheCreationInputTokens: z.number().min(0),
-    thinkingTokens: z.number().min(0).optional(),
-    webSearchRequests: z.number().min(0).optional(),
-    webFetchRequests: z.number().min(0).optional(),
-  });
   const failureSchema = z.strictObject({ type: text, message: text });
   const costSchema = z.number().min(0).nullable().optional();
   const attempt = { call: count, attempt: z.number().int().min(1) };
@@ -80,7 +72,7 @@ export const streamSchemas = sharedLazy('streamEventSchema.streamSchemas', () =>
       type: z.literal('model_call_finished'),
       call: count,
       stopReason: stopReasonSchema,
-      usage: usageSchema,
+      usage: recordedUsageSchema,
       costUsd: costSchema,
       model: modelName.optional(),
     }),
@@ -113,7 +105,7 @@ export const streamSchemas = sharedLazy('streamEventSchema.streamSchemas', () =>
       status: statusSchema,
       text,
       stopReason: stopReasonSchema,
-      usage: usageSchema,
+      usage: recordedUsageSchema,
       output: z.unknown().optional(),
       costUsd: costSchema,
     }),

@@ -46,6 +46,22 @@ export const tokenUsageSchema = sharedOnce(
     }) satisfies z.ZodType<TokenUsage>,
 );
 
+/**
+ * A usage as the orchestrator itself wrote it (a carried state, a log event): exactly these fields. Looser on numbers
+ * than tokenUsageSchema, as the carried states and events already recorded were checked.
+ */
+export const recordedUsageSchema = sharedOnce('usage.recordedUsageSchema', () =>
+  z.strictObject({
+    inputTokens: z.number().min(0),
+    outputTokens: z.number().min(0),
+    cacheReadInputTokens: z.number().min(0),
+    cacheCreationInputTokens: z.number().min(0),
+    thinkingTokens: z.number().min(0).optional(),
+    webSearchRequests: z.number().min(0).optional(),
+    webFetchRequests: z.number().min(0).optional(),
+  }),
+);
+
 /** What a heartbeat or a failure of a model activity says its failed attempts billed (other fields are ignored). */
 export const billedSchema = sharedOnce('usage.billedSchema', () => z.object({ billed: tokenUsageSchema }));
 

@@ -20,6 +20,7 @@ import { conversationOptionsSchema } from './options';
 import { outputSpecSchema } from './structured-output';
 import { wellFormedText } from './safe-text';
 import { sharedLazy, sharedOnce } from './shared-once';
+import { recordedUsageSchema } from './usage';
 
 /** What one message may ask besides its text: a typed answer of its own (common/structured-output.ts). */
 export const messageOptionsSchema = sharedOnce('workflowMessages.messageOptionsSchema', () =>
@@ -96,18 +97,6 @@ export const modelContextRangeSchema = sharedOnce('workflowMessages.modelContext
   z.strictObject({ to: z.number().int().min(0) }),
 );
 
-const usageSchema = sharedOnce('workflowMessages.usageSchema', () =>
-  z.strictObject({
-    inputTokens: z.number().min(0),
-    outputTokens: z.number().min(0),
-    cacheReadInputTokens: z.number().min(0),
-    cacheCreationInputTokens: z.number().min(0),
-    thinkingTokens: z.number().min(0).optional(),
-    webSearchRequests: z.number().min(0).optional(),
-    webFetchRequests: z.number().min(0).optional(),
-  }),
-);
-
 /**
  * A run's state as the previous run handed it over: only a run started by continue-as-new may have one (conversation.ts
  * refuses it otherwise), so it is built when a run first checks one (common/shared-once.ts). Checked for shape; its
@@ -120,7 +109,11 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
   const usageByModelSchema = z
     .record(
       z.string().min(1).max(256),
-      z.strictObject({ calls: z.number().int().min(0), usage: usageSchema, costUsd: z.number().min(0).nullable() }),
+      z.strictObject({
+        calls: z.number().int().min(0),
+        usage: recordedUsageSchema,
+        costUsd: z.number().min(0).nullable(),
+      }),
     )
     .refine((byModel) => Object.keys(byModel).length <= 16, 'at most 16 models');
 
@@ -135,7 +128,7 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
         stopReason: z.string().nullable(),
         modelCalls: z.number().int().min(0),
         toolCalls: z.number().int().min(0),
-        usage: usageSchema,
+        usage: recordedUsageSchema,
         costUsd: z.number().min(0).nullable().optional(), // absent in outcomes kept before costs were
       }),
     }),
@@ -159,7 +152,7 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
         turn: z.number().int().min(1),
         modelCalls: z.number().int().min(0),
         toolCalls: z.number().int().min(0),
-        usage: usageSchema,
+        usage: recordedUsageSchema,
         maxTokens: z.number().int().positive().optional(),
         costUsd: z.number().min(0).nullable().optional(),
         transcriptStart: z.number().int().min(0),
@@ -172,14 +165,14 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
     nextTurn: z.number().int().min(1),
     modelCalls: z.number().int().min(0),
     toolCalls: z.number().int().min(0),
-    usage: usageSchema,
+    usage: recordedUsageSchema,
     runs: z.number().int().min(1),
     lastText: z.string(),
     endRequested: z.boolean(),
     firstRunId: z.string().min(1),
     context: contextAccountingSchema.optional(),
     costUsd: z.number().min(0).nullable().optional(),
-    lastCallUsage: usageSchema.optional(),
+    lastCallUsage: recordedUsageSchema.optional(),
     container: z.strictObject({ id: z.string().min(1).max(512), expiresAt: z.string().max(64) }).optional(),
     byModel: usageByModelSchema.optional(),
     threadAnchor: z
