@@ -8,6 +8,7 @@ import type { LoadedDataConverter } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { LiveReply, StreamEvent } from '../common/stream-events';
 import { LiveReplySoFar, payloadFromJson } from './live-relay-reader';
+import { NdjsonLines, openNdjson, SilenceWatch } from './ndjson-stream';
 
 /** What a heartbeat may name as a feed: http(s), the feed's path and key, nothing else. */
 const FEED_URL = /^https?:\/\/[^/?#\s]+\/feed\/[0-9a-f]{32}$/;
@@ -16,10 +17,6 @@ const FEED_URL = /^https?:\/\/[^/?#\s]+\/feed\/[0-9a-f]{32}$/;
  * came meanwhile (a busy worker's queue, a long tool call), up to the last.
  */
 export const FEED_QUIET_MS = { first: 3_000, max: 12_000 };
-/** Not even `alive` (sent every second) for this long: the worker is gone. */
-const SILENCE_MS = 3_000;
-/** A line longer than this is not the feed's (a page of the log is at most about 1 MB of JSON). */
-const MAX_LINE_BYTES = 8 << 20;
 
 export type FeedItem =
   | { kind: 'durable'; offset: number; event: StreamEvent }
@@ -45,11 +42,7 @@ export async function* followFeed(
   const abort = new AbortController();
   const stop = () => abort.abort();
   signal?.addEventListener('abort', stop, { once: true });
-  let silence: NodeJS.Timeout | undefined;
-  const heardAnything = () => {
-    clearTimeout(silence);
-    silence = setTimeout(stop, SILENCE_MS);
-  };
+  const silence = new SilenceWatch(stop);
   let quietFrom = Date.now();
   let quietMs = FEED_QUIET_MS.first;
   let timer: NodeJS.Timeout | undefined;
@@ -57,15 +50,10 @@ export async function* followFeed(
   /** The reply of each attempt streaming here, by `call.attempt`. */
   const replies = new Map<string, LiveReplySoFar>();
   try {
-    heardAnything();
-    const response = await fetch(`${url}?from=${from}`, { signal: abort.signal, redirect: 'error' });
-    if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('application/x-ndjson')) {
-      await response.body?.cancel().catch(() => undefined);
-      return 'failed';
-    }
-    const decoder = new TextDecoder();
-    let buffered = '';
-    const body = response.body.getReader();
+    silence.heard();
+    const body = await openNdjson(`${url}?from=${from}`, abort.signal);
+    if (!body) return 'failed';
+    const lines = new NdjsonLines();
     // A read stays pending while the caller looks at Temporal: it is handled (the abort at the end rejects it).
     const read = () => {
       const next = body.read();
@@ -80,9 +68,9 @@ export async function* followFeed(
       const got = await Promise.race([reading, wait]);
       clearTimeout(timer);
       if (got === 'quiet') {
-        clearTimeout(silence); // the look may take a while on a busy server
+        silence.pause(); // the look may take a while on a busy server
         if (!(await stillHere())) return 'failed';
-        heardAnything();
+        silence.heard();
         quietFrom = Date.now();
         quietMs = Math.min(quietMs * 2, FEED_QUIET_MS.max);
         continue;
@@ -90,14 +78,9 @@ export async function* followFeed(
       reading = read();
       const { done, value } = got;
       if (done) break;
-      heardAnything();
-      buffered += decoder.decode(value, { stream: true });
-      if (buffered.length > MAX_LINE_BYTES) return 'failed';
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        const message = JSON.parse(line) as { events?: unknown; reply?: unknown; alive?: unknown; end?: unknown };
+      silence.heard();
+      for (const line of lines.push(value)) {
+        const message = line as { events?: unknown; reply?: unknown; alive?: unknown; end?: unknown };
         if (message.end === true) return 'ended';
         if (message.alive === true) continue;
         quietFrom = Date.now();
@@ -138,7 +121,7 @@ export async function* followFeed(
   } catch {
     return 'failed';
   } finally {
-    clearTimeout(silence);
+    silence.pause();
     clearTimeout(timer);
     signal?.removeEventListener('abort', stop);
     abort.abort();

@@ -4,13 +4,10 @@
 import type { LoadedDataConverter, Payload } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { type LiveBlock, type LiveReply, MAX_LIVE_TEXT_CHARS } from '../common/stream-events';
+import { NdjsonLines, openNdjson, SilenceWatch } from './ndjson-stream';
 
 /** What a heartbeat may name as a relay: http(s), the relay's path and key, nothing else. */
 const RELAY_URL = /^https?:\/\/[^/?#\s]+\/live\/[0-9a-f]{32}$/;
-/** The relay says it is alive every second: this long without a line and the worker is taken as gone. */
-const SILENCE_MS = 3_000;
-/** A line longer than this is not the relay's (a reply's line carries what a few milliseconds of tokens add). */
-const MAX_LINE_BYTES = 8 << 20;
 
 export type RelayOutcome = 'ended' | 'failed';
 
@@ -33,33 +30,19 @@ export async function* followRelay(
   const abort = new AbortController();
   const stop = () => abort.abort();
   signal?.addEventListener('abort', stop, { once: true });
-  let silence: NodeJS.Timeout | undefined;
-  const heard = () => {
-    clearTimeout(silence);
-    silence = setTimeout(stop, SILENCE_MS);
-  };
+  const silence = new SilenceWatch(stop);
   try {
-    heard();
-    const response = await fetch(url, { signal: abort.signal, redirect: 'error' });
-    if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('application/x-ndjson')) {
-      await response.body?.cancel().catch(() => undefined);
-      return 'failed';
-    }
+    silence.heard();
+    const body = await openNdjson(url, abort.signal);
+    if (!body) return 'failed';
     const sofar = new LiveReplySoFar(expected);
-    const decoder = new TextDecoder();
-    let buffered = '';
-    const body = response.body.getReader();
+    const lines = new NdjsonLines();
     for (;;) {
       const { done, value } = await body.read();
       if (done) break;
-      heard();
-      buffered += decoder.decode(value, { stream: true });
-      if (buffered.length > MAX_LINE_BYTES) return 'failed';
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        const message = JSON.parse(line) as { reply?: unknown; alive?: unknown; end?: unknown };
+      silence.heard();
+      for (const line of lines.push(value)) {
+        const message = line as { reply?: unknown; alive?: unknown; end?: unknown };
         if (message.end === true) return 'ended';
         if (message.alive === true) continue;
         const part = await decodeFromPayloadsAtIndex<LiveReply>(converter, 0, [payloadFromJson(message.reply)]);
@@ -71,7 +54,7 @@ export async function* followRelay(
   } catch {
     return 'failed';
   } finally {
-    clearTimeout(silence);
+    silence.pause();
     signal?.removeEventListener('abort', stop);
     abort.abort();
   }
