@@ -10,6 +10,7 @@ import { temporal } from '@temporalio/proto';
 import { ConversationClient } from '../../client/conversation-client';
 import { MAX_POLLS_IN_FLIGHT } from '../../common/stream-events';
 import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messages';
+import { startDevServer } from '../../testing/dev-server';
 import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
 import { failedWorkflowTasks } from '../support/hostile';
 
@@ -120,40 +121,64 @@ test(
   },
 );
 
+/**
+ * Temporal suggests continue-as-new at 4,096 events by default; a server of this test's own suggests it at this many,
+ * so the reader's polls grow the history there in a few seconds instead of writing 4,096 events.
+ */
+const SUGGEST_CONTINUE_AS_NEW_AT = 300;
+
 test(
   'a reader left open on a waiting conversation grows its history: the conversation continues as new when Temporal suggests it, and still takes messages',
   {
     timeout: 300_000,
   },
   async () => {
-    const id = `reader-left-open-${Date.now()}`;
-    await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: {} });
-    const handle = h.client.workflow.getHandle(id);
-    const firstRun = (await handle.describe()).runId;
-    // Each answered poll is an update in the history, as a parked reader's are every MAX_POLL_WAIT_MS while nobody
-    // writes; Temporal suggests continue-as-new at 4,096 events (or 1,800 of the 2,000 updates a run takes).
-    let from = 0;
-    let polls = 0;
-    while ((await handle.describe()).runId === firstRun && polls < 2_100) {
-      for (let i = 0; i < 50; i++, polls++) {
-        const page = await handle
-          .executeUpdate(pollEventsUpdate, { args: [{ from, waitMs: 0 }] })
-          .catch(() => undefined);
-        from = page?.next ?? from;
+    const server = await startDevServer({
+      ...(process.env.TEMPORAL_CLI_PATH && { cliPath: process.env.TEMPORAL_CLI_PATH }),
+      dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_CONTINUE_AS_NEW_AT },
+    });
+    const own = await startHarness({ address: server.address }).catch(async (err: unknown) => {
+      await server.stop();
+      throw err;
+    });
+    try {
+      const id = `reader-left-open-${Date.now()}`;
+      await own.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: {} });
+      const handle = own.client.workflow.getHandle(id);
+      const firstRun = (await handle.describe()).runId;
+      // Each answered poll is an update in the history, as a parked reader's are every MAX_POLL_WAIT_MS while nobody
+      // writes, until Temporal suggests continue-as-new.
+      let from = 0;
+      let polls = 0;
+      while ((await handle.describe()).runId === firstRun && polls < SUGGEST_CONTINUE_AS_NEW_AT) {
+        for (let i = 0; i < 20; i++, polls++) {
+          const page = await handle
+            .executeUpdate(pollEventsUpdate, { args: [{ from, waitMs: 0 }] })
+            .catch(() => undefined);
+          from = page?.next ?? from;
+        }
       }
+      assert.notEqual((await handle.describe()).runId, firstRun, `still the first run after ${polls} polls`);
+      const firstHistory = await own.client.workflow.getHandle(id, firstRun).fetchHistory();
+      assert.ok(
+        (firstHistory.events?.length ?? 0) >= SUGGEST_CONTINUE_AS_NEW_AT,
+        `the first run continued as new at ${firstHistory.events?.length} events, when Temporal suggested it`,
+      );
+      // The next run has everything: the message is answered, the log's offsets go on.
+      const reply = await own.conversations.sendMessage(id, uniquePrompt('Still there?'));
+      assert.match(reply.text, /Still there/);
+      const state = await own.conversations.getState(id);
+      assert.equal(state.runs, 2);
+      const page = await handle.query(streamEventsQuery, 0);
+      assert.deepEqual(
+        page.events.map(({ offset }) => offset),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      );
+      assert.equal(await failedWorkflowTasks(own, id), 0);
+      await own.conversations.end(id);
+    } finally {
+      await own.close();
+      await server.stop();
     }
-    assert.notEqual((await handle.describe()).runId, firstRun, `still the first run after ${polls} polls`);
-    // The next run has everything: the message is answered, the log's offsets go on.
-    const reply = await h.conversations.sendMessage(id, uniquePrompt('Still there?'));
-    assert.match(reply.text, /Still there/);
-    const state = await h.conversations.getState(id);
-    assert.equal(state.runs, 2);
-    const page = await handle.query(streamEventsQuery, 0);
-    assert.deepEqual(
-      page.events.map(({ offset }) => offset),
-      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-    );
-    assert.equal(await failedWorkflowTasks(h, id), 0);
-    await h.conversations.end(id);
   },
 );

@@ -67,6 +67,8 @@ export interface HarnessOptions {
   toolOutputChars?: number;
   /** A live relay for the worker (default none: readers poll streamed replies from heartbeats, the fallback path). */
   liveRelay?: LiveRelayOptions;
+  /** Another Temporal server (its namespace "default"), e.g. one a test started with its own dynamic configuration. */
+  address?: string;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -76,14 +78,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const taskQueue = `test-${randomUUID()}`;
   const executionLog = join(mkdtempSync(join(tmpdir(), 'tools-')), 'executions.jsonl');
-  const workerConnection = await NativeConnection.connect({ address: temporalAddress });
+  const address = options.address ?? temporalAddress;
+  const serverNamespace = options.address ? 'default' : namespace;
+  const workerConnection = await NativeConnection.connect({ address });
   const mcp = new McpClientPool(parseMcpServers(options.mcpServers ?? {}, process.env));
   const relay = options.liveRelay && (await LiveRelay.start(options.liveRelay));
   const workflowBundlePath = await harnessWorkflowBundle(options.dataConverter);
   const worker = await createConversationWorker({
     mcp,
     connection: workerConnection,
-    namespace,
+    namespace: serverNamespace,
     taskQueue,
     anthropic: createAnthropic({ ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: options.anthropicApiKey }),
     tools: options.tools ?? demoTools,
@@ -101,10 +105,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(relay && { liveRelay: relay }),
   });
   const running = worker.run();
-  const connection = await Connection.connect({ address: temporalAddress });
+  const connection = await Connection.connect({ address });
   const client = new Client({
     connection,
-    namespace,
+    namespace: serverNamespace,
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
   });
   const conversations = new ConversationClient({

@@ -67,6 +67,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       'journal_mode=wal',
       '--sqlite-pragma',
       'synchronous=normal',
+      ...Object.entries(options.dynamicConfig ?? {}).flatMap(([key, value]) => [
+        '--dynamic-config-value',
+        `${key}=${JSON.stringify(value)}`,
+      ]),
     ];
     const server = new ManagedDevServer(
       `${HOST}:${port}`,

@@ -13,6 +13,11 @@ export interface DevServerOptions {
   namespace?: string;
   /** Remote codec endpoint for the Web UI (`--ui-codec-endpoint`). */
   codecEndpoint?: string;
+  /**
+   * More of the server's dynamic configuration (`--dynamic-config-value KEY=JSON`), e.g.
+   * `{ 'limit.historyCount.suggestContinueAsNew': 200 }` to see continue-as-new without writing 4,096 events.
+   */
+  dynamicConfig?: Record<string, string | number | boolean>;
   /** Progress messages of ours (starting, ready, stopping). */
   log?: (line: string) => void;
   /** The server's own stdout/stderr lines. Default: dropped (the last lines still go into startup errors). */
