@@ -315,10 +315,15 @@ const WATCH_SPELL_MS = 10_000;
 /** …and how long it waits between two looks at a conversation that waits (doubling from the first to the last). */
 const IDLE_LOOK_MS = { first: 250, max: 2_000 };
 
-/** A query no worker answered in time, or a call Temporal refused for now: worth asking again a little later. */
+/**
+ * A query no worker answered in time, or a call Temporal refused for now: worth asking again a little later. A query
+ * that waited for a worker until the server's own deadline (e.g. on the sticky queue of a worker that was just killed)
+ * comes back as DEADLINE_EXCEEDED, or as CANCELLED when the server resets the stream (client/errors.ts); a reader that
+ * cancelled its own call stops at the loop's `signal.aborted` check instead.
+ */
 function isTemporary(err: unknown): boolean {
   const status = grpcStatusOf(err);
-  return status === GrpcStatus.DEADLINE_EXCEEDED || isTemporaryGrpcRefusal(err);
+  return status === GrpcStatus.DEADLINE_EXCEEDED || status === GrpcStatus.CANCELLED || isTemporaryGrpcRefusal(err);
 }
 
 /** Resolves after `ms`, or as soon as `signal` aborts. */
