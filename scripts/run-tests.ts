@@ -1,6 +1,6 @@
-// `npm test` (after typecheck and lint): node's test runner over test/**/*.test.ts, in three folders:
-// test/unit (pure, no server: seconds), test/tooling (the testing kit and the rigs) and test/e2e (a real Temporal
-// dev server). One dev server and one workflow bundle serve the whole run; they are set up only when a selected
+// `npm test`: node's test runner over test/**/*.test.ts, in four folders: test/unit (pure, no server: seconds),
+// test/tooling (the testing kit, the rigs, and the static checks: tsc, ESLint, Prettier), test/e2e (a real Temporal
+// dev server) and test/hostile. One dev server and one workflow bundle serve the whole run; they are set up only when a selected
 // file is outside test/unit (`npm run test:unit` starts nothing).
 //
 //   tsx scripts/run-tests.ts                      all of test/**/*.test.ts
@@ -82,12 +82,13 @@ export function selectTestFiles(filters: string[], all = findTestFiles()): strin
 }
 
 /**
- * The files that take longest (40–100 s each on two cores: packing and installing the package, replaying the
- * Dockerfile, killing workers and servers, waiting out a server timeout) start first, so that none of them is what
+ * The files that take longest (40–100 s each on two cores: packing and installing the package, type-checking and
+ * linting, replaying the Dockerfile, killing workers and servers, waiting out a server timeout) start first, so that none of them is what
  * the run waits for at its end. The rest keep their order.
  */
 const LONGEST = [
   'test/e2e/package-example.test.ts',
+  'test/tooling/static-checks.test.ts',
   'test/e2e/deployment.test.ts',
   'test/e2e/crash.test.ts',
   'test/e2e/no-worker-on-queue.test.ts',
