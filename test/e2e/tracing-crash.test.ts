@@ -69,7 +69,9 @@ before(async () => {
     firstMessage: prompt,
     tools: STOCK_TOOLS,
     closeAfterFirstReply: true,
-    timeouts: { modelHeartbeat: '2 seconds' },
+    // Long enough for a worker that has just started, on a busy machine, to send its first heartbeats in time (at 2 s,
+    // a run at load 10 lost the retry to a heartbeat timeout and needed a third attempt).
+    timeouts: { modelHeartbeat: '5 seconds' },
   });
   const exported = (name: string) => () =>
     receiver
