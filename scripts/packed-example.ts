@@ -1,6 +1,8 @@
 // The package as a user gets it: `npm pack` (prepack builds dist/), then the example service (examples/unit-converter/)
 // copied into a temporary directory outside the repository, its dependency pointed at the tarball, `npm install`ed
-// (--prefer-offline: what `npm ci` left in the npm cache serves most of it) and compiled with its own TypeScript.
+// (--prefer-offline: what `npm ci` left in the npm cache serves most of it) and compiled with its own TypeScript, once:
+// with the library checks the example's tsconfig skips turned on, so the one compile also says whether any installed
+// declaration file has errors (libraryErrors) — two compiles cost ~20 s more CPU.
 // What test/e2e/package-example.test.ts and scripts/bench/worker-start.ts stand on.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,8 +55,13 @@ export interface PackedExample {
   packMs: number;
   /** `npm install` of the example with the tarball. */
   installMs: number;
-  /** The example's `tsc -p .` against the installed .d.ts. */
+  /** The example's `tsc -p . --skipLibCheck false` against the installed .d.ts. */
   compileMs: number;
+  /**
+   * That compile's errors in installed declaration files (node_modules/**\/*.d.ts), which the example's own
+   * `skipLibCheck: true` hides; an error anywhere else fails packAndInstallExample.
+   */
+  libraryErrors: string[];
   /** The installed package folder (node_modules/claude-temporal-orchestrator). */
   installedPackage: string;
   remove(): void;
@@ -89,9 +96,9 @@ export async function packAndInstallExample(log: (line: string) => void = () => 
     log(`installed the example against it in ${installMs} ms`);
 
     started = Date.now();
-    await run(process.execPath, [path.join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app });
+    const libraryErrors = await compileExample(app);
     const compileMs = Date.now() - started;
-    log(`compiled the example in ${compileMs} ms`);
+    log(`compiled the example in ${compileMs} ms (${libraryErrors.length} errors in installed .d.ts files)`);
     return {
       dir,
       app,
@@ -99,6 +106,7 @@ export async function packAndInstallExample(log: (line: string) => void = () => 
       packMs,
       installMs,
       compileMs,
+      libraryErrors,
       installedPackage: path.join(app, 'node_modules', PACKAGE_NAME),
       remove,
     };
@@ -106,6 +114,35 @@ export async function packAndInstallExample(log: (line: string) => void = () => 
     remove();
     throw error;
   }
+}
+
+/** A tsc diagnostic's first line: `file(line,col): error TSnnnn: …`. */
+const DIAGNOSTIC = /^(\S[^(]*)\(\d+,\d+\): error TS\d+/;
+
+/**
+ * `tsc -p .` in the example with library checks on: emits as a plain `tsc -p .` does (tsc emits despite errors), and
+ * returns the errors in installed declaration files. Any other error is the example's own, or one its `skipLibCheck`
+ * would not hide: that throws, with tsc's output.
+ */
+async function compileExample(app: string): Promise<string[]> {
+  const tsc = path.join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+  const output = await execFileAsync(process.execPath, [tsc, '-p', '.', '--skipLibCheck', 'false'], {
+    cwd: app,
+    timeout: 300_000,
+    maxBuffer: 64 * 1024 * 1024,
+  }).then(
+    () => '',
+    (error: { stdout?: string; message: string }) => error.stdout || error.message,
+  );
+  const errors = output.split('\n').filter((line) => DIAGNOSTIC.test(line));
+  const isLibrary = (line: string): boolean => {
+    const file = DIAGNOSTIC.exec(line)![1]!.replace(/\\/g, '/');
+    return file.includes('node_modules/') && file.endsWith('.d.ts');
+  };
+  if (output && (errors.length === 0 || !errors.every(isLibrary))) {
+    throw new Error(`tsc -p . (in ${app}) failed:\n${output}`);
+  }
+  return errors;
 }
 
 export interface ExampleWorker {

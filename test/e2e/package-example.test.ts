@@ -96,17 +96,10 @@ describe('the package, installed from its tarball by another service', { timeout
   test('the example compiles against the installed .d.ts, and the package’s own .d.ts are error-free', async () => {
     const app = example!.app;
     assert.ok(fs.existsSync(path.join(app, 'dist', 'src', 'worker.js')), 'tsc -p . compiled the example');
-    // The example skips library checks, as most services do; here the package's declarations are checked too.
-    // (Other packages' .d.ts are not ours to fix: @temporalio/common's import 'ms', which ships no types.)
-    const strict = await run(
-      process.execPath,
-      [path.join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--noEmit', '--skipLibCheck', 'false'],
-      { cwd: app },
-    ).then(
-      () => '',
-      (error: Error) => error.message,
-    );
-    const ours = strict.split('\n').filter((line) => line.includes(`node_modules/${PACKAGE_NAME}/`));
+    // The example skips library checks, as most services do; its compile turned them on to check the package's
+    // declarations too. (Other packages' .d.ts are not ours to fix: @temporalio/common's import 'ms', which ships no
+    // types.)
+    const ours = example!.libraryErrors.filter((line) => line.includes(`node_modules/${PACKAGE_NAME}/`));
     assert.deepEqual(ours, []);
     // A plain install (the example has no npm overrides) holds one copy of each Temporal SDK package (the workflow
     // code and the client would break on two).
