@@ -173,9 +173,11 @@ async function main(): Promise<number> {
 
     // TAP, so the run ends with node's `# pass N` / `# fail N` summary whether or not stdout is a terminal.
     const reporter = nodeFlags.some((flag) => flag.startsWith('--test-reporter')) ? [] : ['--test-reporter=tap'];
+    // tsx's CommonJS hook only (the project and its tests are CommonJS): without its ESM loader thread each test
+    // process starts ~0.35 s of CPU sooner (3.3 instead of 3.7 s to load the e2e harness, 5 runs each).
     const nodeArgs = [
-      '--import',
-      'tsx',
+      '--require',
+      'tsx/cjs',
       '--test',
       `--test-concurrency=${concurrency}`,
       ...reporter,
