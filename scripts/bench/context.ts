@@ -13,7 +13,8 @@ import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi, MessagesApiOptions } from '../../testing/messages-api/types';
 import { cleanUpOnSignal } from '../script-main';
 import { spawnWorker, type WorkerProcess } from '../worker-process';
-import type { BenchArgs } from './args';
+import { type BenchArgs, parseArgs } from './args';
+import { renderText, type Table } from './table';
 import { createAnthropic } from '../../workers/anthropic-client';
 import { type ConversationWorkerOptions, createConversationWorker } from '../../workers/conversation-worker';
 import { conversationBundleOptions } from '../../workers/workflow-bundles';
@@ -63,16 +64,15 @@ export interface BenchContext {
  * and the workflow bundles at once, then the local Messages API server and a client. `close` (also run on Ctrl-C)
  * takes it all down again.
  */
-export async function openBench(
-  args: BenchArgs,
-  options: {
-    log: (line: string) => void;
-    /** Default: the conversation's. */
-    bundles?: BundleChoice;
-    messagesApi?: MessagesApiOptions;
-  },
-): Promise<{ ctx: BenchContext; close(): Promise<void> }> {
-  const { log } = options;
+export async function openBench(options: {
+  log: (line: string) => void;
+  /** Default: the bench's defaults. */
+  args?: BenchArgs;
+  /** Default: the conversation's. */
+  bundles?: BundleChoice;
+  messagesApi?: MessagesApiOptions;
+}): Promise<{ ctx: BenchContext; close(): Promise<void> }> {
+  const { log, args = parseArgs([])! } = options;
   const parts: { server?: DevServer; bundles?: Bundles; mock?: MessagesApi; connection?: Connection } = {};
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -111,6 +111,53 @@ export async function openBench(
     await close();
     throw err;
   }
+}
+
+/** A bench command's progress on stderr: `[name   12 s] line`, the seconds since it started. */
+export function progressLog(name: string, started = Date.now()): (line: string) => void {
+  return (line) =>
+    void process.stderr.write(`[${name} ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+}
+
+/** Opens the bench (openBench), lends it to `use`, and closes it whatever happens. */
+export async function withBench<T>(
+  options: Parameters<typeof openBench>[0],
+  use: (ctx: BenchContext) => Promise<T>,
+): Promise<T> {
+  const { ctx, close } = await openBench(options);
+  try {
+    return await use(ctx);
+  } finally {
+    await close();
+  }
+}
+
+/** Prints a command's tables (table.ts) on stdout. */
+export function printTables(tables: readonly Table[]): void {
+  process.stdout.write(`${tables.map(renderText).join('\n')}\n`);
+}
+
+/**
+ * Writes `<dir>/<name>-<started>.<ext>` for each extension of `files` (dir relative to the repository's root), and
+ * with `latest` also `<dir>/latest.<ext>`; returns what it wrote, relative to the working directory.
+ */
+export async function writeResults(
+  dir: string,
+  name: string,
+  started: Date,
+  files: Record<string, string>,
+  latest = false,
+): Promise<string> {
+  const out = path.resolve(__dirname, '..', '..', dir);
+  await fsp.mkdir(out, { recursive: true });
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const written: string[] = [];
+  for (const [ext, text] of Object.entries(files)) {
+    written.push(path.join(out, `${name}-${stamp}.${ext}`));
+    await fsp.writeFile(written.at(-1)!, text);
+    if (latest) await fsp.writeFile(path.join(out, `latest.${ext}`), text);
+  }
+  return written.map((file) => path.relative(process.cwd(), file)).join(' and ');
 }
 
 /** A conversation worker in this process, on a task queue of its own (bench:mcp, bench:tracing); `stop` ends it. */

@@ -15,7 +15,8 @@ import { ConversationError } from '../../client/errors';
 import { DEFAULT_MODEL } from '../../common/options';
 import { BARE_WORKFLOW, type bareChain, bareRunUpdate } from './bare-workflow';
 import { CHAIN_TOOLS, scriptChain } from './chain-script';
-import { type BenchContext, startBenchWorker, terminateAll } from './context';
+import { type BenchContext, inProcessWorker, startBenchWorker, terminateAll } from './context';
+import type { WorkerProcess } from '../worker-process';
 import { InProcessLoop } from './in-process-loop';
 import type { Conversation, RunningSystem } from './load';
 
@@ -42,18 +43,12 @@ export interface Ours extends RunningSystem {
   send: Omit<StartOptions, 'id'>;
 }
 
-export async function startOurs(ctx: BenchContext, label: string): Promise<Ours> {
-  const taskQueue = queueName('ours', label);
-  const worker = await startBenchWorker(ctx, 'scripts/rig-worker.ts', taskQueue, {
-    ANTHROPIC_BASE_URL: ctx.mock.url,
-    WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
-    TOOL_LATENCY_MS: '0',
-  });
-  const conversations = new ConversationClient({ client: ctx.client, taskQueue, tools: CHAIN_TOOLS });
+/** Ours on `conversations`' task queue: each launch sends the chain's message with the chain's tools and limits. */
+function ours(conversations: ConversationClient, stop: () => Promise<void>, worker?: WorkerProcess): Ours {
   const system: Ours = {
     name: 'ours',
     modelActivity: 'callModel',
-    worker,
+    ...(worker && { worker }),
     conversations,
     send: {},
     leavesOpen: true,
@@ -77,10 +72,53 @@ export async function startOurs(ctx: BenchContext, label: string): Promise<Ours>
           }),
       };
     },
-    stop: () => worker.stop(10_000),
+    stop,
   };
+  return system;
+}
+
+/** Ours on the product's worker, in a process of its own; `env` adds to its environment (rig-worker.ts). */
+export async function startOurs(
+  ctx: BenchContext,
+  label: string,
+  options: { env?: Record<string, string>; turnTimeoutMs?: number } = {},
+): Promise<Ours> {
+  const taskQueue = queueName('ours', label);
+  const worker = await startBenchWorker(ctx, 'scripts/rig-worker.ts', taskQueue, {
+    ANTHROPIC_BASE_URL: ctx.mock.url,
+    WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
+    TOOL_LATENCY_MS: '0',
+    ...options.env,
+  });
+  const { turnTimeoutMs } = options;
+  const conversations = new ConversationClient({
+    client: ctx.client,
+    taskQueue,
+    tools: CHAIN_TOOLS,
+    ...(turnTimeoutMs && { turnTimeoutMs }),
+  });
+  const system = ours(conversations, () => worker.stop(10_000), worker);
   await warmUp(ctx, system);
   return system;
+}
+
+/**
+ * Ours on a conversation worker in this process, for the commands that change the worker itself (its tools, MCP
+ * servers, tracing: bench:mcp, bench:tracing, bench:threads); not warmed up. `client`: to add interceptors.
+ */
+export async function startOursInProcess(
+  ctx: BenchContext,
+  options: Parameters<typeof inProcessWorker>[1],
+  client = ctx.client,
+): Promise<Ours> {
+  const worker = await inProcessWorker(ctx, options);
+  const conversations = new ConversationClient({
+    client,
+    taskQueue: worker.taskQueue,
+    tools: (options.tools ?? []).map((tool) => tool.name),
+    mcpServers: options.mcp?.serverNames ?? [],
+  });
+  return ours(conversations, worker.stop);
 }
 
 /** A system whose conversations are workflows started by `start` on a worker process of `entry`; they complete. */
