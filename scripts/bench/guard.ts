@@ -105,19 +105,9 @@ export function checkGuard(figures: GuardFigures, baseline: Baseline | undefined
     const before = baseline.lengths[steps];
     if (!before) return [];
     const check = (measure: GuardCheck['measure'], measured: number, base: number, best = measured): GuardCheck => {
-      const margin = MARGINS[measure];
-      const judged = Number.isFinite(best);
+      const [margin, judged, change] = [MARGINS[measure], Number.isFinite(best), measured / base - 1];
       const pass = !judged || best / base - 1 <= margin;
-      return {
-        steps: Number(steps),
-        measure,
-        baseline: base,
-        measured,
-        change: measured / base - 1,
-        margin,
-        judged,
-        pass,
-      };
+      return { steps: Number(steps), measure, baseline: base, measured, change, margin, judged, pass };
     };
     const ratios = now.timeRatios ?? [now.timeRatio];
     const quiet = ratios.filter((_, i) => isQuiet(now.otherCores?.[i]));
@@ -147,6 +137,7 @@ export async function runGuard(
   const baseline = readBaseline(options.baselineFile);
   const checks = checkGuard(figures, baseline);
   if (options.update) {
+    const { cpus, cpuModel, loadAverageStart } = options.machine;
     // A length whose rounds were all busy keeps the baseline's time (when that was measured on a quiet machine):
     // only its history is rewritten.
     const lengths = Object.fromEntries(
@@ -160,11 +151,7 @@ export async function runGuard(
       {
         updatedAt: new Date().toISOString(),
         commit: options.commit,
-        machine: {
-          cpus: options.machine.cpus,
-          cpuModel: options.machine.cpuModel,
-          loadAverageStart: options.machine.loadAverageStart,
-        },
+        machine: { cpus, cpuModel, loadAverageStart },
         conversations: result.conversations,
         rounds: result.rounds,
         lengths,

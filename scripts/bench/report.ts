@@ -57,16 +57,9 @@ export function machineInfo(loadAverageStart: number[]): MachineInfo {
 
 export function gitState(): BenchResults['git'] {
   try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-    const dirty =
-      execFileSync('git', ['status', '--porcelain'], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }).trim() !== '';
-    return { commit, dirty };
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return { commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain') !== '' };
   } catch {
     return undefined;
   }
