@@ -14,7 +14,6 @@ import type { MessagesApi, MessagesApiOptions } from '../../testing/messages-api
 import { cleanUpOnSignal } from '../script-main';
 import { spawnWorker, type WorkerProcess } from '../worker-process';
 import { type BenchArgs, parseArgs } from './args';
-import { renderText, type Table } from './table';
 import { createAnthropic } from '../../workers/anthropic-client';
 import { type ConversationWorkerOptions, createConversationWorker } from '../../workers/conversation-worker';
 import { conversationBundleOptions } from '../../workers/workflow-bundles';
@@ -132,11 +131,6 @@ export async function withBench<T>(
   }
 }
 
-/** Prints a command's tables (table.ts) on stdout. */
-export function printTables(tables: readonly Table[]): void {
-  process.stdout.write(`${tables.map(renderText).join('\n')}\n`);
-}
-
 /**
  * Writes `<dir>/<name>-<started>.<ext>` for each extension of `files` (dir relative to the repository's root), and
  * with `latest` also `<dir>/latest.<ext>`; returns what it wrote, relative to the working directory.
@@ -219,17 +213,21 @@ export function startBenchWorker(
   });
 }
 
-/** Terminates open workflows (conversations stay open awaiting the next message), a few at a time; errors ignored. */
-export async function terminateAll(client: Client, workflowIds: readonly string[], parallel = 50): Promise<void> {
+/** Calls `each` on every item, `lanes` at a time. */
+export async function inLanes<T>(items: readonly T[], lanes: number, each: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
-    while (next < workflowIds.length) {
-      const id = workflowIds[next++]!;
-      await client.workflow
-        .getHandle(id)
-        .terminate('benchmark finished')
-        .catch(() => undefined);
-    }
+    while (next < items.length) await each(items[next++]!);
   };
-  await Promise.all(Array.from({ length: Math.min(parallel, workflowIds.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+}
+
+/** Terminates open workflows (conversations stay open awaiting the next message), a few at a time; errors ignored. */
+export function terminateAll(client: Client, workflowIds: readonly string[]): Promise<void> {
+  return inLanes(workflowIds, 50, async (id) => {
+    await client.workflow
+      .getHandle(id)
+      .terminate('benchmark finished')
+      .catch(() => undefined);
+  });
 }

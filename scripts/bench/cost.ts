@@ -140,22 +140,12 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
 export function costTables(cost: CostResult): Table[] {
   const on = cost.runs.find((r) => r.promptCaching);
   const off = cost.runs.find((r) => !r.promptCaching);
-  const calls = Math.max(on?.calls.length ?? 0, off?.calls.length ?? 0);
-  const rows: Table['rows'] = [];
-  for (let i = 0; i < calls; i++) {
-    const a = on?.calls[i];
-    const b = off?.calls[i];
-    rows.push([
-      String(i + 1),
-      a ? String(a.inputTokens) : '',
-      a ? String(a.cacheReadInputTokens) : '',
-      a ? String(a.cacheCreationInputTokens) : '',
-      a ? pct(a.cachedFraction) : '',
-      b ? String(b.inputTokens) : '',
-      b ? String(b.cacheReadInputTokens) : '',
-      b ? String(b.cacheCreationInputTokens) : '',
-    ]);
-  }
+  const tokens = (c: CallUsage | undefined) =>
+    c ? [c.inputTokens, c.cacheReadInputTokens, c.cacheCreationInputTokens].map(String) : ['', '', ''];
+  const rows = Array.from({ length: Math.max(on?.calls.length ?? 0, off?.calls.length ?? 0) }, (_, i) => {
+    const [a, b] = [on?.calls[i], off?.calls[i]];
+    return [String(i + 1), ...tokens(a), a ? pct(a.cachedFraction) : '', ...tokens(b)];
+  });
   const { input, output, cacheWrite, cacheRead } = cost.prices;
   return [
     {

@@ -11,7 +11,7 @@ import { setMaxListeners } from 'node:events';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import type { WorkerProcess } from '../worker-process';
 import { requestsOf, scriptChain } from './chain-script';
-import { type BenchContext, terminateAll } from './context';
+import { type BenchContext, inLanes, terminateAll } from './context';
 import {
   encodedBytes,
   eventCounts,
@@ -282,7 +282,6 @@ async function readHistories(
   arrivalsOf: (c: Conversation) => number[],
   untilEpochMs: number,
 ): Promise<{ read: number; stepsCompleted: number; figures: NonNullable<LoadRun['history']> }> {
-  let next = 0;
   let read = 0;
   let stepsCompleted = 0;
   let activityTimeouts = 0;
@@ -295,45 +294,36 @@ async function readHistories(
   const add = (into: Record<string, number>, from: Record<string, number>): void => {
     for (const [key, value] of Object.entries(from)) into[key] = (into[key] ?? 0) + value;
   };
-  const lane = async (): Promise<void> => {
-    while (next < conversations.length) {
-      const conversation = conversations[next++]!;
-      let runs;
-      try {
-        runs = await runsOf(ctx.client, conversation.id);
-      } catch {
-        continue; // never started: nothing to count
-      }
-      read++;
-      const events = runs.flatMap((run) => run.events);
-      sums.runs += runs.length;
-      sums.bytes += runs.reduce((sum, run) => sum + encodedBytes(run.events), 0);
-      sums.serverBytes += runs.reduce((sum, run) => sum + run.historySize, 0);
-      sums.events += events.length;
-      add(eventTypes, eventCounts(events));
-      add(payloadBytes, payloadBytesByType(events, modelActivity));
-      const tools = new Set<string>();
-      for (const event of events) {
-        const scheduled = event.activityTaskScheduledEventAttributes;
-        if (scheduled && scheduled.activityType?.name !== modelActivity) tools.add(String(event.eventId));
-        const completed = event.activityTaskCompletedEventAttributes;
-        if (completed && tools.has(String(completed.scheduledEventId)) && eventMs(event) <= untilEpochMs)
-          stepsCompleted++;
-        if (event.activityTaskTimedOutEventAttributes) activityTimeouts++;
-        // A timed-out attempt that is retried leaves no event until the activity closes; its later attempt number does.
-        const started = event.activityTaskStartedEventAttributes;
-        if (started && (started.attempt ?? 1) > 1) activityTimeouts += (started.attempt ?? 1) - 1;
-      }
-      const arrivals = arrivalsOf(conversation);
-      const breakdown = stepBreakdown(events, modelActivity, arrivals);
-      for (const step of breakdown)
-        for (const [phase, value] of Object.entries(step))
-          if (Number.isFinite(value)) (phases[phase] ??= []).push(value);
-      leads.push(firstCallLead(events, modelActivity, arrivals[0]));
-      laterPre.push(...breakdown.slice(1).map((step) => step['model.preRequest']));
+  await inLanes(conversations, 20, async (conversation) => {
+    const runs = await runsOf(ctx.client, conversation.id).catch(() => undefined);
+    if (!runs) return; // never started: nothing to count
+    read++;
+    const events = runs.flatMap((run) => run.events);
+    sums.runs += runs.length;
+    sums.bytes += runs.reduce((sum, run) => sum + encodedBytes(run.events), 0);
+    sums.serverBytes += runs.reduce((sum, run) => sum + run.historySize, 0);
+    sums.events += events.length;
+    add(eventTypes, eventCounts(events));
+    add(payloadBytes, payloadBytesByType(events, modelActivity));
+    const tools = new Set<string>();
+    for (const event of events) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled && scheduled.activityType?.name !== modelActivity) tools.add(String(event.eventId));
+      const completed = event.activityTaskCompletedEventAttributes;
+      if (completed && tools.has(String(completed.scheduledEventId)) && eventMs(event) <= untilEpochMs)
+        stepsCompleted++;
+      if (event.activityTaskTimedOutEventAttributes) activityTimeouts++;
+      // A timed-out attempt that is retried leaves no event until the activity closes; its later attempt number does.
+      const started = event.activityTaskStartedEventAttributes;
+      if (started && (started.attempt ?? 1) > 1) activityTimeouts += (started.attempt ?? 1) - 1;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(20, conversations.length) }, lane));
+    const arrivals = arrivalsOf(conversation);
+    const breakdown = stepBreakdown(events, modelActivity, arrivals);
+    for (const step of breakdown)
+      for (const [phase, value] of Object.entries(step)) if (Number.isFinite(value)) (phases[phase] ??= []).push(value);
+    leads.push(firstCallLead(events, modelActivity, arrivals[0]));
+    laterPre.push(...breakdown.slice(1).map((step) => step['model.preRequest']));
+  });
   const per = (value: number): number => value / Math.max(1, read);
   const perConversation = (record: Record<string, number>): Record<string, number> =>
     Object.fromEntries(Object.entries(record).map(([key, value]) => [key, per(value)]));

@@ -19,13 +19,13 @@ import type { TurnResult } from '../../common/conversation-types';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { runMain } from '../script-main';
 import { Flags } from './args';
-import { type BenchContext, printTables, progressLog, terminateAll, withBench, writeResults } from './context';
+import { type BenchContext, progressLog, terminateAll, withBench, writeResults } from './context';
 import { firstUserText } from '../../testing/messages-api/demo-model';
 import { modelCallResults, runsOf } from './history';
 import { scriptChain } from './chain-script';
 import { runLoad } from './load';
 import { startOurs } from './systems';
-import type { Table } from './table';
+import { printTables, type Table } from './table';
 
 export const VARIANTS = ['off', 'compaction', 'clear-tool-uses', 'orchestrator'] as const;
 export type Variant = (typeof VARIANTS)[number];

@@ -17,7 +17,8 @@ import { OTEL_WORKFLOW_INTERCEPTORS, WORKFLOWS_PATH } from '../../workers/workfl
 import { runMain } from '../script-main';
 import { Flags } from './args';
 import { echoCalls, echoTool } from './chain-script';
-import { printTables, progressLog, withBench } from './context';
+import { progressLog, withBench } from './context';
+import { printTables } from './table';
 import { runLoad } from './load';
 import { summarize } from './measure';
 import { startOursInProcess } from './systems';

@@ -8,9 +8,9 @@ import { connectOrStartDevServer, type DevServer } from '../../testing/dev-serve
 import { type PackedExample, packAndInstallExample, startExampleWorker } from '../packed-example';
 import { cleanUpOnSignal, runMain } from '../script-main';
 import { Flags } from './args';
-import { printTables, progressLog } from './context';
+import { progressLog } from './context';
 import { summarize } from './measure';
-import { fmtMs } from './table';
+import { printTables, fmtMs } from './table';
 
 const HELP = `npm run bench:worker-start -- [options]
 
