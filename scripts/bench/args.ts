@@ -112,9 +112,8 @@ export class Flags {
     return this.ints(flag, [fallback], { ...options, single: true })[0]!;
   }
 
-  string(flag: string): string | undefined;
-  string(flag: string, fallback: string): string;
-  string(flag: string, fallback?: string): string | undefined {
+  /** The flag's value; `fallback` when absent. */
+  string(flag: string, fallback = ''): string {
     const value = this.values[flag];
     return typeof value === 'string' ? value : fallback;
   }
@@ -144,7 +143,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
     steps: flags.int('steps', 5),
     latencyMs: flags.int('latency', 1000, { zero: true }),
     overheadLatencies: flags.ints('overhead-latencies', [0, 1000], { zero: true }),
-    ...(flags.string('overhead-reps') !== undefined && { overheadReps: flags.int('overhead-reps', 0) }),
+    ...(flags.string('overhead-reps') && { overheadReps: flags.int('overhead-reps', 0) }),
     historySteps: flags.ints('history-steps', [10, 100, 500]).sort((a, b) => a - b),
     costSteps: flags.int('cost-steps', 20),
     peerConversations: flags.int('peer-conversations', 20),

@@ -7,7 +7,7 @@
 import type { CallModelResult } from '../../common/activity-contracts';
 import type { TurnResult } from '../../common/conversation-types';
 import { type BenchContext, terminateAll } from './context';
-import { runLoad } from './load';
+import { runOne } from './load';
 import { startOurs } from './systems';
 import { modelCallResults, runsOf } from './history';
 import { estimateTokens } from '../../testing/messages-api/tokens';
@@ -91,18 +91,11 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
         `cost: ${args.costSteps}-step chain, ~${estimateTokens(REALISTIC_SYSTEM_PROMPT)}-token system prompt, prompt caching ${promptCaching ? 'on' : 'off'}`,
       );
       ours.send = { system: REALISTIC_SYSTEM_PROMPT, promptCaching };
-      let conversation: { id: string; reply: TurnResult } | undefined;
-      const run = await runLoad(ctx, ours, {
-        conversations: 1,
-        steps: args.costSteps,
-        label: `cost-${promptCaching ? 'on' : 'off'}`,
-        endOpen: false,
-        onReply: ({ id }, reply) => (conversation = { id, reply: reply as TurnResult }),
-      });
-      if (!conversation || !run.history) throw new Error('cost: the chain did not finish');
+      const label = `cost-${promptCaching ? 'on' : 'off'}`;
+      const { run, conversation, reply } = await runOne(ctx, ours, { steps: args.costSteps, label, endOpen: false });
       const calls = usageOf(modelCallResults(ctx.client, await runsOf(ctx.client, conversation.id)));
       await terminateAll(ctx.client, [conversation.id]);
-      const { serverBytes: historySize, payloadBytes } = run.history;
+      const { serverBytes: historySize, payloadBytes } = run.history!;
       const later = calls.slice(2);
       const sum = (pick: (c: CallUsage) => number, list = calls): number =>
         list.reduce((total, c) => total + pick(c), 0);
@@ -118,7 +111,7 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
         historyBytesPerStep: historySize / args.costSteps,
         payloadBytes,
         usd: sum((c) => c.usd),
-        reportedUsd: conversation.reply.costUsd,
+        reportedUsd: (reply as TurnResult).costUsd,
       });
     }
   } finally {

@@ -1,11 +1,7 @@
 // The bench's one way to run a load and time it: C conversations of S chain steps, all at once, on one running system
-// (ours, the peer, the floor, the in-process loop: systems.ts), each chain scripted on the local Messages API server.
-// Measured the same way for every system: wall time (first start → last reply), each conversation's time, the time
-// between its model requests at the server (a step, in the server's clock), CPU time per step of the worker, the
-// Temporal server and this process, the worker's RSS every 200 ms; then, from the workflows' own histories (all of
-// them, or an even sample): history bytes (encoded as fetchHistory sends them) and events per conversation, payload
-// bytes per event type, where each step's time went (step-breakdown.ts), activity attempts that timed out, and — for
-// a run cut at its deadline — the steps completed by then.
+// (ours, the peer, the floor, the in-process loop: systems.ts), each chain scripted on the local Messages API server,
+// measured the same way for every system (LoadRun says what), partly from the workflows' own histories (all of them,
+// or an even sample; step-breakdown: history.ts).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { MessagesApi } from '../../testing/messages-api/types';
@@ -272,6 +268,22 @@ export async function runLoad(ctx: BenchContext, system: RunningSystem, spec: Lo
     }),
     ...(history && { history: history.figures }),
   };
+}
+
+/** One conversation (a load of one) that must finish: its run, and the conversation with its reply. */
+export async function runOne(
+  ctx: BenchContext,
+  system: RunningSystem,
+  spec: Omit<LoadSpec, 'conversations' | 'onReply'>,
+): Promise<{ run: LoadRun; conversation: Conversation; reply: unknown }> {
+  let done: { conversation: Conversation; reply: unknown } | undefined;
+  const run = await runLoad(ctx, system, {
+    ...spec,
+    conversations: 1,
+    onReply: (c, reply) => (done = { conversation: c, reply }),
+  });
+  if (!done) throw new Error(`${spec.label}: the chain did not finish: ${run.firstError}`);
+  return { run, ...done };
 }
 
 /** Reads the conversations' histories, a few at a time, and sums up what they show. */

@@ -23,7 +23,7 @@ import { type BenchContext, progressLog, terminateAll, withBench, writeResults }
 import { firstUserText } from '../../testing/messages-api/demo-model';
 import { modelCallResults, runsOf } from './history';
 import { scriptChain } from './chain-script';
-import { runLoad } from './load';
+import { runOne } from './load';
 import { startOurs } from './systems';
 import { printTables, type Table } from './table';
 
@@ -99,27 +99,24 @@ async function runLongChain(ctx: BenchContext, options: LongChainOptions): Promi
         contextManagement: contextManagementOf(variant, options.triggerTokens),
       };
       let tally: RequestTally | undefined;
-      let conversation: { id: string; reply: TurnResult } | undefined;
-      const run = await runLoad(ctx, ours, {
-        conversations: 1,
+      const { run, conversation, reply } = await runOne(ctx, ours, {
         steps: options.steps,
         label: `long-${variant}`,
         deadlineMs: 3_600_000,
         historySample: 0,
         endOpen: false,
         script: (_, label) => (tally = new RequestTally(mock, scriptChain(mock, options.steps, label))).prompt,
-        onReply: ({ id }, reply) => (conversation = { id, reply: reply as TurnResult }),
       }).finally(() => tally?.stop());
-      if (!conversation) throw new Error(`${variant}: the chain did not finish: ${run.firstError}`);
-      const { id, reply } = conversation;
+      const { id } = conversation;
+      const { status, text } = reply as TurnResult;
       const state = await ours.conversations.getState(id);
       const runs = await runsOf(client, id, 10_000);
       // What the model read on each call: the calls' own accounts, in the histories.
       const peakRead = Math.max(0, ...modelCallResults(client, runs).map((r) => r.context?.inputTokens ?? 0));
       results.push({
         variant,
-        status: reply.status,
-        text: reply.text,
+        status,
+        text,
         toolCalls: state.toolCalls,
         modelCalls: state.modelCalls,
         requests: tally!.requests,
@@ -137,7 +134,7 @@ async function runLongChain(ctx: BenchContext, options: LongChainOptions): Promi
         wallMs: run.wallMs,
       });
       await terminateAll(client, [id]);
-      log(`${variant}: ${reply.status} after ${state.toolCalls} tool calls in ${(run.wallMs / 1000).toFixed(1)} s`);
+      log(`${variant}: ${status} after ${state.toolCalls} tool calls in ${(run.wallMs / 1000).toFixed(1)} s`);
     }
   } finally {
     await ours.stop();

@@ -19,7 +19,7 @@ import { echoCalls, echoTool } from './chain-script';
 import { progressLog, withBench } from './context';
 import { printTables } from './table';
 import { collect } from './history';
-import { runLoad } from './load';
+import { runOne } from './load';
 import { summarize } from './measure';
 import { startOursInProcess } from './systems';
 
@@ -79,14 +79,11 @@ async function main(): Promise<number> {
       for (const variant of VARIANTS) {
         log(`${variant.label}: ${calls} calls…`);
         ours.send = { ...variant.send, closeAfterFirstReply: true };
-        let id = '';
         const label = `bench-mcp-${variant.activityType}`;
         const script = echoCalls(variant.tool, calls);
-        const spec = { conversations: 1, steps: calls, label, script, historySample: 0 };
-        const run = await runLoad(ctx, ours, { ...spec, onReply: (conversation) => (id = conversation.id) });
-        if (run.completed !== 1) throw new Error(`${variant.label}: the chain did not finish: ${run.firstError}`);
+        const { conversation } = await runOne(ctx, ours, { steps: calls, label, script, historySample: 0 });
         // Per call, from the history: scheduled → completed and started → completed.
-        const events = (await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+        const events = (await ctx.client.workflow.getHandle(conversation.id).fetchHistory()).events ?? [];
         const activities = collect(events).activities.filter((a) => a.type === variant.activityType);
         results[variant.label] = {
           scheduledToCompleted: activities.map((a) => a.closedAt - a.scheduledAt),

@@ -11,7 +11,7 @@ import { Flags } from './args';
 import { echoCalls, echoTool, requestsOf } from './chain-script';
 import { progressLog, withBench, writeResults } from './context';
 import { printTables } from './table';
-import { runLoad } from './load';
+import { runOne } from './load';
 import { startOursInProcess } from './systems';
 import { REALISTIC_SYSTEM_PROMPT } from './system-prompt';
 
@@ -35,17 +35,10 @@ async function main(): Promise<number> {
         for (const threads of round % 2 === 0 ? [false, true] : [true, false]) {
           ctx.mock.reset(); // an empty prompt cache for every chain
           ours.send = { tools: ['echo'], system: REALISTIC_SYSTEM_PROMPT, closeAfterFirstReply: true, threads };
-          let bytes: number[] = [];
           const label = `threads-${threads ? 'on' : 'off'}`;
-          const run = await runLoad(ctx, ours, {
-            conversations: 1,
-            steps,
-            label,
-            script: echoCalls('echo', steps),
-            onReply: ({ prompt }) =>
-              (bytes = requestsOf(ctx.mock, prompt).map((r) => Buffer.byteLength(JSON.stringify(r.body), 'utf8'))),
-          });
-          if (run.completed !== 1) throw new Error(`${label}: the chain did not finish: ${run.firstError}`);
+          const { run, conversation } = await runOne(ctx, ours, { steps, label, script: echoCalls('echo', steps) });
+          const requests = requestsOf(ctx.mock, conversation.prompt);
+          const bytes = requests.map((r) => Buffer.byteLength(JSON.stringify(r.body), 'utf8'));
           runs.push({ threads, bytes, historyBytes: run.history?.serverBytes ?? Number.NaN, wallMs: run.wallMs });
           log(`${label}: ${bytes.length} requests, ${run.wallMs.toFixed(0)} ms`);
         }

@@ -19,7 +19,7 @@ import { Flags } from './args';
 import { echoCalls, echoTool } from './chain-script';
 import { progressLog, withBench } from './context';
 import { printTables } from './table';
-import { runLoad } from './load';
+import { runOne } from './load';
 import { summarize } from './measure';
 import { startOursInProcess } from './systems';
 
@@ -68,10 +68,13 @@ async function main(): Promise<number> {
           }),
         );
         ours.send = { tools: ['echo'], closeAfterFirstReply: true };
-        const label = `bench-tracing-${mode}`;
-        const spec = { conversations: 1, steps: calls, label, script: echoCalls('echo', calls), historySample: 0 };
-        const run = await runLoad(ctx, ours, spec).finally(() => ours.stop());
-        if (run.completed !== 1) throw new Error(`${label}: the chain did not finish: ${run.firstError}`);
+        const spec = {
+          steps: calls,
+          label: `bench-tracing-${mode}`,
+          script: echoCalls('echo', calls),
+          historySample: 0,
+        };
+        const { run } = await runOne(ctx, ours, spec).finally(() => ours.stop());
         const perStep = run.wallMs / (2 * calls + 1);
         samples[mode].push(perStep);
         if (tracing) {
