@@ -8,12 +8,8 @@
 //   clear-tool-uses  the API's context editing (clear_tool_uses_20250919)
 //   orchestrator     the orchestrator's own summaries (a model call of its own, for an endpoint without compaction)
 //
-// and for each: how it ended, model calls (and summary calls), compactions, cleared tool uses, peak input tokens sent
-// and read, runs (continue-as-new), history bytes and events in total and per run (against Temporal's continue-as-new
-// suggestion: 4 MB or 4,096 events), the largest request, and wall time. Prints a table; writes
-// results/long-chain-<time>.json. Not part of `npm test`.
-//
-//   npm run bench:long-chain -- --steps 1000 --output-chars 3000 --window 100000 --trigger 60000
+// and for each what the table shows, runs against Temporal's continue-as-new suggestion (4 MB or 4,096 events).
+// Writes results/long-chain-<time>.json. Not part of `npm test`.
 import type { ConversationOptionsInput } from '../../common/options';
 import type { TurnResult } from '../../common/conversation-types';
 import type { MessagesApi } from '../../testing/messages-api/types';

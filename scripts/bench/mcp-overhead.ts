@@ -3,10 +3,7 @@
 // server-everything's `echo` over stdio, then over Streamable HTTP, all answering `Echo: <message>`. Per call, from
 // the workflow history: scheduled → completed (what the conversation waits for: dispatch, run, completion) and
 // started → completed (the worker's side). Also the SDK client's own round trip (callTool) outside Temporal, N times
-// per transport. Prints medians; `--json FILE` writes every sample.
-//
-//   npm run bench:mcp                  100 calls each
-//   npm run bench:mcp -- --calls 300 --json results/mcp-overhead.json
+// per transport. Prints medians; `--json FILE` writes every sample (`npm run bench:mcp -- --help`).
 import fsp from 'node:fs/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { McpClientPool } from '../../activities/mcp/mcp-client-pool';

@@ -3,8 +3,6 @@
 // bench's realistic system prompt, threads off and on, alternated over rounds; plus the history bytes per model call
 // (threads add a little to each call's input and result) and the chain's wall time. Prints a table; writes
 // results/threads-<time>.json. Not part of `npm test`.
-//
-//   npm run bench:threads -- --steps 100 --rounds 2
 import os from 'node:os';
 import { runMain } from '../script-main';
 import { Flags } from './args';

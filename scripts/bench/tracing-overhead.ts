@@ -3,10 +3,7 @@
 // plain workflow bundle, no interceptors), then with it (the traced bundle, Temporal's interceptors, the GenAI spans,
 // a batching processor into an in-memory exporter: all the SDK's work but the network). Rounds alternate off/on so a
 // drift of the machine hits both. A step is one activity (a model call or a tool call); ms/step is the conversation's
-// wall time over its activities. Prints medians over the rounds; `--json FILE` writes every sample.
-//
-//   npm run bench:tracing                       3 rounds of 50 tool calls (101 activities) each way
-//   npm run bench:tracing -- --calls 100 --rounds 5
+// wall time over its activities. Prints medians over the rounds; `--json FILE` writes every sample (`-- --help`).
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
