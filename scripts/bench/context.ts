@@ -31,7 +31,7 @@ async function bundle(options: { workflowsPath: string }, file: string): Promise
 }
 
 /** Which bundles to build: the conversation's, also the floor's, or none (a worker in this process bundles its own). */
-export type BundleChoice = 'conversation' | 'with-bare' | 'none';
+type BundleChoice = 'conversation' | 'with-bare' | 'none';
 
 /** `conversation`: a bundle of the conversation workflow built already (the test runner's), used as it is. */
 export async function buildBundles(which: BundleChoice, conversationBundle?: string): Promise<Bundles> {

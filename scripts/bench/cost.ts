@@ -16,7 +16,7 @@ import { DEFAULT_MODEL } from '../../common/options';
 import { costUsd, formatUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../../common/pricing';
 import { pct, type Table } from './table';
 
-export interface CallUsage {
+interface CallUsage {
   call: number;
   inputTokens: number;
   cacheReadInputTokens: number;
@@ -30,7 +30,7 @@ export interface CallUsage {
   usd: number;
 }
 
-export interface CostRun {
+interface CostRun {
   promptCaching: boolean;
   calls: CallUsage[];
   /** Σ cache_read / Σ all input over calls 3.. (the ≥ 70% target). */

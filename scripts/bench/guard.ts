@@ -20,7 +20,7 @@ import type { Table } from './table';
 export const BASELINE_PATH = path.join(__dirname, 'baseline.json');
 export const MARGINS = { time: 0.15, history: 0.02 };
 
-export interface GuardFigures {
+interface GuardFigures {
   /** By chain length. */
   [steps: string]: {
     /** Median over the quiet rounds (all rounds when none was), and each round's (ours ÷ floor wall time). */
@@ -35,7 +35,7 @@ export interface GuardFigures {
   };
 }
 
-export interface Baseline {
+interface Baseline {
   updatedAt: string;
   commit: string | undefined;
   machine: Pick<MachineInfo, 'cpus' | 'cpuModel' | 'loadAverageStart'>;
@@ -44,7 +44,7 @@ export interface Baseline {
   lengths: GuardFigures;
 }
 
-export interface GuardCheck {
+interface GuardCheck {
   steps: number;
   measure: 'time' | 'history';
   baseline: number;
@@ -124,7 +124,7 @@ export function readBaseline(file = BASELINE_PATH): Baseline | undefined {
 }
 
 /** Written the way the repository's formatter keeps JSON, so `npx prettier --check .` passes on a fresh baseline. */
-export async function writeBaseline(baseline: Baseline, file = BASELINE_PATH): Promise<void> {
+async function writeBaseline(baseline: Baseline, file = BASELINE_PATH): Promise<void> {
   const options = (await prettier.resolveConfig(file)) ?? {};
   fs.writeFileSync(file, await prettier.format(JSON.stringify(baseline), { ...options, parser: 'json' }));
 }

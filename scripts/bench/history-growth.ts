@@ -7,7 +7,7 @@ import { runOne } from './load';
 import { startOurs } from './systems';
 import type { CostResult } from './cost';
 
-export interface HistoryPoint {
+interface HistoryPoint {
   steps: number;
   runs: number;
   /** Summed over all runs of the conversation: the server's describe() measures. */

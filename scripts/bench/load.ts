@@ -37,7 +37,7 @@ export interface Conversation {
 }
 
 /** One conversation: `run` starts it and resolves with its reply; `again` waits for it without starting it twice. */
-export interface Launch {
+interface Launch {
   run(): Promise<unknown>;
   again(): Promise<unknown>;
 }
@@ -125,7 +125,7 @@ export interface LoadRun {
 }
 
 /** The error and its causes, with gRPC codes: "ServiceError: Update-With-Start failed ← Error: 8 RESOURCE_EXHAUSTED: …". */
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = err; e !== undefined && parts.length < 4; e = e instanceof Error ? e.cause : undefined) {
     const code = (e as { code?: unknown }).code;
@@ -138,7 +138,7 @@ export function errorText(err: unknown): string {
 }
 
 /** Up to `max` items spread evenly over the list. */
-export function spread<T>(items: readonly T[], max: number): T[] {
+function spread<T>(items: readonly T[], max: number): T[] {
   if (items.length <= max) return [...items];
   const step = items.length / max;
   return Array.from({ length: max }, (_, i) => items[Math.floor(i * step)]!);

@@ -27,10 +27,10 @@ export const VARIANTS = ['off', 'compaction', 'clear-tool-uses', 'orchestrator']
 export type Variant = (typeof VARIANTS)[number];
 
 /** Temporal suggests continue-as-new past either (its defaults). */
-export const SUGGESTED_HISTORY_BYTES = 4 * 1024 * 1024;
+const SUGGESTED_HISTORY_BYTES = 4 * 1024 * 1024;
 export const SUGGESTED_HISTORY_EVENTS = 4_096;
 
-export interface LongChainOptions {
+interface LongChainOptions {
   steps: number;
   outputChars: number;
   windowTokens: number;

@@ -19,7 +19,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-export interface ProfileSummary {
+interface ProfileSummary {
   file: string;
   totalMs: number;
   idleMs: number;
@@ -28,7 +28,7 @@ export interface ProfileSummary {
 }
 
 /** node_modules/<pkg> (scoped too), a project path, or a V8 category like (garbage collector). */
-export function moduleOf(url: string, functionName: string): string {
+function moduleOf(url: string, functionName: string): string {
   if (!url) return `(${functionName || 'native'})`.replace(/^\(\((.*)\)\)$/, '($1)');
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (nm) return nm[1]!;
@@ -37,7 +37,7 @@ export function moduleOf(url: string, functionName: string): string {
   return project ? project[1]! : url;
 }
 
-export function summarizeProfile(file: string, profile: CpuProfile, top = 25): ProfileSummary {
+function summarizeProfile(file: string, profile: CpuProfile, top = 25): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));

@@ -65,7 +65,7 @@ export function gitState(): BenchResults['git'] {
   }
 }
 
-export interface TargetCheck {
+interface TargetCheck {
   name: string;
   target: string;
   measured: string;
@@ -156,7 +156,7 @@ export function verdict(pass: boolean | undefined): string {
   return pass === undefined ? 'n/a' : pass ? 'PASS' : 'FAIL';
 }
 
-export function reportTables(results: BenchResults): Table[] {
+function reportTables(results: BenchResults): Table[] {
   const m = results.machine;
   return [
     {

@@ -20,13 +20,13 @@ const MODEL_LATENCY_MS = 300;
 const STEPS = 3;
 const WORDS_PER_REPLY = 24;
 
-export interface StreamingLatency {
+interface StreamingLatency {
   conversations: number;
   tokens: number;
   latencyMs: Summary;
 }
 
-export interface HistoryCost {
+interface HistoryCost {
   conversations: number;
   modelCalls: number;
   bytesPerModelCall: number;
@@ -35,13 +35,10 @@ export interface HistoryCost {
   updatesPerModelCall: number;
 }
 
-export type StreamingThroughput = Pick<
-  LoadRun,
-  'conversations' | 'stepsPerSecond' | 'wallMs' | 'failed' | 'cpuMsPerStep'
->;
+type StreamingThroughput = Pick<LoadRun, 'conversations' | 'stepsPerSecond' | 'wallMs' | 'failed' | 'cpuMsPerStep'>;
 
 /** What the readers asked Temporal for, per model call, by kind and reason (client/conversation-sources.ts). */
-export interface ReaderCalls {
+interface ReaderCalls {
   modelCalls: number;
   describes: number;
   queries: number;

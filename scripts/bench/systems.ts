@@ -22,7 +22,7 @@ import type { Conversation, RunningSystem } from './load';
 
 export type SystemName = 'ours' | 'floor' | 'peer' | 'in-process';
 
-export const PEER_DIR = path.join(__dirname, 'peer');
+const PEER_DIR = path.join(__dirname, 'peer');
 
 function queueName(system: string, label: string): string {
   return `bench-${system}-${label}-${randomUUID().slice(0, 8)}`;
@@ -146,7 +146,7 @@ async function workerSystem(
   });
 }
 
-export function startFloor(ctx: BenchContext, label: string): Promise<RunningSystem> {
+function startFloor(ctx: BenchContext, label: string): Promise<RunningSystem> {
   const floor = { name: 'floor' as const, entry: 'scripts/bench/bare-worker.ts', modelActivity: 'bareModel' };
   return workerSystem(ctx, label, { ...floor, env: { WORKFLOW_BUNDLE_PATH: ctx.bundles.bare } }, (c, taskQueue) =>
     ctx.client.workflow.executeUpdateWithStart(bareRunUpdate, {
@@ -161,7 +161,7 @@ export function startFloor(ctx: BenchContext, label: string): Promise<RunningSys
 }
 
 /** `npm ci` in peer/ when its node_modules is missing or older than its lock file (the first run, or a new pin). */
-export function installPeer(log: (line: string) => void): void {
+function installPeer(log: (line: string) => void): void {
   const lock = path.join(PEER_DIR, 'package-lock.json');
   const installed = path.join(PEER_DIR, 'node_modules', '.package-lock.json');
   if (fs.existsSync(installed) && fs.statSync(installed).mtimeMs >= fs.statSync(lock).mtimeMs) return;
@@ -171,7 +171,7 @@ export function installPeer(log: (line: string) => void): void {
   });
 }
 
-export function startPeer(ctx: BenchContext, label: string): Promise<RunningSystem> {
+function startPeer(ctx: BenchContext, label: string): Promise<RunningSystem> {
   installPeer(ctx.log);
   // The first start bundles the workflow through the plugin (it adds the AI SDK's polyfills); later ones reuse it.
   const peer = { name: 'peer' as const, entry: 'scripts/bench/peer/worker.ts', modelActivity: 'invokeModel' };
@@ -185,7 +185,7 @@ export function startPeer(ctx: BenchContext, label: string): Promise<RunningSyst
   );
 }
 
-export function startInProcess(ctx: BenchContext): RunningSystem {
+function startInProcess(ctx: BenchContext): RunningSystem {
   const loop = new InProcessLoop({
     baseURL: ctx.mock.url,
     request: { model: DEFAULT_MODEL, maxTokens: 1024, tools: CHAIN_TOOLS, promptCaching: true },
