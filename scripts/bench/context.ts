@@ -2,20 +2,17 @@
 // workflow bundles (built once per run, so each worker process starts in a second or two instead of bundling on its
 // own; the peer's worker bundles its own into the same folder), and worker processes (systems.ts says which), each on
 // its own task queue.
-import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi, MessagesApiOptions } from '../../testing/messages-api/types';
 import { cleanUpOnSignal } from '../script-main';
 import { spawnWorker, type WorkerProcess } from '../worker-process';
 import { type BenchArgs, parseArgs } from './args';
-import { createAnthropic } from '../../workers/anthropic-client';
-import { type ConversationWorkerOptions, createConversationWorker } from '../../workers/conversation-worker';
 import { conversationBundleOptions } from '../../workers/workflow-bundles';
 
 export interface Bundles {
@@ -152,31 +149,6 @@ export async function writeResults(
     if (latest) await fsp.writeFile(path.join(out, `latest.${ext}`), text);
   }
   return written.map((file) => path.relative(process.cwd(), file)).join(' and ');
-}
-
-/** A conversation worker in this process, on a task queue of its own (bench:mcp, bench:tracing); `stop` ends it. */
-export async function inProcessWorker(
-  ctx: BenchContext,
-  options: Omit<ConversationWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'anthropic'>,
-): Promise<{ taskQueue: string; stop(): Promise<void> }> {
-  const taskQueue = `bench-${randomUUID()}`;
-  const connection = await NativeConnection.connect({ address: ctx.server.address });
-  const worker = await createConversationWorker({
-    connection,
-    namespace: ctx.server.namespace,
-    taskQueue,
-    anthropic: createAnthropic({ ANTHROPIC_BASE_URL: ctx.mock.url }),
-    ...options,
-  });
-  const running = worker.run();
-  return {
-    taskQueue,
-    stop: async () => {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    },
-  };
 }
 
 /** Passed through from the bench's environment to every worker, so a tuning can be tried without code changes. */

@@ -15,7 +15,10 @@ import { ConversationError } from '../../client/errors';
 import { DEFAULT_MODEL } from '../../common/options';
 import { BARE_WORKFLOW, type bareChain, bareRunUpdate } from './bare-workflow';
 import { CHAIN_TOOLS, scriptChain } from './chain-script';
-import { type BenchContext, inProcessWorker, startBenchWorker, terminateAll } from './context';
+import { type BenchContext, startBenchWorker, terminateAll } from './context';
+import { NativeConnection } from '@temporalio/worker';
+import { createAnthropic } from '../../workers/anthropic-client';
+import { type ConversationWorkerOptions, createConversationWorker } from '../../workers/conversation-worker';
 import type { WorkerProcess } from '../worker-process';
 import { InProcessLoop } from './in-process-loop';
 import type { Conversation, RunningSystem } from './load';
@@ -108,17 +111,26 @@ export async function startOurs(
  */
 export async function startOursInProcess(
   ctx: BenchContext,
-  options: Parameters<typeof inProcessWorker>[1],
+  options: Omit<ConversationWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'anthropic'>,
   client = ctx.client,
 ): Promise<Ours> {
-  const worker = await inProcessWorker(ctx, options);
+  const taskQueue = queueName('ours', 'in-process');
+  const connection = await NativeConnection.connect({ address: ctx.server.address });
+  const anthropic = createAnthropic({ ANTHROPIC_BASE_URL: ctx.mock.url });
+  const namespace = ctx.server.namespace;
+  const worker = await createConversationWorker({ connection, namespace, taskQueue, anthropic, ...options });
+  const running = worker.run();
   const conversations = new ConversationClient({
     client,
-    taskQueue: worker.taskQueue,
-    tools: (options.tools ?? []).map((tool) => tool.name),
+    taskQueue,
+    tools: options.tools.map((tool) => tool.name),
     mcpServers: options.mcp?.serverNames ?? [],
   });
-  return ours(conversations, worker.stop);
+  return ours(conversations, async () => {
+    worker.shutdown();
+    await running;
+    await connection.close();
+  });
 }
 
 /** A system whose conversations are workflows started by `start` on a worker process of `entry`; they complete. */
