@@ -65,68 +65,96 @@ const HELP = `npm run bench -- [options]
 Environment: TEMPORAL_ADDRESS (reuse a running server), WORKER_MAX_CONCURRENT_ACTIVITIES,
 WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, WORKER_MAX_CACHED_WORKFLOWS (passed to both worker processes).`;
 
-/** The flags of the help above: the booleans, and every other one taking a value. */
-const BOOLEANS = ['help', 'update-baseline', 'no-ceiling'];
-const OPTIONS = Object.fromEntries([
-  ...BOOLEANS.map((name) => [name, { type: 'boolean' as const, ...(name === 'help' && { short: 'h' }) }]),
-  ...[...HELP.matchAll(/^ {2}--([a-z-]+) [A-Z]/gm)].map((m) => [m[1]!, { type: 'string' as const }]),
-]);
+/** A command's flags, read the way its help lists them: `  --name VALUE` takes a value, `  --name` alone is a switch. */
+export class Flags {
+  private constructor(private readonly values: Record<string, string | boolean | undefined>) {}
 
-/** Integers (≥ 0 or ≥ 1) separated by commas; `single`: exactly one. */
-export function ints(flag: string, value: string, { zero = false, single = false } = {}): number[] {
-  const numbers = value
-    .split(',')
-    .filter((part) => part.trim())
-    .map(Number);
-  if (
-    numbers.length === 0 ||
-    numbers.some((n) => !Number.isInteger(n) || n < (zero ? 0 : 1)) ||
-    (single && numbers.length !== 1)
-  )
-    throw new UsageError(
-      `--${flag} takes ${single ? 'one' : ''} ${zero ? 'non-negative' : 'positive'} integer${single ? '' : 's separated by commas'}, got "${value}"`,
-    );
-  return numbers;
+  /** undefined after printing the help (--help, -h); unknown flags are a UsageError that shows it. */
+  static read(argv: readonly string[], help: string): Flags | undefined {
+    const options = Object.fromEntries([
+      ['help', { type: 'boolean' as const, short: 'h' }],
+      ...[...help.matchAll(/^ {2}--([a-z-]+)( [A-Z])?/gm)].map((m) => [
+        m[1]!,
+        { type: m[2] ? ('string' as const) : ('boolean' as const) },
+      ]),
+    ]);
+    let values: Flags['values'];
+    try {
+      values = parseNodeArgs({ args: [...argv], options, strict: true }).values as Flags['values'];
+    } catch (err) {
+      throw new UsageError(`${(err as Error).message}\n\n${help}`);
+    }
+    if (!values.help) return new Flags(values);
+    console.log(help);
+    return undefined;
+  }
+
+  /** Integers (≥ 1, or ≥ 0 with `zero`) separated by commas. */
+  ints(flag: string, fallback: number[], { zero = false, single = false, max = Infinity } = {}): number[] {
+    const value = this.values[flag];
+    if (typeof value !== 'string') return fallback;
+    const numbers = value
+      .split(',')
+      .filter((part) => part.trim())
+      .map(Number);
+    if (
+      numbers.length === 0 ||
+      numbers.some((n) => !Number.isInteger(n) || n < (zero ? 0 : 1) || n > max) ||
+      (single && numbers.length !== 1)
+    )
+      throw new UsageError(
+        `--${flag} takes ${single ? 'one' : ''} ${zero ? 'non-negative' : 'positive'} integer${single ? '' : 's separated by commas'}${max < Infinity ? ` up to ${max}` : ''}, got "${value}"`,
+      );
+    return numbers;
+  }
+
+  int(flag: string, fallback: number, options: { zero?: boolean; max?: number } = {}): number {
+    return this.ints(flag, [fallback], { ...options, single: true })[0]!;
+  }
+
+  /** The flag's value; `fallback` when absent. */
+  string(flag: string, fallback = ''): string {
+    const value = this.values[flag];
+    return typeof value === 'string' ? value : fallback;
+  }
+
+  on(flag: string): boolean {
+    return this.values[flag] === true;
+  }
+
+  /** Names separated by commas, each one of `all` (default: all of them). */
+  names<T extends string>(flag: string, all: readonly T[]): T[] {
+    const value = this.values[flag];
+    const names = typeof value === 'string' ? value.split(',').map((name) => name.trim()) : [...all];
+    const unknown = names.filter((name) => name && !(all as readonly string[]).includes(name));
+    if (unknown.length > 0 || !names.some(Boolean))
+      throw new UsageError(`--${flag}: unknown ${unknown.join(', ')}; choose from ${all.join(', ')}`);
+    return names.filter(Boolean) as T[];
+  }
 }
 
 /** Returns undefined after printing help for --help. */
 export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseNodeArgs({ args: [...argv], options: OPTIONS, strict: true }).values as typeof values;
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
-    return undefined;
-  }
-  const list = (flag: string, fallback: number[], zero = false): number[] =>
-    typeof values[flag] === 'string' ? ints(flag, values[flag], { zero }) : fallback;
-  const one = (flag: string, fallback: number, zero = false): number =>
-    typeof values[flag] === 'string' ? ints(flag, values[flag], { zero, single: true })[0]! : fallback;
-  const only = typeof values.only === 'string' ? values.only.split(',').map((name) => name.trim()) : SECTIONS;
-  const unknown = only.filter((name) => name && !(SECTIONS as readonly string[]).includes(name));
-  if (unknown.length > 0 || !only.some(Boolean))
-    throw new UsageError(`--only: unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
+  const flags = Flags.read(argv, HELP);
+  if (!flags) return undefined;
   const args: BenchArgs = {
-    only: new Set(only.filter(Boolean) as Section[]),
-    conversations: list('conversations', [10, 100, 1000]),
-    steps: one('steps', 5),
-    latencyMs: one('latency', 1000, true),
-    overheadLatencies: list('overhead-latencies', [0, 1000], true),
-    ...(values['overhead-reps'] !== undefined && { overheadReps: one('overhead-reps', 0) }),
-    historySteps: list('history-steps', [10, 100, 500]).sort((a, b) => a - b),
-    costSteps: one('cost-steps', 20),
-    peerConversations: one('peer-conversations', 20),
-    peerSteps: list('peer-steps', [1, 8, 32]).sort((a, b) => a - b),
-    rounds: one('rounds', 2),
-    updateBaseline: values['update-baseline'] === true,
-    ceiling: values['no-ceiling'] !== true,
-    runTimeoutMs: one('run-timeout', 240) * 1000,
-    budgetMs: one('budget', 900) * 1000,
-    outDir: typeof values.out === 'string' ? values.out : 'results',
-    ...(typeof values.profile === 'string' && { profileDir: values.profile }),
+    only: new Set(flags.names('only', SECTIONS)),
+    conversations: flags.ints('conversations', [10, 100, 1000]),
+    steps: flags.int('steps', 5),
+    latencyMs: flags.int('latency', 1000, { zero: true }),
+    overheadLatencies: flags.ints('overhead-latencies', [0, 1000], { zero: true }),
+    ...(flags.string('overhead-reps') && { overheadReps: flags.int('overhead-reps', 0) }),
+    historySteps: flags.ints('history-steps', [10, 100, 500]).sort((a, b) => a - b),
+    costSteps: flags.int('cost-steps', 20),
+    peerConversations: flags.int('peer-conversations', 20),
+    peerSteps: flags.ints('peer-steps', [1, 8, 32]).sort((a, b) => a - b),
+    rounds: flags.int('rounds', 2),
+    updateBaseline: flags.on('update-baseline'),
+    ceiling: !flags.on('no-ceiling'),
+    runTimeoutMs: flags.int('run-timeout', 240) * 1000,
+    budgetMs: flags.int('budget', 900) * 1000,
+    outDir: flags.string('out', 'results'),
+    ...(flags.string('profile') && { profileDir: flags.string('profile') }),
   };
   // Memory is measured during the throughput runs; the baseline is the guard's.
   if (args.only.has('memory')) args.only.add('throughput');

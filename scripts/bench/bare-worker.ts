@@ -17,7 +17,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { configSchema } from '../../workers/config';
 import { CHAIN_TOOLS } from './chain-script';
 
-export interface BareReply {
+interface BareReply {
   content: ContentBlock[];
   stopReason: StopReason | null;
 }
@@ -30,7 +30,7 @@ export interface BareActivities {
 const TOOLS = new Map(demoTools.filter((tool) => CHAIN_TOOLS.includes(tool.name)).map((tool) => [tool.name, tool]));
 const OFFERED = [...TOOLS.values()].map((tool) => describeTool(tool as ToolDefinition));
 
-export function bareActivities(baseURL: string): BareActivities {
+function bareActivities(baseURL: string): BareActivities {
   const anthropic = new Anthropic({ baseURL, apiKey: 'bench-floor', maxRetries: 0 });
   const transcripts = new Map<string, MessageParam[]>();
   return {

@@ -10,7 +10,7 @@ import type { BareActivities } from './bare-worker';
 export const BARE_WORKFLOW = 'bareChain';
 export const bareRunUpdate = defineUpdate<number, []>('run');
 
-export interface BareChainInput {
+interface BareChainInput {
   prompt: string;
   maxModelCalls: number;
 }

@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineTool } from '../../activities/tool-definition';
-import type { ConversationClient, StartOptions } from '../../client/conversation-client';
 import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 
 export const CHAIN_TOOLS = ['get_weather', 'get_ticker_symbol'];
@@ -36,11 +35,21 @@ export function chainSteps(steps: number): ScriptStep[] {
   return replies;
 }
 
+/** Scripts `steps` for a first user message no other conversation uses (a unique tag, then `text`); returns it. */
+export function scriptTagged(mock: MessagesApi, label: string, steps: ScriptStep[], text: string): string {
+  const tag = `[${label}-${randomUUID()}]`;
+  mock.script(tag, steps);
+  return `${tag} ${text}`;
+}
+
 /** A first user message no other conversation uses; the mock answers it with the chain. */
 export function scriptChain(mock: MessagesApi, steps: number, label = 'bench'): string {
-  const tag = `[${label}-${randomUUID()}]`;
-  mock.script(tag, chainSteps(steps));
-  return `${tag} Check the weather and some ticker symbols for me, one lookup at a time.`;
+  return scriptTagged(
+    mock,
+    label,
+    chainSteps(steps),
+    'Check the weather and some ticker symbols for me, one lookup at a time.',
+  );
 }
 
 /** The /v1/messages requests of one conversation (by its tag, in the first user message), in arrival order. */
@@ -57,28 +66,11 @@ export const echoTool = defineTool({
   run: ({ message }) => `Echo: ${message}`,
 });
 
-/** Scripts `calls` calls of `tool` ({message: "m<i>"}), then "done", for the conversation whose first message is `prompt`. */
-export function scriptToolCalls(mock: MessagesApi, prompt: string, tool: string, calls: number): void {
+/** A load's script (load.ts) of `calls` calls of `tool` ({message: "m<i>"}), then "done": bench:mcp, :tracing, :threads. */
+export function echoCalls(tool: string, calls: number): (mock: MessagesApi, label: string) => string {
   const steps: ScriptStep[] = Array.from({ length: calls }, (_, i) => ({
     reply: { content: [{ type: 'tool_use', name: tool, input: { message: `m${i}` } }], stop_reason: 'tool_use' },
   }));
   steps.push({ reply: { content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } });
-  mock.script(prompt, steps);
-}
-
-/** A conversation of `calls` calls of `tool` (scriptToolCalls), closed after its reply: bench:mcp's and bench:tracing's. */
-export async function echoChain(
-  mock: MessagesApi,
-  conversations: ConversationClient,
-  label: string,
-  tool: string,
-  calls: number,
-  start: Omit<StartOptions, 'id'>,
-): Promise<string> {
-  const prompt = `bench ${tool} ${randomUUID()}`;
-  scriptToolCalls(mock, prompt, tool, calls);
-  const id = `${label}-${randomUUID().slice(0, 8)}`;
-  const limits = { maxModelCallsPerTurn: calls + 10, maxToolCallsPerTurn: calls + 10 };
-  await conversations.sendMessage(id, prompt, { start: { ...start, closeAfterFirstReply: true, limits } });
-  return id;
+  return (mock, label) => scriptTagged(mock, label, steps, `Call ${tool} ${calls} times.`);
 }

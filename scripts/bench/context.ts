@@ -2,20 +2,17 @@
 // workflow bundles (built once per run, so each worker process starts in a second or two instead of bundling on its
 // own; the peer's worker bundles its own into the same folder), and worker processes (systems.ts says which), each on
 // its own task queue.
-import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi, MessagesApiOptions } from '../../testing/messages-api/types';
 import { cleanUpOnSignal } from '../script-main';
 import { spawnWorker, type WorkerProcess } from '../worker-process';
-import type { BenchArgs } from './args';
-import { createAnthropic } from '../../workers/anthropic-client';
-import { type ConversationWorkerOptions, createConversationWorker } from '../../workers/conversation-worker';
+import { type BenchArgs, parseArgs } from './args';
 import { conversationBundleOptions } from '../../workers/workflow-bundles';
 
 export interface Bundles {
@@ -31,7 +28,7 @@ async function bundle(options: { workflowsPath: string }, file: string): Promise
 }
 
 /** Which bundles to build: the conversation's, also the floor's, or none (a worker in this process bundles its own). */
-export type BundleChoice = 'conversation' | 'with-bare' | 'none';
+type BundleChoice = 'conversation' | 'with-bare' | 'none';
 
 /** `conversation`: a bundle of the conversation workflow built already (the test runner's), used as it is. */
 export async function buildBundles(which: BundleChoice, conversationBundle?: string): Promise<Bundles> {
@@ -63,16 +60,15 @@ export interface BenchContext {
  * and the workflow bundles at once, then the local Messages API server and a client. `close` (also run on Ctrl-C)
  * takes it all down again.
  */
-export async function openBench(
-  args: BenchArgs,
-  options: {
-    log: (line: string) => void;
-    /** Default: the conversation's. */
-    bundles?: BundleChoice;
-    messagesApi?: MessagesApiOptions;
-  },
-): Promise<{ ctx: BenchContext; close(): Promise<void> }> {
-  const { log } = options;
+export async function openBench(options: {
+  log: (line: string) => void;
+  /** Default: the bench's defaults. */
+  args?: BenchArgs;
+  /** Default: the conversation's. */
+  bundles?: BundleChoice;
+  messagesApi?: MessagesApiOptions;
+}): Promise<{ ctx: BenchContext; close(): Promise<void> }> {
+  const { log, args = parseArgs([])! } = options;
   const parts: { server?: DevServer; bundles?: Bundles; mock?: MessagesApi; connection?: Connection } = {};
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -113,29 +109,46 @@ export async function openBench(
   }
 }
 
-/** A conversation worker in this process, on a task queue of its own (bench:mcp, bench:tracing); `stop` ends it. */
-export async function inProcessWorker(
-  ctx: BenchContext,
-  options: Omit<ConversationWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'anthropic'>,
-): Promise<{ taskQueue: string; stop(): Promise<void> }> {
-  const taskQueue = `bench-${randomUUID()}`;
-  const connection = await NativeConnection.connect({ address: ctx.server.address });
-  const worker = await createConversationWorker({
-    connection,
-    namespace: ctx.server.namespace,
-    taskQueue,
-    anthropic: createAnthropic({ ANTHROPIC_BASE_URL: ctx.mock.url }),
-    ...options,
-  });
-  const running = worker.run();
-  return {
-    taskQueue,
-    stop: async () => {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    },
-  };
+/** A bench command's progress on stderr: `[name   12 s] line`, the seconds since it started. */
+export function progressLog(name: string, started = Date.now()): (line: string) => void {
+  return (line) =>
+    void process.stderr.write(`[${name} ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+}
+
+/** Opens the bench (openBench), lends it to `use`, and closes it whatever happens. */
+export async function withBench<T>(
+  options: Parameters<typeof openBench>[0],
+  use: (ctx: BenchContext) => Promise<T>,
+): Promise<T> {
+  const { ctx, close } = await openBench(options);
+  try {
+    return await use(ctx);
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * Writes `<dir>/<name>-<started>.<ext>` for each extension of `files` (dir relative to the repository's root), and
+ * with `latest` also `<dir>/latest.<ext>`; returns what it wrote, relative to the working directory.
+ */
+export async function writeResults(
+  dir: string,
+  name: string,
+  started: Date,
+  files: Record<string, string>,
+  latest = false,
+): Promise<string> {
+  const out = path.resolve(__dirname, '..', '..', dir);
+  await fsp.mkdir(out, { recursive: true });
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const written: string[] = [];
+  for (const [ext, text] of Object.entries(files)) {
+    written.push(path.join(out, `${name}-${stamp}.${ext}`));
+    await fsp.writeFile(written.at(-1)!, text);
+    if (latest) await fsp.writeFile(path.join(out, `latest.${ext}`), text);
+  }
+  return written.map((file) => path.relative(process.cwd(), file)).join(' and ');
 }
 
 /** Passed through from the bench's environment to every worker, so a tuning can be tried without code changes. */
@@ -172,17 +185,21 @@ export function startBenchWorker(
   });
 }
 
-/** Terminates open workflows (conversations stay open awaiting the next message), a few at a time; errors ignored. */
-export async function terminateAll(client: Client, workflowIds: readonly string[], parallel = 50): Promise<void> {
+/** Calls `each` on every item, `lanes` at a time. */
+export async function inLanes<T>(items: readonly T[], lanes: number, each: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
-    while (next < workflowIds.length) {
-      const id = workflowIds[next++]!;
-      await client.workflow
-        .getHandle(id)
-        .terminate('benchmark finished')
-        .catch(() => undefined);
-    }
+    while (next < items.length) await each(items[next++]!);
   };
-  await Promise.all(Array.from({ length: Math.min(parallel, workflowIds.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+}
+
+/** Terminates open workflows (conversations stay open awaiting the next message), a few at a time; errors ignored. */
+export function terminateAll(client: Client, workflowIds: readonly string[]): Promise<void> {
+  return inLanes(workflowIds, 50, async (id) => {
+    await client.workflow
+      .getHandle(id)
+      .terminate('benchmark finished')
+      .catch(() => undefined);
+  });
 }

@@ -7,7 +7,7 @@
 import type { CallModelResult } from '../../common/activity-contracts';
 import type { TurnResult } from '../../common/conversation-types';
 import { type BenchContext, terminateAll } from './context';
-import { runLoad } from './load';
+import { runOne } from './load';
 import { startOurs } from './systems';
 import { modelCallResults, runsOf } from './history';
 import { estimateTokens } from '../../testing/messages-api/tokens';
@@ -16,7 +16,7 @@ import { DEFAULT_MODEL } from '../../common/options';
 import { costUsd, formatUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../../common/pricing';
 import { pct, type Table } from './table';
 
-export interface CallUsage {
+interface CallUsage {
   call: number;
   inputTokens: number;
   cacheReadInputTokens: number;
@@ -30,7 +30,7 @@ export interface CallUsage {
   usd: number;
 }
 
-export interface CostRun {
+interface CostRun {
   promptCaching: boolean;
   calls: CallUsage[];
   /** Σ cache_read / Σ all input over calls 3.. (the ≥ 70% target). */
@@ -91,18 +91,11 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
         `cost: ${args.costSteps}-step chain, ~${estimateTokens(REALISTIC_SYSTEM_PROMPT)}-token system prompt, prompt caching ${promptCaching ? 'on' : 'off'}`,
       );
       ours.send = { system: REALISTIC_SYSTEM_PROMPT, promptCaching };
-      let conversation: { id: string; reply: TurnResult } | undefined;
-      const run = await runLoad(ctx, ours, {
-        conversations: 1,
-        steps: args.costSteps,
-        label: `cost-${promptCaching ? 'on' : 'off'}`,
-        endOpen: false,
-        onReply: ({ id }, reply) => (conversation = { id, reply: reply as TurnResult }),
-      });
-      if (!conversation || !run.history) throw new Error('cost: the chain did not finish');
+      const label = `cost-${promptCaching ? 'on' : 'off'}`;
+      const { run, conversation, reply } = await runOne(ctx, ours, { steps: args.costSteps, label, endOpen: false });
       const calls = usageOf(modelCallResults(ctx.client, await runsOf(ctx.client, conversation.id)));
       await terminateAll(ctx.client, [conversation.id]);
-      const { serverBytes: historySize, payloadBytes } = run.history;
+      const { serverBytes: historySize, payloadBytes } = run.history!;
       const later = calls.slice(2);
       const sum = (pick: (c: CallUsage) => number, list = calls): number =>
         list.reduce((total, c) => total + pick(c), 0);
@@ -118,7 +111,7 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
         historyBytesPerStep: historySize / args.costSteps,
         payloadBytes,
         usd: sum((c) => c.usd),
-        reportedUsd: conversation.reply.costUsd,
+        reportedUsd: (reply as TurnResult).costUsd,
       });
     }
   } finally {
@@ -140,22 +133,12 @@ export async function runCost(ctx: BenchContext): Promise<CostResult> {
 export function costTables(cost: CostResult): Table[] {
   const on = cost.runs.find((r) => r.promptCaching);
   const off = cost.runs.find((r) => !r.promptCaching);
-  const calls = Math.max(on?.calls.length ?? 0, off?.calls.length ?? 0);
-  const rows: Table['rows'] = [];
-  for (let i = 0; i < calls; i++) {
-    const a = on?.calls[i];
-    const b = off?.calls[i];
-    rows.push([
-      String(i + 1),
-      a ? String(a.inputTokens) : '',
-      a ? String(a.cacheReadInputTokens) : '',
-      a ? String(a.cacheCreationInputTokens) : '',
-      a ? pct(a.cachedFraction) : '',
-      b ? String(b.inputTokens) : '',
-      b ? String(b.cacheReadInputTokens) : '',
-      b ? String(b.cacheCreationInputTokens) : '',
-    ]);
-  }
+  const tokens = (c: CallUsage | undefined) =>
+    c ? [c.inputTokens, c.cacheReadInputTokens, c.cacheCreationInputTokens].map(String) : ['', '', ''];
+  const rows = Array.from({ length: Math.max(on?.calls.length ?? 0, off?.calls.length ?? 0) }, (_, i) => {
+    const [a, b] = [on?.calls[i], off?.calls[i]];
+    return [String(i + 1), ...tokens(a), a ? pct(a.cachedFraction) : '', ...tokens(b)];
+  });
   const { input, output, cacheWrite, cacheRead } = cost.prices;
   return [
     {

@@ -20,7 +20,7 @@ import type { Table } from './table';
 export const BASELINE_PATH = path.join(__dirname, 'baseline.json');
 export const MARGINS = { time: 0.15, history: 0.02 };
 
-export interface GuardFigures {
+interface GuardFigures {
   /** By chain length. */
   [steps: string]: {
     /** Median over the quiet rounds (all rounds when none was), and each round's (ours ÷ floor wall time). */
@@ -35,7 +35,7 @@ export interface GuardFigures {
   };
 }
 
-export interface Baseline {
+interface Baseline {
   updatedAt: string;
   commit: string | undefined;
   machine: Pick<MachineInfo, 'cpus' | 'cpuModel' | 'loadAverageStart'>;
@@ -44,7 +44,7 @@ export interface Baseline {
   lengths: GuardFigures;
 }
 
-export interface GuardCheck {
+interface GuardCheck {
   steps: number;
   measure: 'time' | 'history';
   baseline: number;
@@ -105,19 +105,9 @@ export function checkGuard(figures: GuardFigures, baseline: Baseline | undefined
     const before = baseline.lengths[steps];
     if (!before) return [];
     const check = (measure: GuardCheck['measure'], measured: number, base: number, best = measured): GuardCheck => {
-      const margin = MARGINS[measure];
-      const judged = Number.isFinite(best);
+      const [margin, judged, change] = [MARGINS[measure], Number.isFinite(best), measured / base - 1];
       const pass = !judged || best / base - 1 <= margin;
-      return {
-        steps: Number(steps),
-        measure,
-        baseline: base,
-        measured,
-        change: measured / base - 1,
-        margin,
-        judged,
-        pass,
-      };
+      return { steps: Number(steps), measure, baseline: base, measured, change, margin, judged, pass };
     };
     const ratios = now.timeRatios ?? [now.timeRatio];
     const quiet = ratios.filter((_, i) => isQuiet(now.otherCores?.[i]));
@@ -134,7 +124,7 @@ export function readBaseline(file = BASELINE_PATH): Baseline | undefined {
 }
 
 /** Written the way the repository's formatter keeps JSON, so `npx prettier --check .` passes on a fresh baseline. */
-export async function writeBaseline(baseline: Baseline, file = BASELINE_PATH): Promise<void> {
+async function writeBaseline(baseline: Baseline, file = BASELINE_PATH): Promise<void> {
   const options = (await prettier.resolveConfig(file)) ?? {};
   fs.writeFileSync(file, await prettier.format(JSON.stringify(baseline), { ...options, parser: 'json' }));
 }
@@ -147,6 +137,7 @@ export async function runGuard(
   const baseline = readBaseline(options.baselineFile);
   const checks = checkGuard(figures, baseline);
   if (options.update) {
+    const { cpus, cpuModel, loadAverageStart } = options.machine;
     // A length whose rounds were all busy keeps the baseline's time (when that was measured on a quiet machine):
     // only its history is rewritten.
     const lengths = Object.fromEntries(
@@ -160,11 +151,7 @@ export async function runGuard(
       {
         updatedAt: new Date().toISOString(),
         commit: options.commit,
-        machine: {
-          cpus: options.machine.cpus,
-          cpuModel: options.machine.cpuModel,
-          loadAverageStart: options.machine.loadAverageStart,
-        },
+        machine: { cpus, cpuModel, loadAverageStart },
         conversations: result.conversations,
         rounds: result.rounds,
         lengths,

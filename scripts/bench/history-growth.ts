@@ -3,11 +3,11 @@
 // event type — what one step writes.
 import type { BenchContext } from './context';
 import { fmtMs, fmtNum, type Table } from './table';
-import { runLoad } from './load';
+import { runOne } from './load';
 import { startOurs } from './systems';
 import type { CostResult } from './cost';
 
-export interface HistoryPoint {
+interface HistoryPoint {
   steps: number;
   runs: number;
   /** Summed over all runs of the conversation: the server's describe() measures. */
@@ -34,10 +34,8 @@ export async function runHistoryGrowth(ctx: BenchContext): Promise<HistoryResult
   try {
     for (const steps of ctx.args.historySteps) {
       ctx.log(`history: one conversation of ${steps} chain steps`);
-      const run = await runLoad(ctx, ours, { conversations: 1, steps, label: `history-${steps}` });
-      const h = run.history;
-      if (run.completed !== 1 || !h)
-        throw new Error(`history: the ${steps}-step chain did not finish: ${run.firstError}`);
+      const { run } = await runOne(ctx, ours, { steps, label: `history-${steps}` });
+      const h = run.history!;
       const previous = points.at(-1);
       points.push({
         steps,

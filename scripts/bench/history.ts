@@ -16,7 +16,7 @@ import { temporal } from '@temporalio/proto';
 
 export type HistoryEvent = NonNullable<History['events']>[number];
 
-export interface RunHistory {
+interface RunHistory {
   runId: string;
   historyLength: number;
   historySize: number;
@@ -139,10 +139,10 @@ export const PHASES = [
   'wft.tool.wait',
   'wft.tool.run',
 ] as const;
-export type Phase = (typeof PHASES)[number];
+type Phase = (typeof PHASES)[number];
 export type Phases = Record<Phase | 'total', number>;
 
-export interface ActivityRecord {
+interface ActivityRecord {
   type: string;
   scheduledId: number;
   scheduledAt: number;

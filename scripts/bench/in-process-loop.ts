@@ -11,19 +11,9 @@ import type { ModelRequestOptions } from '../../common/activity-contracts';
 import { protocolFor } from '../../common/protocols';
 import type { ToolOutcome } from '../../common/protocols/types';
 
-export interface LoopOptions {
+interface LoopOptions {
   baseURL: string;
-  apiKey?: string;
   request: Omit<ModelRequestOptions, 'protocol'>;
-}
-
-export interface LoopResult {
-  text: string;
-  modelCalls: number;
-  toolCalls: number;
-  /** performance.now() when each model call was sent, and when the loop finished. */
-  sentAt: number[];
-  finishedAt: number;
 }
 
 export class InProcessLoop {
@@ -34,16 +24,15 @@ export class InProcessLoop {
     private readonly options: LoopOptions,
     tools: readonly ToolDefinition[] = demoTools,
   ) {
-    this.anthropic = new Anthropic({
-      baseURL: options.baseURL,
-      apiKey: options.apiKey ?? 'bench-in-process',
-      maxRetries: 0,
-    });
+    this.anthropic = new Anthropic({ baseURL: options.baseURL, apiKey: 'bench-in-process', maxRetries: 0 });
     this.tools = new Map(tools.map((tool) => [tool.name, tool]));
   }
 
   /** Runs one user message to the end of its tool chain. */
-  async run(firstMessage: string, maxModelCalls = 1000): Promise<LoopResult> {
+  async run(
+    firstMessage: string,
+    maxModelCalls = 1000,
+  ): Promise<{ text: string; modelCalls: number; toolCalls: number }> {
     const protocol = protocolFor('native');
     const request: ModelRequestOptions = { ...this.options.request, protocol: 'native' };
     const offered = request.tools.map((name) => {
@@ -52,18 +41,15 @@ export class InProcessLoop {
       return describeTool(tool);
     });
     const transcript: MessageParam[] = [{ role: 'user', content: firstMessage }];
-    const sentAt: number[] = [];
     let toolCalls = 0;
     for (let call = 1; call <= maxModelCalls; call++) {
-      sentAt.push(performance.now());
       const message: Message = await this.anthropic.messages
         .stream(buildModelRequest(request, transcript, offered))
         .finalMessage();
       const reading = protocol.readReply(message, call);
       transcript.push(reading.assistant);
-      if (reading.toolCalls.length === 0 || message.stop_reason !== 'tool_use') {
-        return { text: reading.text, modelCalls: call, toolCalls, sentAt, finishedAt: performance.now() };
-      }
+      if (reading.toolCalls.length === 0 || message.stop_reason !== 'tool_use')
+        return { text: reading.text, modelCalls: call, toolCalls };
       const outcomes: ToolOutcome[] = [];
       for (const toolCall of reading.toolCalls) {
         toolCalls++;
@@ -87,12 +73,8 @@ export class InProcessLoop {
         signal: new AbortController().signal,
         heartbeat: () => {},
       });
-      return {
-        callId,
-        name,
-        isError: false,
-        content: typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'),
-      };
+      const content = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
+      return { callId, name, isError: false, content };
     } catch (err) {
       return fail(`${(err as Error).name}: ${(err as Error).message}`);
     }

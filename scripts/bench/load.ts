@@ -1,17 +1,13 @@
 // The bench's one way to run a load and time it: C conversations of S chain steps, all at once, on one running system
-// (ours, the peer, the floor, the in-process loop: systems.ts), each chain scripted on the local Messages API server.
-// Measured the same way for every system: wall time (first start → last reply), each conversation's time, the time
-// between its model requests at the server (a step, in the server's clock), CPU time per step of the worker, the
-// Temporal server and this process, the worker's RSS every 200 ms; then, from the workflows' own histories (all of
-// them, or an even sample): history bytes (encoded as fetchHistory sends them) and events per conversation, payload
-// bytes per event type, where each step's time went (step-breakdown.ts), activity attempts that timed out, and — for
-// a run cut at its deadline — the steps completed by then.
+// (ours, the peer, the floor, the in-process loop: systems.ts), each chain scripted on the local Messages API server,
+// measured the same way for every system (LoadRun says what), partly from the workflows' own histories (all of them,
+// or an even sample; step-breakdown: history.ts).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import type { WorkerProcess } from '../worker-process';
 import { requestsOf, scriptChain } from './chain-script';
-import { type BenchContext, terminateAll } from './context';
+import { type BenchContext, inLanes, terminateAll } from './context';
 import {
   encodedBytes,
   eventCounts,
@@ -41,7 +37,7 @@ export interface Conversation {
 }
 
 /** One conversation: `run` starts it and resolves with its reply; `again` waits for it without starting it twice. */
-export interface Launch {
+interface Launch {
   run(): Promise<unknown>;
   again(): Promise<unknown>;
 }
@@ -129,7 +125,7 @@ export interface LoadRun {
 }
 
 /** The error and its causes, with gRPC codes: "ServiceError: Update-With-Start failed ← Error: 8 RESOURCE_EXHAUSTED: …". */
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = err; e !== undefined && parts.length < 4; e = e instanceof Error ? e.cause : undefined) {
     const code = (e as { code?: unknown }).code;
@@ -142,7 +138,7 @@ export function errorText(err: unknown): string {
 }
 
 /** Up to `max` items spread evenly over the list. */
-export function spread<T>(items: readonly T[], max: number): T[] {
+function spread<T>(items: readonly T[], max: number): T[] {
   if (items.length <= max) return [...items];
   const step = items.length / max;
   return Array.from({ length: max }, (_, i) => items[Math.floor(i * step)]!);
@@ -274,6 +270,22 @@ export async function runLoad(ctx: BenchContext, system: RunningSystem, spec: Lo
   };
 }
 
+/** One conversation (a load of one) that must finish: its run, and the conversation with its reply. */
+export async function runOne(
+  ctx: BenchContext,
+  system: RunningSystem,
+  spec: Omit<LoadSpec, 'conversations' | 'onReply'>,
+): Promise<{ run: LoadRun; conversation: Conversation; reply: unknown }> {
+  let done: { conversation: Conversation; reply: unknown } | undefined;
+  const run = await runLoad(ctx, system, {
+    ...spec,
+    conversations: 1,
+    onReply: (c, reply) => (done = { conversation: c, reply }),
+  });
+  if (!done) throw new Error(`${spec.label}: the chain did not finish: ${run.firstError}`);
+  return { run, ...done };
+}
+
 /** Reads the conversations' histories, a few at a time, and sums up what they show. */
 async function readHistories(
   ctx: BenchContext,
@@ -282,7 +294,6 @@ async function readHistories(
   arrivalsOf: (c: Conversation) => number[],
   untilEpochMs: number,
 ): Promise<{ read: number; stepsCompleted: number; figures: NonNullable<LoadRun['history']> }> {
-  let next = 0;
   let read = 0;
   let stepsCompleted = 0;
   let activityTimeouts = 0;
@@ -295,45 +306,36 @@ async function readHistories(
   const add = (into: Record<string, number>, from: Record<string, number>): void => {
     for (const [key, value] of Object.entries(from)) into[key] = (into[key] ?? 0) + value;
   };
-  const lane = async (): Promise<void> => {
-    while (next < conversations.length) {
-      const conversation = conversations[next++]!;
-      let runs;
-      try {
-        runs = await runsOf(ctx.client, conversation.id);
-      } catch {
-        continue; // never started: nothing to count
-      }
-      read++;
-      const events = runs.flatMap((run) => run.events);
-      sums.runs += runs.length;
-      sums.bytes += runs.reduce((sum, run) => sum + encodedBytes(run.events), 0);
-      sums.serverBytes += runs.reduce((sum, run) => sum + run.historySize, 0);
-      sums.events += events.length;
-      add(eventTypes, eventCounts(events));
-      add(payloadBytes, payloadBytesByType(events, modelActivity));
-      const tools = new Set<string>();
-      for (const event of events) {
-        const scheduled = event.activityTaskScheduledEventAttributes;
-        if (scheduled && scheduled.activityType?.name !== modelActivity) tools.add(String(event.eventId));
-        const completed = event.activityTaskCompletedEventAttributes;
-        if (completed && tools.has(String(completed.scheduledEventId)) && eventMs(event) <= untilEpochMs)
-          stepsCompleted++;
-        if (event.activityTaskTimedOutEventAttributes) activityTimeouts++;
-        // A timed-out attempt that is retried leaves no event until the activity closes; its later attempt number does.
-        const started = event.activityTaskStartedEventAttributes;
-        if (started && (started.attempt ?? 1) > 1) activityTimeouts += (started.attempt ?? 1) - 1;
-      }
-      const arrivals = arrivalsOf(conversation);
-      const breakdown = stepBreakdown(events, modelActivity, arrivals);
-      for (const step of breakdown)
-        for (const [phase, value] of Object.entries(step))
-          if (Number.isFinite(value)) (phases[phase] ??= []).push(value);
-      leads.push(firstCallLead(events, modelActivity, arrivals[0]));
-      laterPre.push(...breakdown.slice(1).map((step) => step['model.preRequest']));
+  await inLanes(conversations, 20, async (conversation) => {
+    const runs = await runsOf(ctx.client, conversation.id).catch(() => undefined);
+    if (!runs) return; // never started: nothing to count
+    read++;
+    const events = runs.flatMap((run) => run.events);
+    sums.runs += runs.length;
+    sums.bytes += runs.reduce((sum, run) => sum + encodedBytes(run.events), 0);
+    sums.serverBytes += runs.reduce((sum, run) => sum + run.historySize, 0);
+    sums.events += events.length;
+    add(eventTypes, eventCounts(events));
+    add(payloadBytes, payloadBytesByType(events, modelActivity));
+    const tools = new Set<string>();
+    for (const event of events) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled && scheduled.activityType?.name !== modelActivity) tools.add(String(event.eventId));
+      const completed = event.activityTaskCompletedEventAttributes;
+      if (completed && tools.has(String(completed.scheduledEventId)) && eventMs(event) <= untilEpochMs)
+        stepsCompleted++;
+      if (event.activityTaskTimedOutEventAttributes) activityTimeouts++;
+      // A timed-out attempt that is retried leaves no event until the activity closes; its later attempt number does.
+      const started = event.activityTaskStartedEventAttributes;
+      if (started && (started.attempt ?? 1) > 1) activityTimeouts += (started.attempt ?? 1) - 1;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(20, conversations.length) }, lane));
+    const arrivals = arrivalsOf(conversation);
+    const breakdown = stepBreakdown(events, modelActivity, arrivals);
+    for (const step of breakdown)
+      for (const [phase, value] of Object.entries(step)) if (Number.isFinite(value)) (phases[phase] ??= []).push(value);
+    leads.push(firstCallLead(events, modelActivity, arrivals[0]));
+    laterPre.push(...breakdown.slice(1).map((step) => step['model.preRequest']));
+  });
   const per = (value: number): number => value / Math.max(1, read);
   const perConversation = (record: Record<string, number>): Record<string, number> =>
     Object.fromEntries(Object.entries(record).map(([key, value]) => [key, per(value)]));

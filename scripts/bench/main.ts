@@ -11,11 +11,9 @@
 // Every load runs through load.ts and every report is built from tables (table.ts). Prints the tables and PASS/FAIL
 // per target, and writes results/bench-<time>.json and .html (inline SVG), plus results/latest.json and latest.html.
 // `npm run bench -- --help` for the flags.
-import fsp from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from './args';
-import { openBench } from './context';
+import { progressLog, withBench, writeResults } from './context';
 import { runCost } from './cost';
 import { runGuard } from './guard';
 import { runHistoryGrowth } from './history-growth';
@@ -26,20 +24,12 @@ import { runStreaming } from './streaming';
 import { runThroughput } from './throughput';
 import { runMain } from '../script-main';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   if (!args) return 0;
   const started = new Date();
   const loadAverageStart = os.loadavg();
-  const log = (line: string): void =>
-    void process.stderr.write(
-      `[bench ${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(4)} s] ${line}\n`,
-    );
-  const outDir = path.resolve(ROOT, args.outDir);
-  await fsp.mkdir(outDir, { recursive: true });
-
+  const log = progressLog('bench', started.getTime());
   log(
     `sections: ${[...args.only].join(', ')}; load average ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`,
   );
@@ -48,17 +38,15 @@ async function main(): Promise<number> {
     (args.ceiling && (args.only.has('throughput') || args.only.has('overhead'))) ||
     args.only.has('peer') ||
     args.only.has('guard');
-  const { ctx, close } = await openBench(args, { log, bundles: needBare ? 'with-bare' : 'conversation' });
-  try {
-    const devServer = ctx.server;
+  return withBench({ args, log, bundles: needBare ? 'with-bare' : 'conversation' }, async (ctx) => {
     const results: Omit<BenchResults, 'targets' | 'finishedAt' | 'durationMs' | 'machine'> = {
       startedAt: started.toISOString(),
       git: gitState(),
       args: { ...args, only: [...args.only] },
       temporal: {
-        address: devServer.address,
-        namespace: devServer.namespace,
-        startedByBench: devServer.process !== undefined,
+        address: ctx.server.address,
+        namespace: ctx.server.namespace,
+        startedByBench: ctx.server.process !== undefined,
       },
     };
     // Cheap sections first, so a slow throughput run never hides them.
@@ -84,18 +72,11 @@ async function main(): Promise<number> {
       machine: machineInfo(loadAverageStart),
       targets: checkTargets(results),
     };
-    const text = textReport(complete);
-    process.stdout.write(`${text}\n`);
-    const stamp = started.toISOString().replace(/[:.]/g, '-');
-    const json = JSON.stringify(complete, null, 1);
-    const html = htmlReport(complete);
-    const files = [path.join(outDir, `bench-${stamp}.json`), path.join(outDir, `bench-${stamp}.html`)];
-    await fsp.writeFile(files[0]!, json);
-    await fsp.writeFile(files[1]!, html);
-    await fsp.writeFile(path.join(outDir, 'latest.json'), json);
-    await fsp.writeFile(path.join(outDir, 'latest.html'), html);
+    process.stdout.write(`${textReport(complete)}\n`);
+    const files = { json: JSON.stringify(complete, null, 1), html: htmlReport(complete) };
+    const written = await writeResults(args.outDir, 'bench', started, files, true);
     process.stdout.write(
-      `\nWrote ${files.map((f) => path.relative(process.cwd(), f)).join(' and ')} (also latest.json / latest.html) in ${(complete.durationMs / 1000).toFixed(0)} s.\n`,
+      `\nWrote ${written} (also latest.json / latest.html) in ${(complete.durationMs / 1000).toFixed(0)} s.\n`,
     );
     // Conversations cut at a throughput deadline leave client calls retrying; once their channel is closed,
     // @temporalio/client's retry timer throws "Channel has been shut down" from a timer. The results are written:
@@ -104,14 +85,10 @@ async function main(): Promise<number> {
       if (err instanceof Error && err.message === 'Channel has been shut down') return;
       throw err;
     });
-    if (complete.guard && !complete.guard.pass) {
-      process.stdout.write('FAIL: the guard found a cost per step past its margin (see the Guard table above).\n');
-      return 1;
-    }
-    return 0;
-  } finally {
-    await close();
-  }
+    if (!complete.guard || complete.guard.pass) return 0;
+    process.stdout.write('FAIL: the guard found a cost per step past its margin (see the Guard table above).\n');
+    return 1;
+  });
 }
 
 if (require.main === module) runMain(main);

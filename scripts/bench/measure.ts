@@ -4,15 +4,6 @@
 import { readFileSync } from 'node:fs';
 import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 
-export interface Summary {
-  n: number;
-  min: number;
-  p50: number;
-  p95: number;
-  max: number;
-  mean: number;
-}
-
 /** Linear interpolation between closest ranks (numpy's default): p50 of [1, 2, 3, 4] is 2.5. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
@@ -22,7 +13,9 @@ export function percentile(values: readonly number[], p: number): number {
   return low + (sorted[Math.ceil(rank)]! - low) * (rank - Math.floor(rank));
 }
 
-export function summarize(values: readonly number[]): Summary {
+export type Summary = ReturnType<typeof summarize>;
+
+export function summarize(values: readonly number[]) {
   const sum = values.reduce((a, b) => a + b, 0);
   return {
     n: values.length,
@@ -86,7 +79,7 @@ export interface ProcessSample {
   rssBytes: number;
 }
 
-export interface ProcessUsage {
+interface ProcessUsage {
   samples: ProcessSample[];
   peakRssBytes: number;
   /** VmHWM at stop: the peak since the process started (catches what falls between samples). */
@@ -148,11 +141,9 @@ export async function quiesce(pid: number | undefined): Promise<number> {
   return performance.now() - started;
 }
 
-export function isRpcTimeout(err: unknown): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    if (e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
-    if ((e as { code?: unknown }).code === 4 /* grpc DEADLINE_EXCEEDED */) return true;
-  }
+function isRpcTimeout(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause)
+    if (e instanceof WorkflowUpdateRPCTimeoutOrCancelledError || (e as { code?: unknown }).code === 4) return true; // 4: DEADLINE_EXCEEDED
   return false;
 }
 

@@ -16,7 +16,7 @@ interface Timing {
   phases?: Phases;
 }
 
-export interface OverheadAtLatency {
+interface OverheadAtLatency {
   latencyMs: number;
   reps: number;
   orchestrator: Timing & { phases: Phases };

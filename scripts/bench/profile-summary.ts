@@ -3,6 +3,7 @@
 //   npx tsx scripts/bench/profile-summary.ts DIR [top=25]
 import fs from 'node:fs';
 import path from 'node:path';
+import { printTables, fmtNum, pct } from './table';
 
 interface ProfileNode {
   id: number;
@@ -18,7 +19,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-export interface ProfileSummary {
+interface ProfileSummary {
   file: string;
   totalMs: number;
   idleMs: number;
@@ -27,7 +28,7 @@ export interface ProfileSummary {
 }
 
 /** node_modules/<pkg> (scoped too), a project path, or a V8 category like (garbage collector). */
-export function moduleOf(url: string, functionName: string): string {
+function moduleOf(url: string, functionName: string): string {
   if (!url) return `(${functionName || 'native'})`.replace(/^\(\((.*)\)\)$/, '($1)');
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (nm) return nm[1]!;
@@ -36,7 +37,7 @@ export function moduleOf(url: string, functionName: string): string {
   return project ? project[1]! : url;
 }
 
-export function summarizeProfile(file: string, profile: CpuProfile, top = 25): ProfileSummary {
+function summarizeProfile(file: string, profile: CpuProfile, top = 25): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
@@ -76,19 +77,17 @@ function main(): void {
     .readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
     .sort()) {
-    const summary = summarizeProfile(
-      name,
-      JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as CpuProfile,
-      top,
-    );
+    const profile = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as CpuProfile;
+    const summary = summarizeProfile(name, profile, top);
     const busy = summary.totalMs - summary.idleMs;
-    console.log(`\n${name}: ${(summary.totalMs / 1000).toFixed(1)} s profiled, ${(busy / 1000).toFixed(1)} s busy`);
-    console.log('  by package / file (self time):');
-    for (const m of summary.byModule)
-      console.log(`    ${m.ms.toFixed(0).padStart(7)} ms  ${((m.ms / busy) * 100).toFixed(1).padStart(5)}%  ${m.name}`);
-    console.log('  by function (self time):');
-    for (const f of summary.byFunction)
-      console.log(`    ${f.ms.toFixed(0).padStart(7)} ms  ${((f.ms / busy) * 100).toFixed(1).padStart(5)}%  ${f.name}`);
+    const rows = (list: { name: string; ms: number }[]) => list.map((m) => [fmtNum(m.ms, 0), pct(m.ms / busy), m.name]);
+    printTables(
+      (['package / file', 'function'] as const).map((by) => ({
+        title: `${name}: ${(summary.totalMs / 1000).toFixed(1)} s profiled, ${(busy / 1000).toFixed(1)} s busy; by ${by} (self time)`,
+        headers: ['ms', 'share', by],
+        rows: rows(by === 'function' ? summary.byFunction : summary.byModule),
+      })),
+    );
   }
 }
 

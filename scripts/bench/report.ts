@@ -57,22 +57,15 @@ export function machineInfo(loadAverageStart: number[]): MachineInfo {
 
 export function gitState(): BenchResults['git'] {
   try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-    const dirty =
-      execFileSync('git', ['status', '--porcelain'], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }).trim() !== '';
-    return { commit, dirty };
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return { commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain') !== '' };
   } catch {
     return undefined;
   }
 }
 
-export interface TargetCheck {
+interface TargetCheck {
   name: string;
   target: string;
   measured: string;
@@ -163,7 +156,7 @@ export function verdict(pass: boolean | undefined): string {
   return pass === undefined ? 'n/a' : pass ? 'PASS' : 'FAIL';
 }
 
-export function reportTables(results: BenchResults): Table[] {
+function reportTables(results: BenchResults): Table[] {
   const m = results.machine;
   return [
     {

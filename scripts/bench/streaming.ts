@@ -4,31 +4,29 @@
 //   - token → client latency, p50/p95, at 1 and at 50 concurrent streaming conversations;
 //   - history bytes per model call, streaming on (with one reader per conversation) vs off (sendMessage);
 //   - throughput (chain steps per second) at 100 concurrent conversations, streaming vs not.
-import { randomUUID } from 'node:crypto';
 import type { ConversationClient } from '../../client/conversation-client';
 import { readerCalls } from '../../client/conversation-sources';
 import { withDefaults } from '../../common/options';
 import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
-import { CHAIN_TOOLS, requestsOf } from './chain-script';
+import { CHAIN_TOOLS, requestsOf, scriptTagged } from './chain-script';
 import type { BenchContext } from './context';
-import { fmtMs } from './table';
 import { type LoadRun, type LoadSpec, type RunningSystem, runLoad } from './load';
 import { summarize, type Summary } from './measure';
 import { startOurs } from './systems';
-import type { Table } from './table';
+import { fmtMs, type Table } from './table';
 
 const TOKEN_DELAY_MS = 25;
 const MODEL_LATENCY_MS = 300;
 const STEPS = 3;
 const WORDS_PER_REPLY = 24;
 
-export interface StreamingLatency {
+interface StreamingLatency {
   conversations: number;
   tokens: number;
   latencyMs: Summary;
 }
 
-export interface HistoryCost {
+interface HistoryCost {
   conversations: number;
   modelCalls: number;
   bytesPerModelCall: number;
@@ -37,14 +35,10 @@ export interface HistoryCost {
   updatesPerModelCall: number;
 }
 
-/** cpuMsPerStep: the worker, the Temporal server (when the bench started it), this process. */
-export type StreamingThroughput = Pick<
-  LoadRun,
-  'conversations' | 'stepsPerSecond' | 'wallMs' | 'failed' | 'cpuMsPerStep'
->;
+type StreamingThroughput = Pick<LoadRun, 'conversations' | 'stepsPerSecond' | 'wallMs' | 'failed' | 'cpuMsPerStep'>;
 
 /** What the readers asked Temporal for, per model call, by kind and reason (client/conversation-sources.ts). */
-export interface ReaderCalls {
+interface ReaderCalls {
   modelCalls: number;
   describes: number;
   queries: number;
@@ -64,35 +58,29 @@ export interface StreamingResult {
 }
 
 /** The readers' calls made while `run` ran, per model call. */
-async function countingReaderCalls<T>(modelCalls: (result: T) => number, run: () => Promise<T>) {
+async function countingReaderCalls(modelCalls: number, run: () => Promise<LoadRun>) {
   const before = new Map(readerCalls);
   const result = await run();
-  const calls = modelCalls(result);
   const byReason: Record<string, number> = {};
-  for (const [reason, count] of readerCalls) {
-    const made = count - (before.get(reason) ?? 0);
-    if (made > 0) byReason[reason] = made / calls;
-  }
+  for (const [reason, count] of readerCalls)
+    if (count > (before.get(reason) ?? 0)) byReason[reason] = (count - (before.get(reason) ?? 0)) / modelCalls;
   const sum = (kind: string) =>
     Object.entries(byReason).reduce((total, [reason, n]) => total + (reason.startsWith(kind) ? n : 0), 0);
-  return { result, calls: { modelCalls: calls, describes: sum('describe:'), queries: sum('query:'), byReason } };
+  return { result, calls: { modelCalls, describes: sum('describe:'), queries: sum('query:'), byReason } };
 }
 
 /** The conversations' default (common/options.ts). */
 const FLUSH_INTERVAL_MS = withDefaults().streaming.intervalMs;
 
 /** A chain of STEPS tool calls and a final answer, each reply WORDS_PER_REPLY words of text, unique to `label`. */
-function streamingChain(mock: MessagesApi, label: string): string {
-  const steps: ScriptStep[] = Array.from({ length: STEPS + 1 }, (_, step) => {
-    const text = Array.from({ length: WORDS_PER_REPLY }, (_, i) => `w${step}x${i}`).join(' ');
-    if (step === STEPS) return { reply: { content: [{ type: 'text', text: `${text}.` }], stop_reason: 'end_turn' } };
-    const call = { type: 'tool_use' as const, name: 'get_weather', input: { location: 'Paris' } };
-    return { reply: { content: [{ type: 'text', text: `${text} ` }, call], stop_reason: 'tool_use' } };
-  });
-  const key = `[${label}-${randomUUID()}]`;
-  mock.script(key, steps);
-  return `${key} Check the weather a few times.`;
-}
+const STREAMING_CHAIN: ScriptStep[] = Array.from({ length: STEPS + 1 }, (_, step) => {
+  const text = Array.from({ length: WORDS_PER_REPLY }, (_, i) => `w${step}x${i}`).join(' ');
+  if (step === STEPS) return { reply: { content: [{ type: 'text', text: `${text}.` }], stop_reason: 'end_turn' } };
+  const call = { type: 'tool_use' as const, name: 'get_weather', input: { location: 'Paris' } };
+  return { reply: { content: [{ type: 'text', text: `${text} ` }, call], stop_reason: 'tool_use' } };
+});
+const streamingChain = (mock: MessagesApi, label: string): string =>
+  scriptTagged(mock, label, STREAMING_CHAIN, 'Check the weather a few times.');
 
 /** Per model call, when each character count of its text had arrived. */
 type Arrivals = Map<number, { chars: number; at: number }[]>;
@@ -156,19 +144,8 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
     signalsPerModelCall: (run.history?.eventTypes.workflowExecutionSignaled ?? 0) / modelCalls,
     updatesPerModelCall: (run.history?.eventTypes.workflowExecutionUpdateAccepted ?? 0) / modelCalls,
   });
-  const throughput = ({
-    conversations,
-    stepsPerSecond,
-    wallMs,
-    failed,
-    cpuMsPerStep,
-  }: LoadRun): StreamingThroughput => ({
-    conversations,
-    stepsPerSecond,
-    wallMs,
-    failed,
-    cpuMsPerStep,
-  });
+  const throughput = ({ conversations, stepsPerSecond, wallMs, failed, cpuMsPerStep }: LoadRun) =>
+    ({ conversations, stepsPerSecond, wallMs, failed, cpuMsPerStep }) satisfies StreamingThroughput;
   try {
     ours.send = { streaming: { enabled: false } };
     const latency: StreamingLatency[] = [];
@@ -185,10 +162,7 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
     const plain = historyCost(await load(ours, 10, 'history-off'));
     ctx.log('streaming: throughput, 100 concurrent conversations, streaming off, then on');
     const plainThroughput = throughput(await load(ours, 100, 'throughput-off'));
-    const counted = await countingReaderCalls(
-      (run: LoadRun) => run.conversations * modelCalls,
-      () => load(streamed, 100, 'throughput-on'),
-    );
+    const counted = await countingReaderCalls(100 * modelCalls, () => load(streamed, 100, 'throughput-on'));
     const streamingThroughput = throughput(counted.result);
     return {
       tokenDelayMs: TOKEN_DELAY_MS,

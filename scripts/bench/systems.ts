@@ -16,12 +16,16 @@ import { DEFAULT_MODEL } from '../../common/options';
 import { BARE_WORKFLOW, type bareChain, bareRunUpdate } from './bare-workflow';
 import { CHAIN_TOOLS, scriptChain } from './chain-script';
 import { type BenchContext, startBenchWorker, terminateAll } from './context';
+import { NativeConnection } from '@temporalio/worker';
+import { createAnthropic } from '../../workers/anthropic-client';
+import { type ConversationWorkerOptions, createConversationWorker } from '../../workers/conversation-worker';
+import type { WorkerProcess } from '../worker-process';
 import { InProcessLoop } from './in-process-loop';
 import type { Conversation, RunningSystem } from './load';
 
 export type SystemName = 'ours' | 'floor' | 'peer' | 'in-process';
 
-export const PEER_DIR = path.join(__dirname, 'peer');
+const PEER_DIR = path.join(__dirname, 'peer');
 
 function queueName(system: string, label: string): string {
   return `bench-${system}-${label}-${randomUUID().slice(0, 8)}`;
@@ -42,18 +46,12 @@ export interface Ours extends RunningSystem {
   send: Omit<StartOptions, 'id'>;
 }
 
-export async function startOurs(ctx: BenchContext, label: string): Promise<Ours> {
-  const taskQueue = queueName('ours', label);
-  const worker = await startBenchWorker(ctx, 'scripts/rig-worker.ts', taskQueue, {
-    ANTHROPIC_BASE_URL: ctx.mock.url,
-    WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
-    TOOL_LATENCY_MS: '0',
-  });
-  const conversations = new ConversationClient({ client: ctx.client, taskQueue, tools: CHAIN_TOOLS });
+/** Ours on `conversations`' task queue: each launch sends the chain's message with the chain's tools and limits. */
+function ours(conversations: ConversationClient, stop: () => Promise<void>, worker?: WorkerProcess): Ours {
   const system: Ours = {
     name: 'ours',
     modelActivity: 'callModel',
-    worker,
+    ...(worker && { worker }),
     conversations,
     send: {},
     leavesOpen: true,
@@ -77,10 +75,62 @@ export async function startOurs(ctx: BenchContext, label: string): Promise<Ours>
           }),
       };
     },
-    stop: () => worker.stop(10_000),
+    stop,
   };
+  return system;
+}
+
+/** Ours on the product's worker, in a process of its own; `env` adds to its environment (rig-worker.ts). */
+export async function startOurs(
+  ctx: BenchContext,
+  label: string,
+  options: { env?: Record<string, string>; turnTimeoutMs?: number } = {},
+): Promise<Ours> {
+  const taskQueue = queueName('ours', label);
+  const worker = await startBenchWorker(ctx, 'scripts/rig-worker.ts', taskQueue, {
+    ANTHROPIC_BASE_URL: ctx.mock.url,
+    WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
+    TOOL_LATENCY_MS: '0',
+    ...options.env,
+  });
+  const { turnTimeoutMs } = options;
+  const conversations = new ConversationClient({
+    client: ctx.client,
+    taskQueue,
+    tools: CHAIN_TOOLS,
+    ...(turnTimeoutMs && { turnTimeoutMs }),
+  });
+  const system = ours(conversations, () => worker.stop(10_000), worker);
   await warmUp(ctx, system);
   return system;
+}
+
+/**
+ * Ours on a conversation worker in this process, for the commands that change the worker itself (its tools, MCP
+ * servers, tracing: bench:mcp, bench:tracing, bench:threads); not warmed up. `client`: to add interceptors.
+ */
+export async function startOursInProcess(
+  ctx: BenchContext,
+  options: Omit<ConversationWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'anthropic'>,
+  client = ctx.client,
+): Promise<Ours> {
+  const taskQueue = queueName('ours', 'in-process');
+  const connection = await NativeConnection.connect({ address: ctx.server.address });
+  const anthropic = createAnthropic({ ANTHROPIC_BASE_URL: ctx.mock.url });
+  const namespace = ctx.server.namespace;
+  const worker = await createConversationWorker({ connection, namespace, taskQueue, anthropic, ...options });
+  const running = worker.run();
+  const conversations = new ConversationClient({
+    client,
+    taskQueue,
+    tools: options.tools.map((tool) => tool.name),
+    mcpServers: options.mcp?.serverNames ?? [],
+  });
+  return ours(conversations, async () => {
+    worker.shutdown();
+    await running;
+    await connection.close();
+  });
 }
 
 /** A system whose conversations are workflows started by `start` on a worker process of `entry`; they complete. */
@@ -108,7 +158,7 @@ async function workerSystem(
   });
 }
 
-export function startFloor(ctx: BenchContext, label: string): Promise<RunningSystem> {
+function startFloor(ctx: BenchContext, label: string): Promise<RunningSystem> {
   const floor = { name: 'floor' as const, entry: 'scripts/bench/bare-worker.ts', modelActivity: 'bareModel' };
   return workerSystem(ctx, label, { ...floor, env: { WORKFLOW_BUNDLE_PATH: ctx.bundles.bare } }, (c, taskQueue) =>
     ctx.client.workflow.executeUpdateWithStart(bareRunUpdate, {
@@ -123,7 +173,7 @@ export function startFloor(ctx: BenchContext, label: string): Promise<RunningSys
 }
 
 /** `npm ci` in peer/ when its node_modules is missing or older than its lock file (the first run, or a new pin). */
-export function installPeer(log: (line: string) => void): void {
+function installPeer(log: (line: string) => void): void {
   const lock = path.join(PEER_DIR, 'package-lock.json');
   const installed = path.join(PEER_DIR, 'node_modules', '.package-lock.json');
   if (fs.existsSync(installed) && fs.statSync(installed).mtimeMs >= fs.statSync(lock).mtimeMs) return;
@@ -133,7 +183,7 @@ export function installPeer(log: (line: string) => void): void {
   });
 }
 
-export function startPeer(ctx: BenchContext, label: string): Promise<RunningSystem> {
+function startPeer(ctx: BenchContext, label: string): Promise<RunningSystem> {
   installPeer(ctx.log);
   // The first start bundles the workflow through the plugin (it adds the AI SDK's polyfills); later ones reuse it.
   const peer = { name: 'peer' as const, entry: 'scripts/bench/peer/worker.ts', modelActivity: 'invokeModel' };
@@ -147,7 +197,7 @@ export function startPeer(ctx: BenchContext, label: string): Promise<RunningSyst
   );
 }
 
-export function startInProcess(ctx: BenchContext): RunningSystem {
+function startInProcess(ctx: BenchContext): RunningSystem {
   const loop = new InProcessLoop({
     baseURL: ctx.mock.url,
     request: { model: DEFAULT_MODEL, maxTokens: 1024, tools: CHAIN_TOOLS, promptCaching: true },

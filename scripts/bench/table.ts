@@ -53,6 +53,11 @@ export function renderText(table: Table): string {
   return ['', heading, ...body, ...(table.notes ?? []).map((note) => `  ${note}`)].join('\n');
 }
 
+/** Prints a command's tables on stdout. */
+export function printTables(tables: readonly Table[]): void {
+  process.stdout.write(`${tables.map(renderText).join('\n')}\n`);
+}
+
 export function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

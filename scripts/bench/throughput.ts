@@ -8,7 +8,7 @@ import { ratio } from './measure';
 import { startSystem, type SystemName } from './systems';
 import { fmtBytes, fmtNum, fmtRatio, PHASE_HEADERS, phaseCells, runCell, type Table } from './table';
 
-export interface ThroughputPoint {
+interface ThroughputPoint {
   conversations: number;
   orchestrator: LoadRun;
   bare?: LoadRun;

@@ -4,17 +4,23 @@
 // packed tarball (scripts/packed-example.ts) and a Temporal server (TEMPORAL_ADDRESS, else a dev server).
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { connectOrStartDevServer, type DevServer } from '../../testing/dev-server';
 import { type PackedExample, packAndInstallExample, startExampleWorker } from '../packed-example';
-import { cleanUpOnSignal, runMain, UsageError } from '../script-main';
+import { cleanUpOnSignal, runMain } from '../script-main';
+import { Flags } from './args';
+import { progressLog } from './context';
 import { summarize } from './measure';
+import { printTables, fmtMs } from './table';
+
+const HELP = `npm run bench:worker-start -- [options]
+
+  --runs N   worker starts per way (default 5)`;
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
-  const runs = Number(values.runs);
-  if (!Number.isInteger(runs) || runs < 1) throw new UsageError('--runs must be a positive integer');
-  const log = (line: string): void => void process.stderr.write(`[worker-start] ${line}\n`);
+  const flags = Flags.read(process.argv.slice(2), HELP);
+  if (!flags) return 0;
+  const runs = flags.int('runs', 5);
+  const log = progressLog('bench:worker-start');
 
   let server: DevServer | undefined;
   let example: PackedExample | undefined;
@@ -54,20 +60,21 @@ async function main(): Promise<number> {
       fs.renameSync(`${bundles}.hidden`, bundles);
     }
 
-    const tarball = fs.statSync(example.tarball).size;
-    const row = (name: string, times: number[]): string => {
+    const row = (name: string, times: number[]): string[] => {
       const s = summarize(times);
-      return `${name.padEnd(34)} p50 ${Math.round(s.p50)} ms   min ${Math.round(s.min)} ms   max ${Math.round(s.max)} ms   (n=${s.n})`;
+      return [name, ...[s.p50, s.min, s.max].map((ms) => fmtMs(Math.round(ms))), String(s.n)];
     };
-    process.stdout.write(
-      [
-        `package: ${(tarball / 1024 / 1024).toFixed(2)} MiB packed; npm pack (with the build) ${example.packMs} ms; ` +
-          `npm install of the example ${example.installMs} ms; its tsc ${example.compileMs} ms`,
-        'worker start, `node dist/src/worker.js` → "Worker ready":',
-        row('  pre-built bundle (shipped)', prebuilt),
-        row('  workflow code bundled at start', atStart),
-      ].join('\n') + '\n',
-    );
+    printTables([
+      {
+        title: 'Worker start, `node dist/src/worker.js` → "Worker ready"',
+        headers: ['workflow code', 'p50', 'min', 'max', 'n'],
+        rows: [row('pre-built bundle (shipped)', prebuilt), row('bundled at start', atStart)],
+        notes: [
+          `package: ${(fs.statSync(example.tarball).size / 1024 / 1024).toFixed(2)} MiB packed; npm pack (with the build) ` +
+            `${example.packMs} ms; npm install of the example ${example.installMs} ms; its tsc ${example.compileMs} ms`,
+        ],
+      },
+    ]);
     return 0;
   } finally {
     await cleanup();

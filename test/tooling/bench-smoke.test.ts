@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { demoTools } from '../../testing/demo-tools';
 import { describeTool } from '../../activities/tool-definition';
-import { parseArgs } from '../../scripts/bench/args';
+import { Flags, parseArgs } from '../../scripts/bench/args';
 import { UsageError } from '../../scripts/script-main';
 import { chainSteps, CHAIN_TOOLS, requestsOf, scriptChain } from '../../scripts/bench/chain-script';
 import { InProcessLoop } from '../../scripts/bench/in-process-loop';
@@ -65,6 +65,12 @@ describe('bench building blocks', () => {
     assert.ok(update.updateBaseline && update.only.has('guard'), '--update-baseline runs the guard');
     assert.throws(() => parseArgs(['--only', 'speed']), UsageError);
     assert.throws(() => parseArgs(['--conversations', 'ten']), UsageError);
+    // Every bench command reads its flags the way its help lists them (bench:mcp's here).
+    const help = 'npm run bench:mcp -- [options]\n\n  --calls N    1 to 1000 (default 100)\n  --json FILE  samples';
+    assert.equal(Flags.read([], help)!.int('calls', 100, { max: 1000 }), 100);
+    assert.equal(Flags.read(['--calls', '7', '--json=x.json'], help)!.string('json'), 'x.json');
+    assert.throws(() => Flags.read(['--calls', '1001'], help)!.int('calls', 100, { max: 1000 }), UsageError);
+    assert.throws(() => Flags.read(['--rounds', '3'], help), UsageError, 'a flag its help does not list');
   });
 
   test('the scripted chain: N tool calls alternating two tools with valid inputs, then end_turn', () => {

@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UsageError } from '../../scripts/script-main';
+import { renderText } from '../../scripts/bench/table';
 import {
   DEFAULT_OPTIONS,
-  longChainReport,
+  longChainTable,
   parseLongChainArgs,
   SUGGESTED_HISTORY_EVENTS,
   type VariantResult,
@@ -46,11 +47,15 @@ test("the report: one row per variant, and whether every run stayed under Tempor
     largestRunEvents: 3_600,
     wallMs: 95_000,
   };
-  const report = longChainReport(DEFAULT_OPTIONS, [row, { ...row, variant: 'orchestrator', summaryCalls: 13 }]);
-  assert.match(report, /^A 1000-step chain, tool outputs of 3000 characters/);
+  const report = renderText(
+    longChainTable(DEFAULT_OPTIONS, [row, { ...row, variant: 'orchestrator', summaryCalls: 13 }]),
+  );
+  assert.match(report, /^── A 1000-step chain, tool outputs of 3000 characters/m);
   assert.match(report, /compaction\s+awaiting_user\s+1000\s+1001\s+13\s/);
   assert.match(report, /orchestrator\s+awaiting_user\s+1000\s+1001 \+ 13\s/);
   assert.match(report, /4,096 events\): yes$/);
-  const over = longChainReport(DEFAULT_OPTIONS, [{ ...row, largestRunEvents: SUGGESTED_HISTORY_EVENTS + 10 }]);
+  const over = renderText(
+    longChainTable(DEFAULT_OPTIONS, [{ ...row, largestRunEvents: SUGGESTED_HISTORY_EVENTS + 10 }]),
+  );
   assert.match(over, /: NO$/);
 });
