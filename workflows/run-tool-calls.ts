@@ -35,33 +35,33 @@ export interface ToolRun {
  */
 export const BOUNDED_RESULTS_PATCH = 'bounded-tool-outcomes';
 
-export async function runToolCalls(run: ToolRun, calls: ToolCall[]): Promise<ToolOutcome[]> {
+export function runToolCalls(run: ToolRun, calls: ToolCall[]): Promise<ToolOutcome[]> {
   run.state.recordToolCalls(calls.length);
   const cap = run.state.options.limits.maxResultChars;
-  return Promise.all(
-    calls.map(async (call) => {
-      // Every outcome passes here, whatever produced it (a tool, an MCP server, a refusal): bounded and well-formed.
-      const raw = await runToolCall(run, call);
-      const bounded = boundedOutcome(raw, cap);
-      const outcome = bounded.content === raw.content || !run.state.keepUncut() ? bounded : raw;
-      const { callId: id, name, isError } = outcome;
-      // Readers get the text; an image (an MCP tool's) shows as a marker.
-      const content =
-        typeof outcome.content === 'string'
-          ? outcome.content
-          : outcome.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
-      const cut = content.length > MAX_STREAMED_RESULT_CHARS;
-      run.stream.publish({
-        type: 'tool_result',
-        id,
-        name,
-        isError,
-        content: cut ? content.slice(0, MAX_STREAMED_RESULT_CHARS) : content,
-        ...(cut && { truncated: true }),
-      });
-      return outcome;
-    }),
-  );
+  // A `then`, not an async function: each promise in workflow code costs the worker a stack trace.
+  return Promise.all(calls.map((call) => runToolCall(run, call).then((raw) => settled(run, raw, cap))));
+}
+
+/** Every outcome passes here, whatever produced it (a tool, an MCP server, a refusal): bounded and well-formed. */
+function settled(run: ToolRun, raw: ToolOutcome, cap: number): ToolOutcome {
+  const bounded = boundedOutcome(raw, cap);
+  const outcome = bounded.content === raw.content || !run.state.keepUncut() ? bounded : raw;
+  const { callId: id, name, isError } = outcome;
+  // Readers get the text; an image (an MCP tool's) shows as a marker.
+  const content =
+    typeof outcome.content === 'string'
+      ? outcome.content
+      : outcome.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+  const cut = content.length > MAX_STREAMED_RESULT_CHARS;
+  run.stream.publish({
+    type: 'tool_result',
+    id,
+    name,
+    isError,
+    content: cut ? content.slice(0, MAX_STREAMED_RESULT_CHARS) : content,
+    ...(cut && { truncated: true }),
+  });
+  return outcome;
 }
 
 async function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
