@@ -152,6 +152,7 @@ function withGuard<T extends CallModelInput>(input: T, admission: Admission): T 
 
 /** Usage that came back from an activity is checked before it is added (a result of another worker version). */
 function countFailedAttempts(state: ConversationState, usage: unknown, model?: string): void {
+  if (usage === undefined) return; // a call whose first attempt answered (most): nothing to check
   const billed = billedIn({ billed: usage });
   if (billed) state.recordExtraUsage(billed, model);
 }
