@@ -38,7 +38,9 @@ export const BOUNDED_RESULTS_PATCH = 'bounded-tool-outcomes';
 export function runToolCalls(run: ToolRun, calls: ToolCall[]): Promise<ToolOutcome[]> {
   run.state.recordToolCalls(calls.length);
   const cap = run.state.options.limits.maxResultChars;
-  // A `then`, not an async function: each promise in workflow code costs the worker a stack trace.
+  // `then`s, not async functions, and no Promise.all for a lone call (most replies): each promise in workflow code
+  // costs the worker a stack trace.
+  if (calls.length === 1) return runToolCall(run, calls[0]!).then((raw) => [settled(run, raw, cap)]);
   return Promise.all(calls.map((call) => runToolCall(run, call).then((raw) => settled(run, raw, cap))));
 }
 
