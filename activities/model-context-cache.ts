@@ -14,6 +14,11 @@ export class ModelContextCache {
   /** Least recently used first. Bounded by bytes, not entries: one long transcript can weigh as much as a thousand. */
   private readonly entries = new Map<string, { context: ModelContext; bytes: number }>();
   private heldBytes = 0;
+  /**
+   * The JSON size of each message held, measured once: a conversation's messages stay the same objects from call to
+   * call (the context only grows), so remembering a context costs what it added, not its whole length again.
+   */
+  private readonly messageBytes = new WeakMap<MessageParam, number>();
   hits = 0;
   misses = 0;
 
@@ -67,11 +72,27 @@ export class ModelContextCache {
   remember(conversation: ConversationRun, context: ModelContext): void {
     const key = keyOf(conversation);
     this.forget(key);
-    const bytes = Buffer.byteLength(JSON.stringify(context), 'utf8');
+    const bytes = this.sizeOf(context);
     if (bytes > this.maxBytes) return;
     this.entries.set(key, { context, bytes });
     this.heldBytes += bytes;
     while (this.heldBytes > this.maxBytes) this.forget(this.entries.keys().next().value!);
+  }
+
+  /** The UTF-8 size of the context's JSON: the rest of it, its messages (each measured once) and their commas. */
+  private sizeOf(context: ModelContext): number {
+    const { messages } = context;
+    let bytes =
+      Buffer.byteLength(JSON.stringify({ ...context, messages: [] }), 'utf8') + Math.max(0, messages.length - 1);
+    for (const message of messages) {
+      let size = this.messageBytes.get(message);
+      if (size === undefined) {
+        size = Buffer.byteLength(JSON.stringify(message), 'utf8');
+        this.messageBytes.set(message, size);
+      }
+      bytes += size;
+    }
+    return bytes;
   }
 
   /** Drops what the cache holds of a conversation's run (its transcript now lives in the API's thread). */

@@ -6,7 +6,7 @@
 import { ApplicationFailure, type ActivityFailure } from '@temporalio/common';
 import { setCurrentDetails } from '@temporalio/workflow';
 import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
-import type { BudgetRefusal, BudgetScope, CallEstimate } from '../common/budget';
+import { type BudgetRefusal, type BudgetScope, type CallEstimate, hasLimits } from '../common/budget';
 import { compactionNote } from '../common/context-accounting';
 import { apiContextManagement } from '../common/context-options';
 import type { TurnFailure } from '../common/conversation-types';
@@ -74,7 +74,8 @@ export async function askModel(
   let admission: Admission | BudgetRefusal = UNCHECKED;
   // What the admitted call was estimated at: a fallback call is the same request, priced at its model's prices.
   let estimate: CallEstimate | undefined;
-  if (checked) {
+  // Without limits every admission is the same `ok`: the estimate (and its await) is skipped.
+  if (checked && hasLimits(options.budget)) {
     const next = await nextCallEstimate(state, offered, true);
     if (!isRefusal(next)) estimate = next;
     admission = isRefusal(next) ? next : admit(state, next);

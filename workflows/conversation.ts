@@ -43,6 +43,7 @@ import {
 import { askModel, type OfferedTools } from './ask-model';
 import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
+import { summarisingItself } from '../common/context-options';
 import { checksEveryRequest } from './model-requests';
 import { ConversationState } from './conversation-state';
 import { listConversationMcpTools } from './mcp-tools';
@@ -221,7 +222,11 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       state.finishTurnOverBudget(budget.message, budget.scope);
       return 'done';
     }
-    const refusedSummary = await compactIfDue(state, run.offered, checked);
+    // Each await in workflow code costs the worker a promise and its stack trace: steps that cannot summarise or
+    // give a typed answer (most) skip those awaits.
+    const refusedSummary = summarisingItself(state.options.contextManagement)
+      ? await compactIfDue(state, run.offered, checked)
+      : undefined;
     if (refusedSummary) {
       state.finishTurnOverBudget(refusedSummary.message, refusedSummary.scope);
       return 'done';
@@ -275,7 +280,7 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       return 'done';
     }
     if (stopReason === 'pause_turn') continue; // the server paused a long turn: send it back as it is
-    const typed = await handleTypedReply(run, stopReason, reading);
+    const typed = state.currentTurn?.output ? await handleTypedReply(run, stopReason, reading) : 'tools';
     if (typed === 'done') return 'done';
     if (typed === 'next') continue;
     if (reading.toolCalls.length === 0) {

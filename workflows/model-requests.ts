@@ -72,7 +72,7 @@ export type Sent<T> =
 
 type How = Pick<ActivityOptions, 'summary'> & { activityId: string };
 
-export async function sendModelCall(
+export function sendModelCall(
   state: ConversationState,
   admission: Admission,
   input: CallModelInput,
@@ -81,14 +81,17 @@ export async function sendModelCall(
   const { callModel } = proxyActivities<ModelActivities>(modelCallOptions(state));
   // What failed attempts billed is priced at the prices of the model they went to.
   const model = input.request.model;
-  try {
-    const value = await callModel.executeWithOptions(how, [withGuard(input, admission)]);
-    countFailedAttempts(state, value.failedAttempts, model);
-    return { kind: 'sent', value };
-  } catch (err) {
-    if (err instanceof ActivityFailure) return afterFailure(state, err, model);
-    throw err;
-  }
+  // A `then`, not an async function: every step passes here, and each promise in workflow code costs a stack trace.
+  return callModel.executeWithOptions(how, [withGuard(input, admission)]).then(
+    (value): Sent<CallModelResult> => {
+      countFailedAttempts(state, value.failedAttempts, model);
+      return { kind: 'sent', value };
+    },
+    (err: unknown) => {
+      if (err instanceof ActivityFailure) return afterFailure<CallModelResult>(state, err, model);
+      throw err;
+    },
+  );
 }
 
 export async function sendSummary(
@@ -149,6 +152,7 @@ function withGuard<T extends CallModelInput>(input: T, admission: Admission): T 
 
 /** Usage that came back from an activity is checked before it is added (a result of another worker version). */
 function countFailedAttempts(state: ConversationState, usage: unknown, model?: string): void {
+  if (usage === undefined) return; // a call whose first attempt answered (most): nothing to check
   const billed = billedIn({ billed: usage });
   if (billed) state.recordExtraUsage(billed, model);
 }

@@ -35,81 +35,108 @@ export interface ToolRun {
  */
 export const BOUNDED_RESULTS_PATCH = 'bounded-tool-outcomes';
 
-export async function runToolCalls(run: ToolRun, calls: ToolCall[]): Promise<ToolOutcome[]> {
+export function runToolCalls(run: ToolRun, calls: ToolCall[]): Promise<ToolOutcome[]> {
   run.state.recordToolCalls(calls.length);
   const cap = run.state.options.limits.maxResultChars;
-  return Promise.all(
-    calls.map(async (call) => {
-      // Every outcome passes here, whatever produced it (a tool, an MCP server, a refusal): bounded and well-formed.
-      const raw = await runToolCall(run, call);
-      const bounded = boundedOutcome(raw, cap);
-      const outcome = bounded.content === raw.content || !run.state.keepUncut() ? bounded : raw;
-      const { callId: id, name, isError } = outcome;
-      // Readers get the text; an image (an MCP tool's) shows as a marker.
-      const content =
-        typeof outcome.content === 'string'
-          ? outcome.content
-          : outcome.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
-      const cut = content.length > MAX_STREAMED_RESULT_CHARS;
-      run.stream.publish({
-        type: 'tool_result',
-        id,
-        name,
-        isError,
-        content: cut ? content.slice(0, MAX_STREAMED_RESULT_CHARS) : content,
-        ...(cut && { truncated: true }),
-      });
-      return outcome;
-    }),
-  );
+  // `then`s, not async functions, and no Promise.all for a lone call (most replies): each promise in workflow code
+  // costs the worker a stack trace.
+  if (calls.length === 1) return runToolCall(run, calls[0]!).then((raw) => [settled(run, raw, cap)]);
+  return Promise.all(calls.map((call) => runToolCall(run, call).then((raw) => settled(run, raw, cap))));
 }
 
-async function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
-  const { state, policies, mcpTools } = run;
-  const fail = (content: string): ToolOutcome => ({ callId: call.id, name: call.name, isError: true, content });
-  if (call.malformed) return fail(`Malformed tool call: ${call.malformed}`);
+/** Every outcome passes here, whatever produced it (a tool, an MCP server, a refusal): bounded and well-formed. */
+function settled(run: ToolRun, raw: ToolOutcome, cap: number): ToolOutcome {
+  const bounded = boundedOutcome(raw, cap);
+  const outcome = bounded.content === raw.content || !run.state.keepUncut() ? bounded : raw;
+  const { callId: id, name, isError } = outcome;
+  // Readers get the text; an image (an MCP tool's) shows as a marker.
+  const content =
+    typeof outcome.content === 'string'
+      ? outcome.content
+      : outcome.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+  const cut = content.length > MAX_STREAMED_RESULT_CHARS;
+  run.stream.publish({
+    type: 'tool_result',
+    id,
+    name,
+    isError,
+    content: cut ? content.slice(0, MAX_STREAMED_RESULT_CHARS) : content,
+    ...(cut && { truncated: true }),
+  });
+  return outcome;
+}
+
+/**
+ * One call's outcome. The usual path (a known tool, no approval) is a `then` on the activity, not an async function:
+ * it runs for every tool call, and each promise in workflow code costs the worker a stack trace.
+ */
+function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
+  if (call.malformed) return Promise.resolve(failed(call, `Malformed tool call: ${call.malformed}`));
+  const { policies, mcpTools } = run;
   const policy = policies.get(call.name);
   if (!policy) {
-    return fail(`Unknown tool "${call.name}". Available tools: ${[...policies.keys()].join(', ') || 'none'}.`);
+    const available = [...policies.keys()].join(', ') || 'none';
+    return Promise.resolve(failed(call, `Unknown tool "${call.name}". Available tools: ${available}.`));
   }
-
   const mcpTool = mcpTools.get(call.name);
   const summary = mcpTool
     ? mcpCallSummary(mcpTool.server, mcpTool.tool, call.input)
     : toolCallSummary(call.name, call.input);
-  if (policy.requiresApproval) {
-    const refusal = await awaitApproval(run, call, summary);
-    if (refusal) return fail(refusal);
-  }
+  if (policy.requiresApproval) return runOnceApproved(run, call, policy, summary);
+  return runActivity(run, call, policy, summary);
+}
 
+async function runOnceApproved(run: ToolRun, call: ToolCall, policy: ToolPolicy, summary: string) {
+  const refusal = await awaitApproval(run, call, summary);
+  return refusal ? failed(call, refusal) : runActivity(run, call, policy, summary);
+}
+
+/** The call's activity: the worker's tool, or the MCP server's through `callMcpTool`. */
+function runActivity(run: ToolRun, call: ToolCall, policy: ToolPolicy, summary: string): Promise<ToolOutcome> {
+  const { state } = run;
+  const mcpTool = run.mcpTools.get(call.name);
   const { activityId, idempotencyKey } = toolActivityNames(state, call);
   setCurrentDetails(`Running ${summary}`);
   state.startActivity(call.id, { kind: 'tool', name: summary, startedAt: new Date().toISOString() });
+  let result: Promise<{ ok: boolean; content: ToolOutcome['content'] }>;
   try {
     if (mcpTool) {
       const protocol = protocolFor(state.options.protocol);
-      const result = await callMcpTool(mcpTool, call, { policy, protocol, summary, activityId, idempotencyKey });
-      return { callId: call.id, name: call.name, isError: !result.ok, content: result.content };
+      result = callMcpTool(mcpTool, call, { policy, protocol, summary, activityId, idempotencyKey });
+    } else {
+      const tool = proxyActivities<ToolActivities>({
+        startToCloseTimeout: policy.startToCloseTimeout,
+        heartbeatTimeout: policy.heartbeatTimeout,
+        retry: {
+          maximumAttempts: policy.maximumAttempts,
+          initialInterval: policy.initialInterval,
+          backoffCoefficient: 2,
+        },
+      })[call.name]!;
+      result = tool.executeWithOptions({ summary, activityId }, [
+        { input: call.input, protocol: state.options.protocol, idempotencyKey },
+      ]);
     }
-    const tool = proxyActivities<ToolActivities>({
-      startToCloseTimeout: policy.startToCloseTimeout,
-      heartbeatTimeout: policy.heartbeatTimeout,
-      retry: {
-        maximumAttempts: policy.maximumAttempts,
-        initialInterval: policy.initialInterval,
-        backoffCoefficient: 2,
-      },
-    })[call.name]!;
-    const result = await tool.executeWithOptions({ summary, activityId }, [
-      { input: call.input, protocol: state.options.protocol, idempotencyKey },
-    ]);
-    return { callId: call.id, name: call.name, isError: !result.ok, content: result.content };
   } catch (err) {
-    if (err instanceof ActivityFailure) return fail(describeToolFailure(call.name, policy, err));
-    throw err;
-  } finally {
+    // Thrown while scheduling: this call's outcome fails, the others still run.
     state.finishActivity(call.id);
+    return Promise.reject(err as Error);
   }
+  return result.then(
+    (done): ToolOutcome => {
+      state.finishActivity(call.id);
+      return { callId: call.id, name: call.name, isError: !done.ok, content: done.content };
+    },
+    (err: unknown) => {
+      state.finishActivity(call.id);
+      if (err instanceof ActivityFailure) return failed(call, describeToolFailure(call.name, policy, err));
+      throw err;
+    },
+  );
+}
+
+function failed(call: ToolCall, content: string): ToolOutcome {
+  return { callId: call.id, name: call.name, isError: true, content };
 }
 
 /**

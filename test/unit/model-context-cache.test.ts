@@ -114,4 +114,18 @@ describe('the cache is bounded by bytes, not by entries', () => {
     assert.equal(cache.size, 1);
     assert.equal(cache.bytes, size('ab'));
   });
+
+  test("a conversation's context, remembered again as it grows call after call, weighs its JSON each time", () => {
+    const cache = new ModelContextCache(async () => ({ messages: [] }));
+    const messages: MessageParam[] = [user('Hi'), assistant('漢字 and "quotes"')];
+    for (let call = 1; call <= 4; call++) {
+      // The same message objects each time, as the model activity hands them on, plus the reply and results.
+      const context = { system: 'Be brief.', messages: [...messages], lastReplyId: `msg_${call}` };
+      cache.remember(conversation, context);
+      assert.equal(cache.bytes, Buffer.byteLength(JSON.stringify(context)), `after call ${call}`);
+      messages.push(user(`result ${call}`), assistant(`reply ${call}`));
+    }
+    cache.remember(conversation, { messages: [] });
+    assert.equal(cache.bytes, Buffer.byteLength(JSON.stringify({ messages: [] })), 'an empty context too');
+  });
 });
