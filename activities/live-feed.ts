@@ -17,9 +17,8 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { LoadedDataConverter } from '@temporalio/common';
-import { encodeToPayload } from '@temporalio/common/lib/internal-non-workflow';
 import type { StreamEvent } from '../common/stream-events';
-import { payloadToJson, type LiveChannel } from './live-relay';
+import { type LiveChannel, writeEncodedLine } from './live-relay';
 
 /** What one feed keeps for readers that subscribe late (a turn's events, usually): the oldest go first. */
 export const MAX_FEED_EVENTS = 256;
@@ -133,23 +132,8 @@ export class LiveFeed {
       const events = this.events.filter((e) => e.offset >= subscriber.next);
       if (events.length === 0 || res.destroyed) return;
       subscriber.next = events.at(-1)!.offset + 1;
-      let line: string;
-      try {
-        const page = { events: events.map(({ offset, event }) => ({ offset, event })) };
-        line = JSON.stringify({ events: payloadToJson(await encodeToPayload(this.converter, page)) }) + '\n';
-      } catch {
-        res.destroy(); // cannot be encoded (a codec failed): the reader goes back to Temporal
-        return;
-      }
-      if (res.destroyed) return;
-      if (res.writableLength > MAX_FEED_QUEUED_BYTES) {
-        res.destroy();
-        return;
-      }
-      res.write(line);
+      const page = { events: events.map(({ offset, event }) => ({ offset, event })) };
+      await writeEncodedLine(res, this.converter, 'events', page);
     });
   }
 }
-
-/** A reader this far behind (bytes queued and not yet taken) is dropped: it reads the rest from Temporal. */
-const MAX_FEED_QUEUED_BYTES = 1 << 20;

@@ -132,20 +132,8 @@ export class LiveChannel {
     if (update) await this.write(res, update);
   }
 
-  private async write(res: http.ServerResponse, update: LiveReply): Promise<void> {
-    let line: string;
-    try {
-      line = JSON.stringify({ reply: payloadToJson(await encodeToPayload(this.converter, update)) }) + '\n';
-    } catch {
-      res.destroy(); // cannot be encoded (a codec failed): the reader goes back to Temporal
-      return;
-    }
-    if (res.destroyed) return;
-    if (res.writableLength > MAX_QUEUED_BYTES) {
-      res.destroy();
-      return;
-    }
-    res.write(line);
+  private write(res: http.ServerResponse, update: LiveReply): Promise<void> {
+    return writeEncodedLine(res, this.converter, 'reply', update);
   }
 
   /** The blocks (or their parts) `sent` lacks, marking them sent; undefined when there is nothing new. */
@@ -373,6 +361,32 @@ function advertisedHost(host: string): string {
 }
 
 /** A payload as JSON: its metadata and data base64, like Temporal's own JSON form of a Payload. */
+/**
+ * One NDJSON line `{ [field]: payload }` to a reader, `value` encoded with the worker's converter (its codec too). A
+ * value that cannot be encoded, or a reader MAX_QUEUED_BYTES behind, ends the response: the reader goes back to
+ * Temporal. Used by the relay's replies and the feed's events.
+ */
+export async function writeEncodedLine(
+  res: http.ServerResponse,
+  converter: LoadedDataConverter,
+  field: 'reply' | 'events',
+  value: unknown,
+): Promise<void> {
+  let line: string;
+  try {
+    line = JSON.stringify({ [field]: payloadToJson(await encodeToPayload(converter, value)) }) + '\n';
+  } catch {
+    res.destroy(); // cannot be encoded (a codec failed)
+    return;
+  }
+  if (res.destroyed) return;
+  if (res.writableLength > MAX_QUEUED_BYTES) {
+    res.destroy();
+    return;
+  }
+  res.write(line);
+}
+
 export function payloadToJson(payload: Payload): { metadata: Record<string, string>; data: string } {
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(payload.metadata ?? {})) {
