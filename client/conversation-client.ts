@@ -166,6 +166,11 @@ const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
  * polls within a second or so) before it answers `unavailable`…
  */
 const WORKER_WAIT_MS = 5_000;
+/**
+ * …how long one look (DescribeTaskQueue) may take: a busy server (or a client process whose event loop is busy) can
+ * take seconds, and a look that gives up lets a message to a queue nobody polls wait out its whole turn timeout…
+ */
+const WORKER_LOOK_TIMEOUT_MS = 10_000;
 /** …and for how long a worker seen there is taken for granted (one DescribeTaskQueue call per this, at most). */
 const WORKER_SEEN_TTL_MS = 30_000;
 /** How long a client waits for a worker to say which tools it registers. */
@@ -513,7 +518,7 @@ export class ConversationClient {
     for (;;) {
       let pollers: number;
       try {
-        const described = await this.client.withDeadline(Math.max(giveUpAt, Date.now() + 2_000), () =>
+        const described = await this.client.withDeadline(Date.now() + WORKER_LOOK_TIMEOUT_MS, () =>
           this.client.workflowService.describeTaskQueue({
             namespace: this.client.options.namespace,
             taskQueue: { name: this.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
@@ -522,6 +527,8 @@ export class ConversationClient {
         );
         pollers = described.pollers?.length ?? 0;
       } catch {
+        // A server that cannot say (an API key without the permission, or too busy to answer within
+        // WORKER_LOOK_TIMEOUT_MS) is not held against the caller: the message goes on as before.
         return;
       }
       if (pollers > 0) {
