@@ -41,6 +41,8 @@ before(async () => {
         url: http.url,
         headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN}' },
         ...FAST,
+        // Restarting its process takes seconds on a busy machine: more than three attempts 0.5 s apart.
+        maxAttempts: 8,
       },
       everything_strict: {
         command: process.execPath,

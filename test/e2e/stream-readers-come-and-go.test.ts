@@ -90,13 +90,21 @@ test(
     // Every reader reads the log and parks: a few on long polls, the others on the query.
     const leave = new AbortController();
     let seen = 0;
-    const readers = Array.from({ length: READERS }, async () => {
-      for await (const item of h.conversations.events(id, { signal: leave.signal })) if (item.offset >= 0) seen++;
-    });
-    await until(async () => (await pollsOf(id)).inFlight >= MAX_POLLS_IN_FLIGHT);
-    await until(async () => seen >= READERS * 5); // each read the first turn's 5 events
-    leave.abort();
-    await Promise.all(readers); // they end quietly
+    const readers = Promise.all(
+      Array.from({ length: READERS }, async () => {
+        for await (const item of h.conversations.events(id, { signal: leave.signal })) if (item.offset >= 0) seen++;
+      }),
+    );
+    // A reader that fails while the test still waits fails the test below, not the process (nor, in a test process
+    // shared with other files, whichever test runs then).
+    readers.catch(() => undefined);
+    try {
+      await until(async () => (await pollsOf(id)).inFlight >= MAX_POLLS_IN_FLIGHT);
+      await until(async () => seen >= READERS * 5); // each read the first turn's 5 events
+    } finally {
+      leave.abort();
+    }
+    await readers; // they end quietly
 
     exhausted = 0;
     const turn = counted.sendMessage(id, uniquePrompt('Buy 3 shares of General Motors'));

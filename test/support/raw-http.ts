@@ -26,7 +26,16 @@ export function sendRaw(port: number, method: string, target: string, request: R
     const length = request.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(request.body)) };
     const chunked = request.chunks ? { 'Transfer-Encoding': 'chunked' } : {};
     const headers = { ...length, ...chunked, ...request.headers };
-    const options = { host: '127.0.0.1', port, method, path: target, headers, localAddress: request.localAddress };
+    // A connection of its own (agent: false): a kept-alive one the server is just closing would end as "socket hang up".
+    const options = {
+      host: '127.0.0.1',
+      port,
+      method,
+      path: target,
+      headers,
+      localAddress: request.localAddress,
+      agent: false,
+    };
     const req = http.request(options, (res) => {
       answered = true;
       const received: Buffer[] = [];
