@@ -16,7 +16,13 @@
 //   WORKFLOW_BUNDLE_PATH                   pre-bundled workflows/index.ts: Worker.create({ workflowBundle: { codePath } })
 //   WORKFLOW_BUNDLES_DIR                   its folder, where the other bundle variants are built once for the whole run
 //                                          (test/support/shared-workflow-bundle.ts)
-// TEST_CONCURRENCY sets --test-concurrency (default: one file per core, plus one when a server is needed). The server's own log goes to test-artifacts/temporal-dev-server.log.
+// Test files share processes (test/support/test-file-group.ts), so that each process loads the SDKs once:
+//   test/unit                 one process, file after file (pure and quick);
+//   OWN_PROCESS               one process each (they change what a whole process shares);
+//   the rest                  TEST_GROUPS processes (default: two per core), each running
+//                             TEST_FILES_PER_PROCESS (default 2) of its files at a time.
+// TEST_GROUPS=0 gives every file a process of its own, node's default, with TEST_CONCURRENCY of them at a time (default:
+// one per core, plus one). The server's own log goes to test-artifacts/temporal-dev-server.log.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -101,6 +107,58 @@ export function longestFirst(files: string[]): string[] {
   return [...first, ...files.filter((file) => !first.includes(file))];
 }
 
+/** Files that change what their whole process shares, so they run in a process of their own. */
+const OWN_PROCESS = [
+  'test/e2e/tracing.test.ts', // registers the process's global OpenTelemetry tracer provider and propagator
+  'test/tooling/tracing-content.test.ts', // the same
+  'test/hostile/client-calls.test.ts', // asserts that nothing reached process.on('uncaughtException') in the process
+  // Timing under load: 50 readers' long polls, and an MCP server restarted within its retries.
+  'test/e2e/stream-readers-come-and-go.test.ts',
+  'test/e2e/mcp-everything.test.ts',
+];
+
+/** What one test process runs: a file, or `files` side by side, `concurrency` at a time. */
+export type TestEntry = { file: string } | { name: string; files: string[]; concurrency: number };
+
+/**
+ * The processes of a run, longest first: `groups` shared ones take the files round-robin (so the long ones spread),
+ * test/unit gets one, OWN_PROCESS files one each. A group of one file is just that file.
+ */
+export function groupTestFiles(files: string[], groups: number, filesPerProcess: number): TestEntry[] {
+  const ordered = longestFirst(files);
+  if (groups === 0) return ordered.map((file) => ({ file }));
+  const unit = ordered.filter((file) => file.startsWith(PURE_DIR));
+  const alone = ordered.filter((file) => OWN_PROCESS.includes(file));
+  const shared = ordered.filter((file) => !unit.includes(file) && !alone.includes(file));
+  const buckets = Array.from({ length: Math.min(groups, shared.length) }, (): string[] => []);
+  shared.forEach((file, i) => buckets[i % buckets.length]!.push(file));
+  const entry = (name: string, members: string[], concurrency: number): TestEntry =>
+    members.length === 1 ? { file: members[0]! } : { name, files: members, concurrency };
+  return [
+    ...buckets.map((members, i) => entry(`files-${i + 1}-of-${buckets.length}`, members, filesPerProcess)),
+    ...alone.map((file) => ({ file })),
+    ...(unit.length > 0 ? [entry('unit', unit, 1)] : []),
+  ];
+}
+
+/** The path node's runner is given for an entry: the file, or a module written into `dir` that runs the group. */
+function writeEntry(entry: TestEntry, dir: string): string {
+  if ('file' in entry) return entry.file;
+  const file = path.join(dir, `${entry.name}.cjs`);
+  const runner = path.join(ROOT, 'test', 'support', 'test-file-group.ts');
+  fs.writeFileSync(
+    file,
+    `require(${JSON.stringify(runner)}).runTestFiles(${JSON.stringify(ROOT)}, ${JSON.stringify(entry.files)}, ${entry.concurrency});\n`,
+  );
+  return file;
+}
+
+function positiveInteger(name: string, fallback: number, min = 1): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}`);
+  return value;
+}
+
 async function bundleWorkflows(outDir: string): Promise<string | undefined> {
   if (!fs.existsSync(WORKFLOWS_INDEX)) {
     log(
@@ -132,11 +190,16 @@ async function main(): Promise<number> {
     return 1;
   }
   const needsServer = files.some((file) => !file.startsWith(PURE_DIR));
-  // Every file works on task queues (and ids) of its own, so files run side by side, one more than there are cores:
-  // e2e files spend much of their time waiting on the server, a worker process or a timeout.
+  // Every file works on task queues (and ids) of its own, so files run side by side, more than there are cores: e2e
+  // files spend much of their time waiting on the server, a worker process or a timeout.
   const cores = os.availableParallelism();
-  const concurrency = Number(process.env.TEST_CONCURRENCY ?? (needsServer ? cores + 1 : cores));
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('TEST_CONCURRENCY must be a positive integer');
+  const groups = positiveInteger('TEST_GROUPS', 2 * cores, 0);
+  const entries = groupTestFiles(files, groups, positiveInteger('TEST_FILES_PER_PROCESS', 2));
+  // All shared processes at once, and one more for the unit files and those that run alone.
+  const concurrency =
+    groups === 0
+      ? positiveInteger('TEST_CONCURRENCY', needsServer ? cores + 1 : cores)
+      : Math.min(groups + 1, entries.length);
 
   let server: DevServer | undefined;
   let child: ChildProcess | undefined;
@@ -168,7 +231,9 @@ async function main(): Promise<number> {
   try {
     const started = Date.now();
     const env: NodeJS.ProcessEnv = { ...process.env };
-    if (needsServer) await startTemporal(env);
+    tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'cto-tests-'));
+    const testPaths = entries.map((entry) => writeEntry(entry, tmpDir!));
+    if (needsServer) await startTemporal(env, tmpDir);
     if (interrupted) return signalExitCode(interrupted);
 
     // TAP, so the run ends with node's `# pass N` / `# fail N` summary whether or not stdout is a terminal.
@@ -182,9 +247,11 @@ async function main(): Promise<number> {
       `--test-concurrency=${concurrency}`,
       ...reporter,
       ...nodeFlags,
-      ...longestFirst(files),
+      ...testPaths,
     ];
-    log(`Ready in ${Date.now() - started} ms: ${files.length} test files. node ${nodeArgs.join(' ')}`);
+    log(
+      `Ready in ${Date.now() - started} ms: ${files.length} test files in ${entries.length} processes. node ${nodeArgs.join(' ')}`,
+    );
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
       quiet = true;
       const testRunner = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: 'inherit' });
@@ -200,8 +267,7 @@ async function main(): Promise<number> {
   }
 
   /** The Temporal CLI, a dev server and the workflow bundle, for tests that need them; where they are goes into `env`. */
-  async function startTemporal(env: NodeJS.ProcessEnv): Promise<void> {
-    tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'cto-tests-'));
+  async function startTemporal(env: NodeJS.ProcessEnv, tmpDir: string): Promise<void> {
     const cliPath = await ensureTemporalCli(log);
     await fsp.mkdir(path.dirname(SERVER_LOG), { recursive: true });
     const out = fs.createWriteStream(SERVER_LOG);
