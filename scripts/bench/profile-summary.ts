@@ -69,10 +69,23 @@ function summarizeProfile(file: string, profile: CpuProfile, top = 25): ProfileS
   };
 }
 
-function main(): void {
-  const dir = process.argv[2];
-  const top = Number(process.argv[3] ?? 25);
-  if (!dir) throw new Error('usage: tsx scripts/bench/profile-summary.ts DIR [top]');
+const USAGE =
+  "usage: npx tsx scripts/bench/profile-summary.ts DIR [TOP]  (DIR: a bench run's --profile folder; TOP: rows, 25)";
+
+function main(): number {
+  const [dir, topArg = '25'] = process.argv.slice(2);
+  if (dir === '--help' || dir === '-h') {
+    console.log(USAGE);
+    return 0;
+  }
+  const top = Number(topArg);
+  if (!dir || !fs.existsSync(dir) || !fs.statSync(dir).isDirectory() || !Number.isInteger(top) || top < 1) {
+    console.error(
+      dir ? `Not a folder of profiles, or TOP not a positive integer: ${dir} ${topArg}` : 'No folder given.',
+    );
+    console.error(USAGE);
+    return 1;
+  }
   for (const name of fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
@@ -89,6 +102,7 @@ function main(): void {
       })),
     );
   }
+  return 0;
 }
 
-if (require.main === module) main();
+if (require.main === module) process.exitCode = main();
