@@ -262,7 +262,7 @@ async function main(): Promise<number> {
       ...testPaths,
     ];
     log(
-      `Ready in ${Date.now() - started} ms: ${files.length} test files in ${entries.length} processes. node ${nodeArgs.join(' ')}`,
+      `Ready in ${Date.now() - started} ms: ${files.length} test files in ${entries.length} process${entries.length === 1 ? '' : 'es'}. node ${nodeArgs.join(' ')}`,
     );
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
       quiet = true;
