@@ -360,7 +360,6 @@ function advertisedHost(host: string): string {
   return '127.0.0.1';
 }
 
-/** A payload as JSON: its metadata and data base64, like Temporal's own JSON form of a Payload. */
 /**
  * One NDJSON line `{ [field]: payload }` to a reader, `value` encoded with the worker's converter (its codec too). A
  * value that cannot be encoded, or a reader MAX_QUEUED_BYTES behind, ends the response: the reader goes back to
@@ -387,6 +386,7 @@ export async function writeEncodedLine(
   res.write(line);
 }
 
+/** A payload as JSON: its metadata and data base64, like Temporal's own JSON form of a Payload. */
 export function payloadToJson(payload: Payload): { metadata: Record<string, string>; data: string } {
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(payload.metadata ?? {})) {

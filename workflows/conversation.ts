@@ -40,10 +40,10 @@ import {
   transcriptQuery,
   transcriptRangeSchema,
 } from '../common/workflow-messages';
+import { summarisingItself } from '../common/context-options';
 import { askModel, type OfferedTools } from './ask-model';
 import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
-import { summarisingItself } from '../common/context-options';
 import { checksEveryRequest } from './model-requests';
 import { ConversationState } from './conversation-state';
 import { listConversationMcpTools } from './mcp-tools';

@@ -82,19 +82,30 @@ function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
   const summary = mcpTool
     ? mcpCallSummary(mcpTool.server, mcpTool.tool, call.input)
     : toolCallSummary(call.name, call.input);
-  if (policy.requiresApproval) return runOnceApproved(run, call, policy, summary);
-  return runActivity(run, call, policy, summary);
+  if (policy.requiresApproval) return runOnceApproved(run, call, policy, mcpTool, summary);
+  return runActivity(run, call, policy, mcpTool, summary);
 }
 
-async function runOnceApproved(run: ToolRun, call: ToolCall, policy: ToolPolicy, summary: string) {
+async function runOnceApproved(
+  run: ToolRun,
+  call: ToolCall,
+  policy: ToolPolicy,
+  mcpTool: McpTool | undefined,
+  summary: string,
+): Promise<ToolOutcome> {
   const refusal = await awaitApproval(run, call, summary);
-  return refusal ? failed(call, refusal) : runActivity(run, call, policy, summary);
+  return refusal ? failed(call, refusal) : runActivity(run, call, policy, mcpTool, summary);
 }
 
-/** The call's activity: the worker's tool, or the MCP server's through `callMcpTool`. */
-function runActivity(run: ToolRun, call: ToolCall, policy: ToolPolicy, summary: string): Promise<ToolOutcome> {
+/** The call's activity: the worker's tool (no `mcpTool`), or the MCP server's through `callMcpTool`. */
+function runActivity(
+  run: ToolRun,
+  call: ToolCall,
+  policy: ToolPolicy,
+  mcpTool: McpTool | undefined,
+  summary: string,
+): Promise<ToolOutcome> {
   const { state } = run;
-  const mcpTool = run.mcpTools.get(call.name);
   const { activityId, idempotencyKey } = toolActivityNames(state, call);
   setCurrentDetails(`Running ${summary}`);
   state.startActivity(call.id, { kind: 'tool', name: summary, startedAt: new Date().toISOString() });
@@ -118,7 +129,7 @@ function runActivity(run: ToolRun, call: ToolCall, policy: ToolPolicy, summary: 
       ]);
     }
   } catch (err) {
-    // Thrown while scheduling: this call's outcome fails, the others still run.
+    // Thrown while scheduling (not an activity failure): it goes on up, as before, with the activity marked ended.
     state.finishActivity(call.id);
     return Promise.reject(err as Error);
   }
