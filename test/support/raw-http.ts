@@ -26,16 +26,7 @@ export function sendRaw(port: number, method: string, target: string, request: R
     const length = request.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(request.body)) };
     const chunked = request.chunks ? { 'Transfer-Encoding': 'chunked' } : {};
     const headers = { ...length, ...chunked, ...request.headers };
-    // A connection of its own (agent: false): a kept-alive one the server is just closing would end as "socket hang up".
-    const options = {
-      host: '127.0.0.1',
-      port,
-      method,
-      path: target,
-      headers,
-      localAddress: request.localAddress,
-      agent: false,
-    };
+    const options = { host: '127.0.0.1', port, method, path: target, headers, localAddress: request.localAddress };
     const req = http.request(options, (res) => {
       answered = true;
       const received: Buffer[] = [];
@@ -45,8 +36,14 @@ export function sendRaw(port: number, method: string, target: string, request: R
       );
       res.on('error', reject);
     });
-    // A server that answers before it read the whole body may close while the body is still being written.
-    req.on('error', (error) => {
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed as the request went out on it: the server never saw the request,
+      // so it is sent again on a new one (node's documented answer to this race, `request.reusedSocket`).
+      if (!answered && req.reusedSocket && error.code === 'ECONNRESET') {
+        sendRaw(port, method, target, request).then(resolve, reject);
+        return;
+      }
+      // A server that answers before it read the whole body may close while the body is still being written.
       if (!answered) reject(error);
     });
     for (const chunk of request.chunks ?? []) req.write(chunk);
