@@ -27,7 +27,7 @@ import { pollEventsUpdate, streamEventsQuery } from '../common/workflow-messages
 import { toConversationError } from './errors';
 import { followFeed, isFeedUrl } from './live-feed-reader';
 import { followRelay, isRelayUrl } from './live-relay-reader';
-import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal } from './grpc-status';
+import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal, mayAnswerLater } from './grpc-status';
 
 type PendingActivities = NonNullable<Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']>;
 
@@ -91,6 +91,8 @@ export async function* conversationSources(
   /** How long a reader waits between two looks at a working conversation whose history does not change. */
   let workingMs = liveIntervalMs;
   let lookedAtLength = -1;
+  /** Since when reading the log has met refusals other than "no worker answered in time" (undefined: it answered). */
+  let readsFailingSince: number | undefined;
   /** Why the next look happens (counted in readerCalls). */
   let lookReason = 'first';
 
@@ -228,9 +230,14 @@ export async function* conversationSources(
         readAt = { length: historyLength, running };
         try {
           if (yield* readLog(why)) return;
+          readsFailingSince = undefined;
         } catch (err) {
-          // No worker answered in time (busy, or being restarted): read again at the next look.
-          if (!isTemporary(err)) throw err;
+          // No worker answered in time (busy, or being restarted): read again at the next look. Other refusals that
+          // may pass (the server between two workers) get READ_GRACE_MS in a row before the reader gives up.
+          if (!isTemporary(err)) {
+            readsFailingSince ??= Date.now();
+            if (!mayAnswerLater(err) || Date.now() - readsFailingSince > READ_GRACE_MS) throw err;
+          }
           readAt = undefined;
         }
         idleMs = IDLE_LOOK_MS.first;
@@ -310,6 +317,8 @@ export async function* conversationSources(
   }
 }
 
+/** How long, in a row, a reader goes on reading the log after refusals other than "no worker answered in time". */
+const READ_GRACE_MS = 60_000;
 /** While long polls are refused: how long a reader watches before it tries one again (× 1–2, at random)… */
 const WATCH_SPELL_MS = 10_000;
 /** …and how long it waits between two looks at a conversation that waits (doubling from the first to the last). */
