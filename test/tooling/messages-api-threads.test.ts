@@ -90,10 +90,13 @@ describe('local Messages API: message threads', () => {
         error_code: 'thread_unsupported_request',
         unsupported: ['thinking'],
       });
-      // Two continues from one response: the second while the first runs, then after it.
-      server.script('[refusals]', [{ demo: true, delayMs: 400 }]);
-      const slow = next(first.id);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Two continues from one response: the second while the first runs (the server has opened its thread and not
+      // answered yet), then after it.
+      server.script('[refusals]', [{ demo: true, delayMs: 3_000 }]);
+      let settled = false;
+      const slow = next(first.id).finally(() => (settled = true));
+      const held = () => server.requests.some((request) => request.threadText !== undefined && request.status === 0);
+      while (!held() && !settled) await new Promise((resolve) => setTimeout(resolve, 10));
       await refusal(next(first.id), ThreadContinueInFlightError);
       const second = await slow;
       await refusal(next(first.id), ThreadAlreadyContinuedError);
