@@ -4,7 +4,7 @@
 // refused or ignored, no workflow task fails, and the worker goes on serving every conversation on its queue.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
@@ -220,10 +220,17 @@ describe('a long poll left waiting', () => {
 
   test('on a conversation that then ends, it answers at once with the end, not after its wait', async () => {
     const id = await answeredConversation(h, 'poll-then-end');
-    const waiting = pollAtEnd(id); // the default wait: MAX_POLL_WAIT_MS
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the poll is in the workflow by now
+    // The poll (the default wait: MAX_POLL_WAIT_MS), accepted by the workflow before the conversation ends.
+    const handle = h.client.workflow.getHandle(id);
+    const { next } = await handle.query<StreamPage, [number]>('getStreamEvents', 0);
+    const started = Date.now();
+    const waiting = await handle.startUpdate<StreamPage, [unknown]>('pollEvents', {
+      args: [{ from: next }],
+      waitForStage: WorkflowUpdateStage.ACCEPTED,
+    });
     await h.conversations.end(id);
-    const { page, ms } = await waiting;
+    const page = await waiting.result();
+    const ms = Date.now() - started;
     assert.ok(ms < MAX_POLL_WAIT_MS / 2, `answered when the conversation ended (${ms} ms)`);
     assert.deepEqual(
       page.events.map((e) => e.event.type),
