@@ -157,7 +157,8 @@ test('with payload encryption the relay carries ciphertext, and readers with the
   const secret = 'The vault code is swordfish-4711 and nobody else may read it';
   const prompt = uniquePrompt('Tell me the code.');
   h.mock.script(prompt, [
-    { reply: { content: [{ type: 'text', text: secret }], stop_reason: 'end_turn' }, tokenDelayMs: 60 },
+    // ~3 s of tokens: the reader has time to look up the relay and connect while the reply streams, even at load.
+    { reply: { content: [{ type: 'text', text: secret }], stop_reason: 'end_turn' }, tokenDelayMs: 250 },
   ]);
   const id = `relay-encrypted-${Date.now()}`;
   let raw = '';

@@ -310,7 +310,7 @@ describe('servers that go away', () => {
   test('a server that cannot be started again: the model is told, after the retries', async () => {
     const prompt = uniquePrompt('List the scratch folder');
     h.mock.script(prompt, [
-      { ...toolUse(['scratch__list_directory', { path: join(scratch, 'root') }]), delayMs: 1_500 },
+      { ...toolUse(['scratch__list_directory', { path: join(scratch, 'root') }]), delayMs: 4_000 },
       answer('The scratch server is gone.'),
     ]);
     const id = `mcp-ev-gone-${Date.now()}`;
