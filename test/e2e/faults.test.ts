@@ -62,9 +62,11 @@ describe('transient model failures are retried and the conversation completes', 
     },
     {
       name: 'a reply slower than the model call timeout',
-      step: { demo: true, delayMs: 5000 },
+      // The timeout holds for every model call of the conversation: wide enough that a busy machine does not time
+      // out the quick ones too.
+      step: { demo: true, delayMs: 15_000 },
       failureType: 'timeout',
-      options: { timeouts: { modelCall: '2 seconds' } },
+      options: { timeouts: { modelCall: '5 seconds' } },
     },
   ];
 
