@@ -94,10 +94,11 @@ describe('streaming a turn', () => {
 
   test('a reader that comes late gets the same log and the same text; one that resumes after a cursor gets exactly the rest', async () => {
     const prompt = uniquePrompt(STOCK_QUESTION);
+    // Paced as in the test above: slow enough for live text to reach the first reader on a busy machine too.
     h.mock.script(prompt, [
-      { demo: true, tokenDelayMs: 15 },
-      { demo: true, tokenDelayMs: 15 },
-      { demo: true, tokenDelayMs: 15 },
+      { demo: true, tokenDelayMs: 50 },
+      { demo: true, tokenDelayMs: 50 },
+      { demo: true, tokenDelayMs: 50 },
     ]);
     const id = `stream-late-${Date.now()}`;
     const live = await collect(h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS } }));
@@ -112,6 +113,7 @@ describe('streaming a turn', () => {
     assert.ok(again.every((i) => !i.live));
     assert.equal(view(again).text(), view(live).text());
     const cut = live.findIndex((i) => i.live && i.event.type === 'text');
+    assert.ok(cut >= 0, 'some text came live');
     const resumed = await collect(readUntilTurnEnd(id, { after: live[cut]!.cursor }));
     const joined = [...live.slice(0, cut + 1), ...resumed];
     assert.equal(view(joined).text(), await transcriptText(id), 'nothing lost, nothing twice');
