@@ -51,7 +51,8 @@ test('on SIGTERM a model call and a tool call in flight finish on their worker, 
 
   // A: its first model call is slow. B: its tool is slow (every tool waits TOOL_LATENCY_MS).
   const modelPrompt = uniquePrompt(STOCK_QUESTION);
-  mock.script(modelPrompt, [{ demo: true, delayMs: 2 * SLOW_MS }]);
+  // A's call outlasts B's first call and the start of its tool with room to spare on a busy machine.
+  mock.script(modelPrompt, [{ demo: true, delayMs: 3 * SLOW_MS }]);
   const toolPrompt = uniquePrompt("What's the weather in Tokyo?");
   const a = `graceful-model-${Date.now()}`;
   const b = `graceful-tool-${Date.now()}`;
