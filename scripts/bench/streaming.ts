@@ -11,7 +11,7 @@ import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 import { CHAIN_TOOLS, requestsOf, scriptTagged } from './chain-script';
 import type { BenchContext } from './context';
 import { type LoadRun, type LoadSpec, type RunningSystem, runLoad } from './load';
-import { summarize, type Summary } from './measure';
+import { mean, summarize, type Summary } from './measure';
 import { startOurs } from './systems';
 import { fmtMs, type Table } from './table';
 
@@ -53,12 +53,12 @@ export interface StreamingResult {
   latency: StreamingLatency[];
   history: { streaming: HistoryCost; plain: HistoryCost; ratio: number };
   throughput: { streaming: StreamingThroughput; plain: StreamingThroughput; ratio: number };
-  /** During the 100-conversation streaming run. */
+  /** During the 100-conversation streaming runs. */
   readerCalls: ReaderCalls;
 }
 
 /** The readers' calls made while `run` ran, per model call. */
-async function countingReaderCalls(modelCalls: number, run: () => Promise<LoadRun>) {
+async function countingReaderCalls<T>(modelCalls: number, run: () => Promise<T>) {
   const before = new Map(readerCalls);
   const result = await run();
   const byReason: Record<string, number> = {};
@@ -144,8 +144,21 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
     signalsPerModelCall: (run.history?.eventTypes.workflowExecutionSignaled ?? 0) / modelCalls,
     updatesPerModelCall: (run.history?.eventTypes.workflowExecutionUpdateAccepted ?? 0) / modelCalls,
   });
-  const throughput = ({ conversations, stepsPerSecond, wallMs, failed, cpuMsPerStep }: LoadRun) =>
-    ({ conversations, stepsPerSecond, wallMs, failed, cpuMsPerStep }) satisfies StreamingThroughput;
+  /** A system's runs as one: steps per second, wall time and CPU per step are means; failures add up. */
+  const pooled = (runs: LoadRun[]): StreamingThroughput => {
+    const meanOf = (value: (run: LoadRun) => number) => mean(runs.map(value));
+    return {
+      conversations: runs[0]!.conversations,
+      stepsPerSecond: meanOf((run) => run.stepsPerSecond),
+      wallMs: meanOf((run) => run.wallMs),
+      failed: runs.reduce((sum, run) => sum + run.failed, 0),
+      cpuMsPerStep: {
+        worker: meanOf((run) => run.cpuMsPerStep.worker),
+        server: meanOf((run) => run.cpuMsPerStep.server),
+        bench: meanOf((run) => run.cpuMsPerStep.bench),
+      },
+    };
+  };
   try {
     ours.send = { streaming: { enabled: false } };
     const latency: StreamingLatency[] = [];
@@ -160,10 +173,16 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
     ctx.log('streaming: history bytes per model call, streaming on vs off (10 conversations each)');
     const streaming = historyCost(await load(streamed, 10, 'history-on'));
     const plain = historyCost(await load(ours, 10, 'history-off'));
-    ctx.log('streaming: throughput, 100 concurrent conversations, streaming off, then on');
-    const plainThroughput = throughput(await load(ours, 100, 'throughput-off'));
-    const counted = await countingReaderCalls(100 * modelCalls, () => load(streamed, 100, 'throughput-on'));
-    const streamingThroughput = throughput(counted.result);
+    // Off, on, on, off: of two runs in a row, the second measured 5-10% slower (on ÷ off 0.72-0.79 with off first,
+    // 0.83-0.87 with on first), so each side gets an early and a late run.
+    ctx.log('streaming: throughput, 100 concurrent conversations, streaming off, on, on, off');
+    const firstOff = await load(ours, 100, 'throughput-off-1');
+    const counted = await countingReaderCalls(200 * modelCalls, async () => [
+      await load(streamed, 100, 'throughput-on-1'),
+      await load(streamed, 100, 'throughput-on-2'),
+    ]);
+    const plainThroughput = pooled([firstOff, await load(ours, 100, 'throughput-off-2')]);
+    const streamingThroughput = pooled(counted.result);
     return {
       tokenDelayMs: TOKEN_DELAY_MS,
       modelLatencyMs: MODEL_LATENCY_MS,
@@ -204,7 +223,7 @@ export function streamingTables(streaming: StreamingResult): Table[] {
         ]),
         ['history per model call', perCall(h.streaming), perCall(h.plain), `${h.ratio.toFixed(2)}×`],
         [
-          `throughput, ${t.plain.conversations} conversations`,
+          `throughput, ${t.plain.conversations} conversations (mean of 2 runs: off, on, on, off)`,
           steps(t.streaming),
           steps(t.plain),
           `${t.ratio.toFixed(2)}×`,
