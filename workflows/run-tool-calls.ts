@@ -82,19 +82,10 @@ function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
   const summary = mcpTool
     ? mcpCallSummary(mcpTool.server, mcpTool.tool, call.input)
     : toolCallSummary(call.name, call.input);
-  if (policy.requiresApproval) return runOnceApproved(run, call, policy, mcpTool, summary);
-  return runActivity(run, call, policy, mcpTool, summary);
-}
-
-async function runOnceApproved(
-  run: ToolRun,
-  call: ToolCall,
-  policy: ToolPolicy,
-  mcpTool: McpTool | undefined,
-  summary: string,
-): Promise<ToolOutcome> {
-  const refusal = await awaitApproval(run, call, summary);
-  return refusal ? failed(call, refusal) : runActivity(run, call, policy, mcpTool, summary);
+  if (!policy.requiresApproval) return runActivity(run, call, policy, mcpTool, summary);
+  return awaitApproval(run, call, summary).then((refusal) =>
+    refusal ? failed(call, refusal) : runActivity(run, call, policy, mcpTool, summary),
+  );
 }
 
 /** The call's activity: the worker's tool (no `mcpTool`), or the MCP server's through `callMcpTool`. */
