@@ -248,6 +248,11 @@ export function createGatewayHandler(options: Omit<GatewayOptions, 'host' | 'por
         admin: caller.admin,
       });
     }
+    if (parts[0] === 'tools' && parts.length === 1) {
+      // What a new conversation may use: the chat page's default, as the CLI's (asked of a worker once, then kept).
+      allow(method, ['GET']);
+      return sendJson(res, 200, { tools: await conversations.tools(), mcpServers: await conversations.mcpServers() });
+    }
     if (parts[0] !== 'conversations' || parts.length > 3) throw noSuchPath();
     if (parts.length === 1) {
       allow(method, ['GET', 'POST']);

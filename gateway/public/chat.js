@@ -13,6 +13,8 @@ const page = {
   /** Per model call, the highest attempt whose output was dropped. */
   dropped: new Map(),
   config: undefined,
+  /** The task queue's tools, asked of the gateway once (GET /api/tools): the default of a new conversation. */
+  toolDefaults: undefined,
 };
 
 function setStatus(text) {
@@ -290,14 +292,37 @@ async function open(id) {
   }
 }
 
+/**
+ * Fills the tools field with what the task queue's workers run, as the CLI defaults to, unless the person has typed
+ * in it. A gateway that cannot say leaves the field empty: the conversation then starts without tools.
+ */
+async function fillToolDefaults() {
+  page.toolDefaults ??= api('GET', '/api/tools').then(
+    (catalog) => catalog.tools,
+    (error) => {
+      page.toolDefaults = undefined; // asked again next time (a wrong token, a worker not up yet)
+      throw error;
+    },
+  );
+  const tools = await page.toolDefaults.catch(() => undefined);
+  const field = $('#tools');
+  if (tools && !field.dataset.edited && !field.value.trim()) field.value = tools.join(', ');
+}
+
 // ── forms ─────────────────────────────────────────────────────────────────────────────────────────
 
+$('#tools').addEventListener('input', () => {
+  $('#tools').dataset.edited = 'true';
+});
+
 $('#token').value = page.token;
+if (page.token) void fillToolDefaults();
 
 $('#connect').addEventListener('submit', (event) => {
   event.preventDefault();
   page.token = $('#token').value.trim();
   sessionStorage.setItem('gateway-token', page.token);
+  void fillToolDefaults();
   const id = $('#conversation-id').value.trim();
   if (id) {
     $('#log').replaceChildren();
@@ -316,6 +341,7 @@ $('#composer').addEventListener('submit', async (event) => {
   sessionStorage.setItem('gateway-token', page.token);
   try {
     if (!page.id) {
+      await fillToolDefaults();
       const tools = $('#tools')
         .value.split(',')
         .map((name) => name.trim())

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { ConversationClient } from '../../client/conversation-client';
 import { type Gateway, startGateway } from '../../gateway/gateway-server';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { launchChromium, newPage, saveScreenshot, squash } from '../support/browser';
@@ -120,4 +121,34 @@ test('the chat page streams the stock-price chain, survives a gateway restart mi
   assert.equal(h.executions(id, 'buy_stock').filter((e) => e.event === 'finish').length, 1);
   await saveScreenshot(page, 'chat-page-approved');
   assert.deepEqual(blocked, [], 'nothing the page needs was blocked by its Content-Security-Policy');
+});
+
+test("a new conversation's tools default to the task queue's own, so a service's first Send works", async () => {
+  // A service whose workers offer one tool: the page must not default to the demo's stock tools.
+  const service = await startGateway({
+    conversations: new ConversationClient({ client: h.client, taskQueue: h.taskQueue, tools: ['get_weather'] }),
+    token: TOKEN,
+    namespace,
+    port: 0,
+  });
+  const { context, page: fresh } = await newPage(browser);
+  try {
+    const prompt = uniquePrompt('Hello there');
+    h.mock.script(prompt, [{ reply: { content: [{ type: 'text', text: 'Hi.' }], stop_reason: 'end_turn' } }]);
+    await fresh.goto(`${service.url}/`);
+    await fresh.getByLabel('Gateway token').fill(TOKEN);
+    await fresh.getByLabel('Message', { exact: true }).fill(prompt);
+    await fresh.getByRole('button', { name: 'Send' }).click();
+    await fresh.getByRole('status').filter({ hasText: 'Your turn.' }).waitFor({ timeout: 60_000 });
+    assert.equal(await fresh.getByLabel('Tools for a new conversation').inputValue(), 'get_weather');
+    const [request] = h.mock.requestsFor(prompt);
+    assert.deepEqual(
+      request?.body.tools?.map((tool: { name: string }) => tool.name),
+      ['get_weather'],
+      "the model was offered the task queue's one tool",
+    );
+  } finally {
+    await context.close();
+    await service.close();
+  }
 });

@@ -84,6 +84,17 @@ describe('auth', () => {
   });
 });
 
+describe('tools', () => {
+  test("GET /api/tools answers what the task queue's workers offer: the chat page's default for a new conversation", async () => {
+    const answer = await call('/api/tools', { headers: auth });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(await answer.json(), {
+      tools: [...(await h.conversations.tools())],
+      mcpServers: [...(await h.conversations.mcpServers())],
+    });
+  });
+});
+
 describe('security headers', () => {
   const common = {
     'x-content-type-options': 'nosniff',

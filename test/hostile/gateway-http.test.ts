@@ -205,6 +205,7 @@ describe('methods', () => {
       ['/chat.css', 'GET'],
       ['/healthz', 'GET'],
       ['/api/config', 'GET'],
+      ['/api/tools', 'GET'],
       ['/api/conversations', 'GET, POST'],
       ['/api/conversations/some-id', 'GET'],
       ['/api/conversations/some-id/transcript', 'GET'],
@@ -333,6 +334,7 @@ describe('credentials', () => {
     ]) {
       for (const [method, target] of [
         ['GET', '/api/config'],
+        ['GET', '/api/tools'],
         ['GET', '/api/conversations/some-id/events'],
         ['POST', '/api/conversations'],
       ]) {
