@@ -144,16 +144,30 @@ test('after a turn whose reply was too large the conversation answers its next m
   await assertUnharmed(h, id);
 });
 
-test('a reply too large and cut off at max_tokens is not asked again higher up the ladder', async () => {
+test('a reply too large is not asked again, up the max_tokens ladder or of a fallback model; its model is billed', async () => {
   const prompt = uniquePrompt('Summarise the annual report at https://example.com/annual-report.pdf');
   h.mock.script(prompt, [fetchedPdf('max_tokens'), fetchedPdf()]);
   const id = `oversize-ladder-${Date.now()}`;
-  const error = await failure(
-    h.conversations.sendMessage(id, prompt, { start: { serverTools: { webFetch: {} }, prices: PRICES } }),
-  );
+  const start = {
+    model: 'claude-sonnet-5-5',
+    fallbackModels: ['claude-opus-5-5'],
+    fallbackAfterAttempts: 1,
+    serverTools: { webFetch: {} },
+    prices: PRICES,
+  };
+  const error = await failure(h.conversations.sendMessage(id, prompt, { start }));
   assert.equal(error.failureType, ModelFailureType.ReplyTooLarge);
-  assert.equal(h.mock.requestsFor(prompt).length, 1, 'one request: no rung up the ladder');
-  near((await h.conversations.getState(id)).costUsd, PDF_COST);
+  assert.deepEqual(
+    h.mock.requestsFor(prompt).map((r) => r.body.model),
+    ['claude-sonnet-5-5'],
+    'one request: no rung up the ladder, no fallback',
+  );
+  const state = await h.conversations.getState(id);
+  near(state.costUsd, PDF_COST);
+  const { calls, usage, costUsd: cost } = state.byModel!['claude-sonnet-5-5']!;
+  assert.equal(calls, 0, 'no reply came of it');
+  assert.equal(usage.inputTokens, 400_000);
+  near(cost, PDF_COST);
 });
 
 describe("a worker's own limit (WORKER_MAX_MODEL_REPLY_BYTES)", () => {
