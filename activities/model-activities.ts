@@ -22,6 +22,8 @@ import { withReply } from '../common/paused-turn';
 import { offersServerTools } from '../common/server-tools';
 import type { ThreadUse } from '../common/threads';
 import { sendThreaded, threadFingerprint } from './model-thread';
+import { DEFAULT_MAX_REPLY_BYTES, replyTooLarge } from './reply-size-limit';
+import { addUsage } from '../common/usage';
 
 export interface ModelActivityDeps {
   anthropic: Anthropic;
@@ -32,9 +34,18 @@ export interface ModelActivityDeps {
   mcpToolSets?: McpToolSets;
   /** The worker's live relay: streamed replies go to their readers through it, not through the Temporal server. */
   relay?: RelayTarget;
+  /** A reply whose result is larger fails its call, billed and not retried (reply-size-limit.ts). */
+  maxReplyBytes?: number;
 }
 
-export function createModelActivities({ anthropic, tools, cache, mcpToolSets, relay }: ModelActivityDeps) {
+export function createModelActivities({
+  anthropic,
+  tools,
+  cache,
+  mcpToolSets,
+  relay,
+  maxReplyBytes = DEFAULT_MAX_REPLY_BYTES,
+}: ModelActivityDeps) {
   const described = new Map(tools.map((tool) => [tool.name, tool]));
 
   async function callModel(given: CallModelInput): Promise<CallModelResult> {
@@ -120,6 +131,20 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets, re
     }
 
     const reply = callModelResultOf(message, compactedTokens);
+    const result: CallModelResult = {
+      ...reply,
+      content: reply.content.map(forTheHistory),
+      attempt: context.info.attempt,
+      ...(billing.before && { failedAttempts: billing.before }),
+      ...(thread && { thread }),
+    };
+    // Measured before the worker keeps the reply: a reply the workflow never gets must not be the cache's last.
+    const tooLarge = replyTooLarge(
+      result,
+      maxReplyBytes,
+      billing.before ? addUsage(billing.before, reply.usage) : reply.usage,
+    );
+    if (tooLarge) throw tooLarge;
     // A threaded reply leaves the transcript to the API's thread: the worker keeps none (a call that cannot continue
     // reads it by query). Without threads, or unthreaded, it keeps it as before.
     if (thread && thread.mode !== 'unthreaded') cache.forget(input.conversation);
@@ -135,13 +160,7 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets, re
         lastReplyId: message.id,
       });
     }
-    return {
-      ...reply,
-      content: reply.content.map(forTheHistory),
-      attempt: context.info.attempt,
-      ...(billing.before && { failedAttempts: billing.before }),
-      ...(thread && { thread }),
-    };
+    return result;
   }
 
   return { callModel };

@@ -48,6 +48,11 @@ export const ModelFailureType = {
   RequestInvalid: 'ModelRequestInvalid',
   /** Not from the API at all: a bug or an unexpected reply shape. */
   CallError: 'ModelCallError',
+  /**
+   * The reply is larger than a model call's result may be (activities/reply-size-limit.ts): billed (details:
+   * `{billed, bytes, limit}`), dropped, not retried; the turn fails and the conversation goes on.
+   */
+  ReplyTooLarge: 'ModelReplyTooLarge',
 } as const;
 
 /** How an MCP tool call that could not be made fails (activities/mcp/mcp-failure.ts); the model reads `type: message`. */

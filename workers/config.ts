@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { plaintextPolicySchema } from '../codec/data-converter';
 import { keyRingSchema } from '../codec/keys';
 import { durationMs } from '../common/options';
+import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES_LIMIT } from '../activities/reply-size-limit';
 import { modelPriceTableSchema } from '../common/pricing';
 
 /** Running activities get this long to finish when the worker is asked to stop. */
@@ -30,6 +31,13 @@ export const configSchema = z.object({
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().default(2000),
   /** The worker's copy of the transcripts (activities/model-context-cache.ts), in MiB. */
   WORKER_MODEL_CONTEXT_CACHE_MB: z.coerce.number().int().positive().default(256),
+  /** The largest model reply a call may return (activities/reply-size-limit.ts), in bytes of JSON. */
+  WORKER_MAX_MODEL_REPLY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(10_000)
+    .max(MAX_REPLY_BYTES_LIMIT, "must stay under Temporal's 2 MiB payload limit (at most 2000000)")
+    .default(DEFAULT_MAX_REPLY_BYTES),
   /** On SIGTERM, how long running model and tool calls may finish before they are cancelled (and run elsewhere). */
   WORKER_SHUTDOWN_GRACE_TIME: z
     .string()

@@ -58,6 +58,11 @@ export interface ConversationWorkerOptions {
   interceptors?: WorkerOptions['interceptors'];
   /** What the worker's copy of the conversations' transcripts may hold, in bytes. Default 256 MiB. */
   modelContextCacheBytes?: number;
+  /**
+   * The largest model reply a call may return, in bytes of JSON; a larger one fails its turn, billed and not retried
+   * (activities/reply-size-limit.ts). Default 1,500,000, under Temporal's 2 MiB payload limit.
+   */
+  maxModelReplyBytes?: number;
   /** Model prices (USD per million tokens) over the published ones (common/pricing.ts); MODEL_PRICES in runWorker. */
   modelPrices?: ModelPriceTable;
   /** How long running activities may finish after shutdown begins (SIGTERM). Default 30 seconds. */
@@ -121,6 +126,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
         cache,
         mcpToolSets,
         ...(options.liveRelay && { relay: { relay: options.liveRelay, converter } }),
+        ...(options.maxModelReplyBytes !== undefined && { maxReplyBytes: options.maxModelReplyBytes }),
       }),
       ...createSummariseActivity({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),
       ...createCountTokensActivity({

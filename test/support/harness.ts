@@ -69,6 +69,8 @@ export interface HarnessOptions {
   liveRelay?: LiveRelayOptions;
   /** Another Temporal server (its namespace "default"), e.g. one a test started with its own dynamic configuration. */
   address?: string;
+  /** The worker's largest model reply, in bytes (default: the worker's, activities/reply-size-limit.ts). */
+  maxModelReplyBytes?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -103,6 +105,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(workflowBundlePath && { workflowBundlePath }),
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
     ...(relay && { liveRelay: relay }),
+    ...(options.maxModelReplyBytes !== undefined && { maxModelReplyBytes: options.maxModelReplyBytes }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
