@@ -21,7 +21,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { MODEL_ACTIVITY } from '../common/activity-contracts';
+import { MODEL_ACTIVITY, parseModelActivityId } from '../common/activity-contracts';
 import { type LiveReply, PollRefusal, type StreamEvent, type StreamPage } from '../common/stream-events';
 import { pollEventsUpdate, streamEventsQuery } from '../common/workflow-messages';
 import { toConversationError } from './errors';
@@ -79,8 +79,11 @@ export async function* conversationSources(
   };
   const handle = client.workflow.getHandle(id);
   let nextOffset = options.fromOffset ?? 0;
-  /** The history length and what ran when the log was last read: it is read again only when both changed. */
-  let readAt: { length: number; running: string } | undefined;
+  /**
+   * The history length and what ran when the log was last read: it is read again only when both changed. `model`: the
+   * model call's activity then pending, whose `model_call_started` the reader has therefore read.
+   */
+  let readAt: { length: number; running: string; model: string | undefined } | undefined;
   let parked = false;
   /** The last relay followed (one per attempt): never followed twice, whether it ended or failed. */
   let lastRelay: string | undefined;
@@ -121,18 +124,22 @@ export async function* conversationSources(
     }
   }
 
-  /** The running model call (its number, attempt and last heartbeat) among the pending activities, if one runs. */
+  /**
+   * The running model call (its number, attempt and last heartbeat, and the activity that runs it: on a fallback model
+   * an activity of its own) among the pending activities, if one runs.
+   */
   async function modelHeartbeat(pending: PendingActivities) {
     const model = pending.find((activity) => activity.activityType?.name === MODEL_ACTIVITY);
-    const call = Number(/^model-(\d+)$/.exec(model?.activityId ?? '')?.[1]);
-    if (!model || !Number.isInteger(call)) return undefined;
+    const activityId = model?.activityId ?? '';
+    const call = parseModelActivityId(activityId)?.call;
+    if (!model || call === undefined) return undefined;
     const payloads = model.heartbeatDetails?.payloads;
     const reply = payloads?.length
       ? await decodeFromPayloadsAtIndex<LiveReply>(client.options.loadedDataConverter, 0, payloads).catch(
           () => undefined,
         )
       : undefined;
-    return { call, attempt: model.attempt ?? 1, reply };
+    return { call, attempt: model.attempt ?? 1, reply, activityId };
   }
 
   /** One long poll from nextOffset: its page, `busy` when it was refused for the cap, `again` when the run ended. */
@@ -210,9 +217,13 @@ export async function* conversationSources(
       let feed: string | undefined;
       /** A live reply only these looks can show: a model call streams and no relay carries it. */
       let pollingReply = false;
+      // A model call's live reply is told only after the log's `model_call_started` for it (the log was read while its
+      // activity ran): on a fallback model the call is an activity of its own whose attempts count from 1 again, and
+      // told before the log says so its reply would be taken for the failed model's attempt of the same number.
+      const started = () => beat !== undefined && readAt?.model === beat.activityId;
       if (beat) {
         const { call, attempt, reply } = beat;
-        yield { kind: 'live', call, attempt, ...(reply && { reply }) };
+        if (started()) yield { kind: 'live', call, attempt, ...(reply && { reply }) };
         const url = reply?.relay;
         const current = followRelays && reply?.call === call && reply.attempt === attempt;
         if (current && isRelayUrl(url) && url !== lastRelay) relay = { url, call, attempt };
@@ -227,7 +238,7 @@ export async function* conversationSources(
       const working = pending.length > 0 || Boolean(raw.pendingWorkflowTask);
       if (!readAt || (historyLength !== readAt.length && (running !== readAt.running || !working))) {
         const why = readAt ? 'history-grew' : 'first';
-        readAt = { length: historyLength, running };
+        readAt = { length: historyLength, running, model: beat?.activityId };
         try {
           if (yield* readLog(why)) return;
           readsFailingSince = undefined;
@@ -241,6 +252,10 @@ export async function* conversationSources(
           readAt = undefined;
         }
         idleMs = IDLE_LOOK_MS.first;
+      }
+      if (relay && !started()) {
+        relay = undefined; // the log could not be read: its reply waits for the next look
+        pollingReply = true;
       }
       if (feed) {
         // Follow the turn where it is written: the log's events and the replies, as long as the workflow and its calls

@@ -47,7 +47,11 @@ export async function* followFeed(
   let quietMs = FEED_QUIET_MS.first;
   let timer: NodeJS.Timeout | undefined;
   let next = from;
-  /** The reply of each attempt streaming here, by `call.attempt`. */
+  /**
+   * The reply of each attempt streaming here, by `call.attempt`, from its first line (one with no blocks) on. A call
+   * that went to a fallback model streams attempts with the numbers of the model before it: the log's
+   * `model_call_started` closes the call's earlier replies, and the fallback's first line opens its own.
+   */
   const replies = new Map<string, LiveReplySoFar>();
   try {
     silence.heard();
@@ -98,7 +102,11 @@ export async function* followFeed(
             if (offset < next) continue; // had it already
             if (offset > next) return 'failed'; // a gap: the rest comes from Temporal
             next = offset + 1;
-            yield { kind: 'durable', offset, event: event as StreamEvent };
+            const started = event as StreamEvent;
+            if (started.type === 'model_call_started') {
+              for (const key of replies.keys()) if (key.startsWith(`${started.call}.`)) replies.delete(key);
+            }
+            yield { kind: 'durable', offset, event: started };
           }
           continue;
         }
@@ -106,9 +114,13 @@ export async function* followFeed(
         const { call, attempt } = part ?? {};
         if (!Number.isSafeInteger(call) || !Number.isSafeInteger(attempt)) return 'failed';
         const key = `${call}.${attempt}`;
-        const sofar = replies.get(key) ?? new LiveReplySoFar({ call: call!, attempt: attempt! });
+        const first = Array.isArray(part?.blocks) && part.blocks.length === 0;
+        const sofar = first ? new LiveReplySoFar({ call: call!, attempt: attempt! }) : replies.get(key);
+        // A line of an attempt whose first line came before the call started again: the model that failed, told late.
+        if (!sofar) continue;
         if (!sofar.add(part)) return 'failed';
-        if (!replies.has(key)) {
+        if (first) {
+          replies.delete(key);
           replies.set(key, sofar);
           // An earlier attempt's reply is final or dropped by now: keep the last few only.
           if (replies.size > 4) replies.delete(replies.keys().next().value!);

@@ -35,6 +35,20 @@ export const RESERVED_ACTIVITY_NAMES: readonly string[] = [
   CALL_MCP_TOOL_ACTIVITY,
 ];
 
+/**
+ * A model call's activity id: `model-<call>` on the conversation's model, `model-<call>-fallback-<n>` on the n-th model
+ * of its `fallbackModels` (an activity of its own, whose attempts count from 1 again).
+ */
+export function modelActivityId(call: number, fallback: number): string {
+  return fallback === 0 ? `model-${call}` : `model-${call}-fallback-${fallback}`;
+}
+
+/** The call (and fallback) a model activity id names; undefined for any other id. */
+export function parseModelActivityId(id: string): { call: number; fallback: number } | undefined {
+  const match = /^model-([1-9]\d{0,14})(?:-fallback-([1-9]\d{0,2}))?$/.exec(id);
+  return match ? { call: Number(match[1]), fallback: Number(match[2] ?? 0) } : undefined;
+}
+
 /** The workflow a client runs to learn which tools the workers of a task queue register (workflows/tool-catalog.ts). */
 export const TOOL_CATALOG_WORKFLOW = 'toolCatalog';
 

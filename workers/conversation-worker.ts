@@ -81,7 +81,7 @@ export interface ConversationWorkerOptions {
 }
 
 /** The feed sink of a worker without a live relay: its workflows call it all the same. */
-const NO_LIVE_FEED: InjectedSinks<LiveFeedSinks> = {
+export const NO_LIVE_FEED: InjectedSinks<LiveFeedSinks> = {
   liveFeed: { published: { fn: () => undefined }, detached: { fn: () => undefined } },
 };
 

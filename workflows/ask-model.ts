@@ -5,7 +5,7 @@
 // admission; a refused one ends the step as over budget.
 import { ApplicationFailure, type ActivityFailure } from '@temporalio/common';
 import { setCurrentDetails } from '@temporalio/workflow';
-import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
+import { type CallModelInput, type CallModelResult, modelActivityId } from '../common/activity-contracts';
 import { type BudgetRefusal, type BudgetScope, type CallEstimate, hasLimits } from '../common/budget';
 import { compactionNote } from '../common/context-accounting';
 import { apiContextManagement } from '../common/context-options';
@@ -139,7 +139,7 @@ export async function askModel(
     };
     let sent: Sent<CallModelResult>;
     try {
-      const activityId = modelIndex === 0 ? `model-${callNumber}` : `model-${callNumber}-fallback-${modelIndex}`;
+      const activityId = modelActivityId(callNumber, modelIndex);
       sent = await sendModelCall(state, admission, input, { summary, activityId });
     } finally {
       state.finishActivity('model');

@@ -228,6 +228,48 @@ describe('a reader takes from a feed only events in order', () => {
   const events = async (page: unknown) =>
     JSON.stringify({ events: payloadToJson(await encodeToPayload(converter, page)) });
 
+  test('a call that went to a fallback model streams attempt 1 again: the failed model’s late line is not taken for it', async () => {
+    const reply = async (at: number | undefined, text = '') =>
+      JSON.stringify({
+        reply: payloadToJson(
+          await encodeToPayload(converter, {
+            call: 1,
+            attempt: 1,
+            blocks: at === undefined ? [] : [{ index: 0, kind: 'text', at, text }],
+          }),
+        ),
+      });
+    const fake = await fakeFeed([
+      await events({ events: [{ offset: 0, event: { type: 'model_call_started', call: 1 } }] }),
+      await reply(undefined),
+      await reply(0, 'Overloaded '),
+      await events({
+        events: [
+          { offset: 1, event: { type: 'model_output_discarded', call: 1, reason: 'failed' } },
+          { offset: 2, event: { type: 'model_call_started', call: 1, model: 'claude-opus-5-5' } },
+        ],
+      }),
+      await reply(11, 'late'),
+      await reply(undefined),
+      await reply(0, 'Fallback'),
+    ]);
+    const { got, outcome } = await collect(followFeed(fake.url, 0, converter), 7);
+    assert.equal(outcome, 'stopped', 'the reader stayed on the feed');
+    const texts = got.map((item) =>
+      item.kind === 'durable' ? item.event.type : item.reply.blocks.map((b) => ('text' in b ? b.text : '')).join(''),
+    );
+    assert.deepEqual(texts, [
+      'model_call_started',
+      '',
+      'Overloaded ',
+      'model_output_discarded',
+      'model_call_started',
+      '',
+      'Fallback',
+    ]);
+    await fake.close();
+  });
+
   for (const [name, line] of [
     ['a line that is not JSON', async () => 'not json'],
     ['events that are not a list', async () => events({ events: 'x' })],

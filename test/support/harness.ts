@@ -16,7 +16,7 @@ import { McpClientPool } from '../../activities/mcp/mcp-client-pool';
 import { type McpServersInput, parseMcpServers } from '../../activities/mcp/mcp-server-config';
 import { demoTools } from '../../testing/demo-tools';
 import { createAnthropic } from '../../workers/anthropic-client';
-import { createConversationWorker } from '../../workers/conversation-worker';
+import { createConversationWorker, NO_LIVE_FEED } from '../../workers/conversation-worker';
 import { bundleVariantFor } from '../../workers/workflow-bundles';
 import { type ExecutionLogLine, readExecutions, toolInstrumentation } from '../../scripts/tool-execution-log';
 import { startMessagesApi } from '../../testing/messages-api/server';
@@ -67,6 +67,11 @@ export interface HarnessOptions {
   toolOutputChars?: number;
   /** A live relay for the worker (default none: readers poll streamed replies from heartbeats, the fallback path). */
   liveRelay?: LiveRelayOptions;
+  /**
+   * false: the relay serves each call's reply but no conversation's feed (its workflows' events go nowhere), as when a
+   * model call runs on another worker than its workflow; readers then follow each call on its own relay address.
+   */
+  liveFeed?: false;
   /** Another Temporal server (its namespace "default"), e.g. one a test started with its own dynamic configuration. */
   address?: string;
   /** The worker's largest model reply, in bytes (default: the worker's, activities/reply-size-limit.ts). */
@@ -85,6 +90,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const workerConnection = await NativeConnection.connect({ address });
   const mcp = new McpClientPool(parseMcpServers(options.mcpServers ?? {}, process.env));
   const relay = options.liveRelay && (await LiveRelay.start(options.liveRelay));
+  if (relay && options.liveFeed === false) relay.feedSinks = () => NO_LIVE_FEED;
   const workflowBundlePath = await harnessWorkflowBundle(options.dataConverter);
   const worker = await createConversationWorker({
     mcp,

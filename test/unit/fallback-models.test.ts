@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { isOverloaded, toModelFailure } from '../../activities/model-failure';
+import { modelActivityId, parseModelActivityId } from '../../common/activity-contracts';
 import { StreamMerger } from '../../client/stream-merger';
 import { StreamView } from '../../client/stream-view';
 import type { ConversationInput } from '../../common/conversation-types';
@@ -85,6 +86,16 @@ describe('notes and messages', () => {
       'Every model stayed overloaded (1 attempt each): a, b. Nothing of the turn was answered; send the message again later.',
     );
     assert.match(allOverloadedMessage(['a', 'b'], 3), /3 attempts each/);
+  });
+
+  test('a fallback call is an activity of its own, whose id readers know as the same model call', () => {
+    assert.equal(modelActivityId(7, 0), 'model-7');
+    assert.equal(modelActivityId(7, 2), 'model-7-fallback-2');
+    assert.deepEqual(parseModelActivityId(modelActivityId(7, 0)), { call: 7, fallback: 0 });
+    assert.deepEqual(parseModelActivityId(modelActivityId(7, 2)), { call: 7, fallback: 2 });
+    for (const id of ['model-0', 'model-07', 'model-7-fallback-0', 'model-7-fallback-', 'tool-model-7', 'model-7 ']) {
+      assert.equal(parseModelActivityId(id), undefined, id);
+    }
   });
 });
 
