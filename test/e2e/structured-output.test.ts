@@ -349,6 +349,78 @@ describe('bad input', () => {
   });
 });
 
+describe('where an answer is checked: a local activity, its verdict recorded in the history', () => {
+  /** The local activities the history recorded, by type, in order (the verdicts replay reads). */
+  async function localActivities(id: string): Promise<string[]> {
+    const history = await h.client.workflow.getHandle(id).fetchHistory();
+    const converter = h.client.options.loadedDataConverter.payloadConverter;
+    return (history.events ?? []).flatMap((event) => {
+      const marker = event.markerRecordedEventAttributes;
+      const data = marker?.details?.['data']?.payloads?.[0];
+      if (marker?.markerName !== 'core_local_activity' || !data) return [];
+      return [(converter.fromPayload(data) as { activity_type: string }).activity_type];
+    });
+  }
+  // 12 tagged objects: an item matching the last is tried against all 12 (25 units of work an item).
+  const Tagged = {
+    type: 'object',
+    properties: {
+      items: {
+        type: 'array',
+        items: {
+          anyOf: Array.from({ length: 12 }, (_, tag) => ({
+            type: 'object',
+            properties: { tag: { const: tag } },
+            required: ['tag'],
+          })),
+        },
+      },
+    },
+    required: ['items'],
+  };
+
+  test('a right answer that costs more to check than workflow code may spend (500,000 units) is taken', async () => {
+    const prompt = uniquePrompt('List the items, tagged.');
+    const answer = { items: Array.from({ length: 20_000 }, () => ({ tag: 11 })) };
+    h.mock.script(prompt, [json(answer)]);
+    const id = `typed-costly-${Date.now()}`;
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { timeouts: { idle: '10 minutes' } },
+      output: { schema: Tagged },
+    });
+    assert.deepEqual(reply.output, answer);
+    assert.equal(reply.modelCalls, 1, 'taken at once, not sent back');
+    assert.deepEqual(
+      (await localActivities(id)).filter((type) => type === 'checkTypedAnswer'),
+      ['checkTypedAnswer'],
+      'one check, recorded',
+    );
+    await h.conversations.end(id);
+  });
+
+  test('each answer is one recorded check; a value the check completes (a default) is the one taken', async () => {
+    const prompt = uniquePrompt('Quote GM, currency optional.');
+    const schema = {
+      type: 'object',
+      properties: { symbol: { type: 'string' }, price: { type: 'number', minimum: 0 }, currency: { default: 'USD' } },
+      required: ['symbol', 'price'],
+    };
+    h.mock.script(prompt, [answerTool({ symbol: 'GM', price: -1 }), answerTool({ symbol: 'GM', price: 38.5 })]);
+    const id = `typed-recorded-${Date.now()}`;
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { timeouts: { idle: '10 minutes' } },
+      output: { schema, mode: 'tool' },
+    });
+    assert.deepEqual(reply.output, { symbol: 'GM', price: 38.5, currency: 'USD' });
+    assert.deepEqual(
+      (await localActivities(id)).filter((type) => type === 'checkTypedAnswer'),
+      ['checkTypedAnswer', 'checkTypedAnswer'],
+      'the wrong answer and the right one',
+    );
+    await h.conversations.end(id);
+  });
+});
+
 describe('durability', () => {
   test('a typed turn carries its schema and its correction across continue-as-new, and its history replays', async () => {
     const prompt = uniquePrompt('Quote GM across runs.');
