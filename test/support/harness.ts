@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import {
+  type ActivityInterceptorsFactory,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  type Worker,
+} from '@temporalio/worker';
 import { ConversationClient } from '../../client/conversation-client';
 import type { ToolActivityOptions } from '../../activities/tool-activities';
 import type { ToolDefinition } from '../../activities/tool-definition';
@@ -69,6 +75,8 @@ export interface HarnessOptions {
   liveRelay?: LiveRelayOptions;
   /** Another Temporal server (its namespace "default"), e.g. one a test started with its own dynamic configuration. */
   address?: string;
+  /** More activity interceptors for the worker, after the tools' instrumentation (e.g. one that fails an activity). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -98,6 +106,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           executionLog,
           ...(options.toolOutputChars !== undefined && { outputChars: options.toolOutputChars }),
         }),
+        ...(options.activityInterceptors ?? []),
       ],
     },
     ...(workflowBundlePath && { workflowBundlePath }),
