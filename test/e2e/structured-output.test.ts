@@ -1,7 +1,7 @@
 // Typed answers end to end: a turn asks for its answer as data matching a zod schema, through the API's structured
-// outputs (`native`) or an answer tool (`tool`); the workflow checks it, sends a wrong one back once, and fails the
-// turn with `invalid_output` when the second is wrong too. Real dev server, real worker, the real SDK against the
-// local Messages API, which validates `output_config` like the real API.
+// outputs (`native`) or an answer tool (`tool`); the worker checks it (a local activity the history records), a wrong
+// one goes back once, and the turn fails with `invalid_output` when the second is wrong too. Real dev server, real
+// worker, the real SDK against the local Messages API, which validates `output_config` like the real API.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Worker } from '@temporalio/worker';
@@ -284,7 +284,7 @@ describe('a typed answer for the whole conversation', () => {
 });
 
 describe('patterns', () => {
-  // Patterns run on RE2 in the workflow (linear time): they still accept what matches and refuse what does not.
+  // Patterns run on RE2 (linear time): they still accept what matches and refuse what does not.
   const Ticker = z.object({ symbol: z.string().regex(/^[A-Z]{1,5}$/), price: z.number() });
 
   test('native: a symbol that does not match goes back with the pattern; the matching one is taken', async () => {
