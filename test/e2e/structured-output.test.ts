@@ -379,9 +379,9 @@ describe('where an answer is checked: a local activity, its verdict recorded in 
     required: ['items'],
   };
 
-  test('a right answer that costs more to check than workflow code may spend (500,000 units) is taken', async () => {
+  test('a right answer that costs more to check than workflow code may spend (400,000 units) is taken', async () => {
     const prompt = uniquePrompt('List the items, tagged.');
-    const answer = { items: Array.from({ length: 20_000 }, () => ({ tag: 11 })) };
+    const answer = { items: Array.from({ length: 16_000 }, () => ({ tag: 11 })) };
     h.mock.script(prompt, [json(answer)]);
     const id = `typed-costly-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {

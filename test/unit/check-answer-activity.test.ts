@@ -11,7 +11,8 @@ import {
   checkTextAnswer,
 } from '../../common/structured-output';
 
-const { checkTypedAnswer } = createCheckAnswerActivity();
+// Verdicts, not time: an hour's limit, so a busy test machine cannot turn a check into a timed-out attempt.
+const { checkTypedAnswer } = createCheckAnswerActivity(3_600_000);
 
 /** 12 tagged objects: an item is tried against each until one matches (25 units of work for the last tag). */
 const TAGGED = {
