@@ -121,9 +121,9 @@ export const MAX_ANSWER_CHARS = 1_000_000;
 export const ANSWER_CHECK_BUDGET = 300_000;
 /**
  * The budget of a check in the local activity (activities/check-answer-activity.ts), where running long is harmless:
- * 20,000 items of a union of 12 tagged objects, each the last one (500,000 units), are checked in 0.33 s on the loaded
- * 2-core test machine. It runs on the worker's main thread, between the other activities' heartbeats: keep it under a
- * second.
+ * 20,000 items of a union of 12 tagged objects, each the last one (500,000 units), are checked in 0.3–0.9 s on the
+ * 2-core test machine under the suite's load (9 s at a load average of 18: the activity's time limit is for that). It
+ * runs on the worker's main thread, between the other activities' heartbeats: keep it near a second.
  */
 export const ANSWER_CHECK_ACTIVITY_BUDGET = 1_000_000;
 
