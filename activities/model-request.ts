@@ -87,7 +87,8 @@ function withServerToolsOffered(
 
 /**
  * `output_config.format` of a typed answer. The API takes a subset of JSON Schema (no bounds like `minimum`, every
- * object closed): the SDK's own transform moves the rest into descriptions; the workflow checks the whole schema.
+ * object closed): the SDK's own transform moves the rest into descriptions; the answer is checked against the whole
+ * schema (workflows/answer-check.ts).
  */
 export function outputFormat(output: OutputSpec): { type: 'json_schema'; schema: Record<string, unknown> } {
   return { type: 'json_schema', schema: transformJSONSchema(output.schema) as Record<string, unknown> };

@@ -23,10 +23,13 @@ export const SUMMARISE_ACTIVITY = 'summariseContext';
 /** Budgets: the next call's prompt counted by the API (count_tokens), and the model's prices (a local activity). */
 export const COUNT_TOKENS_ACTIVITY = 'countPromptTokens';
 export const MODEL_PRICES_ACTIVITY = 'modelPrices';
+/** A typed answer checked against its schema (a local activity: workflows/answer-check.ts). */
+export const CHECK_ANSWER_ACTIVITY = 'checkTypedAnswer';
 export const RESERVED_ACTIVITY_NAMES: readonly string[] = [
   MODEL_ACTIVITY,
   COUNT_TOKENS_ACTIVITY,
   MODEL_PRICES_ACTIVITY,
+  CHECK_ANSWER_ACTIVITY,
   DESCRIBE_TOOLS_ACTIVITY,
   LIST_TOOLS_ACTIVITY,
   SUMMARISE_ACTIVITY,
@@ -232,3 +235,16 @@ export interface ToolActivityResult {
   ok: boolean;
   content: string;
 }
+
+/** A typed answer to check: the reply's text (mode `native`) or the answer tool's input (mode `tool`). */
+export interface CheckAnswerInput {
+  schema: Record<string, unknown>;
+  answer: { text: string } | { value: unknown };
+}
+
+/**
+ * The check's verdict as the history records it. An accepted answer carries its value only when the check changed it
+ * (a `default` filled in, keys in the schema's order): otherwise the value is the answer the history already holds in
+ * the model's reply, and recording it twice would double a typed answer's bytes.
+ */
+export type RecordedAnswerCheck = { ok: true; value?: unknown } | { ok: false; error: string };

@@ -1,4 +1,5 @@
-// A typed answer's JSON Schema as a zod schema, built so that checking an answer costs bounded time in workflow code.
+// A typed answer's JSON Schema as a zod schema, built so that checking an answer costs bounded work: in the worker's
+// local activity, and in workflow code where a history from before it replays (and where the options are checked).
 // It reads the JSON Schema keywords z.fromJSONSchema reads, into the same zod checks (so the same messages), except:
 //   - every regular expression — `pattern`, `patternProperties` keys, the formats — runs on RE2 (linear-time), and
 //     a pattern RE2 cannot run is refused when the schema is checked, not met while an answer is;

@@ -4,10 +4,11 @@
 //           is JSON text. The tools stay offered; the model calls them as usual before it answers.
 //   tool    an answer tool whose `input_schema` is the schema, offered next to the real tools. Works with every model
 //           and proxy that has tool use.
-// Either way the workflow checks the answer against the whole schema (the API enforces only part of a JSON Schema:
-// bounds like `minimum` become descriptions), tells the model once what is wrong, and fails the turn with
-// `invalid_output` if the second answer is wrong too. Pure and deterministic, and bounded: the check runs in workflow
-// code, so its cost may not depend unboundedly on what a caller or the model sends (answer-schema.ts).
+// Either way the answer is checked against the whole schema (the API enforces only part of a JSON Schema: bounds like
+// `minimum` become descriptions), the model is told once what is wrong, and the turn fails with `invalid_output` if
+// the second answer is wrong too. Pure and deterministic, and bounded in work units, never in time: the check runs in
+// a local activity whose recorded result the workflow reads (workflows/answer-check.ts), and ran in workflow code in
+// histories from before that, which replay it here with the budget they had (answer-schema.ts).
 import { z } from 'zod';
 import { answerSchema, describePath } from './answer-schema';
 import { jsonExtentProblem } from './json-extent';
@@ -110,12 +111,34 @@ export const MAX_ANSWER_CHARS = 1_000_000;
 /**
  * Work one check may do, in units of a schema node visited plus the characters a check scans (answer-schema.ts).
  * An honest answer spends a few per value (2.5 for an array of 16,000 small objects, 96,000 values: 240,000 units,
- * 35–80 ms); an answer that needs more cannot be checked in bounded time, so it is wrong. The costliest answers found
- * (unions failing on every item) spend it in about 0.1 s on one core of the 2-core test machine: far under the 5 s
- * a workflow activation may take before the SDK interrupts it (isolateExecutionTimeout), which stops the worker
- * process — 1,000,000 units, 0.4–0.8 s on a loaded machine, came close enough to do so once.
+ * 35–80 ms); an answer that needs more cannot be checked in bounded time, so it is wrong. The same verdict on every
+ * machine: the budget counts work, not time.
+ *
+ * The budget of a check in workflow code, which histories from before the local activity replay. It had to stay far
+ * under the 5 s a workflow activation may take before the SDK interrupts it (isolateExecutionTimeout), which stops
+ * the worker process: 1,000,000 units, 0.4–0.8 s on a loaded machine, came close enough to do so once.
  */
 export const ANSWER_CHECK_BUDGET = 300_000;
+/**
+ * The budget of a check in the local activity (activities/check-answer-activity.ts), where running long is harmless:
+ * 20,000 items of a union of 12 tagged objects, each the last one (500,000 units), are checked in 0.3–0.9 s on the
+ * 2-core test machine under the suite's load (9 s at a load average of 18: the activity's time limit is for that). It
+ * runs on the worker's main thread, between the other activities' heartbeats: keep it near a second.
+ */
+export const ANSWER_CHECK_ACTIVITY_BUDGET = 1_000_000;
+
+export interface CheckLimits {
+  /** Work units the check may spend before the answer counts as wrong (the verdict: deterministic). */
+  budget: number;
+  /**
+   * Called every INTERRUPT_EVERY units; a throw stops the check and leaves it (the activity's deadline: no verdict,
+   * the attempt fails and the local activity is tried again).
+   */
+  interrupt?: () => void;
+}
+const IN_WORKFLOW: CheckLimits = { budget: ANSWER_CHECK_BUDGET };
+/** Units between two calls of `interrupt`: a clock read each 10,000 units costs nothing measurable. */
+const INTERRUPT_EVERY = 10_000;
 /** What the model is told, and the failure says: the first problems, each shortened. */
 const MAX_PROBLEMS = 10;
 const MAX_PROBLEM_CHARS = 300;
@@ -124,10 +147,15 @@ const MAX_PROBLEM_CHARS = 300;
 class BudgetSpent extends Error {}
 
 /**
- * Checks `value` against the JSON Schema; the error names each problem with its path. Never throws, and its cost
- * is bounded whatever the answer: too large, too costly or uncheckable is a wrong answer, with the reason.
+ * Checks `value` against the JSON Schema; the error names each problem with its path. Never throws but what
+ * `limits.interrupt` throws, and its cost is bounded whatever the answer: too large, too costly or uncheckable is a
+ * wrong answer, with the reason.
  */
-export function checkAnswer(schema: Record<string, unknown>, value: unknown): AnswerCheck {
+export function checkAnswer(
+  schema: Record<string, unknown>,
+  value: unknown,
+  limits: CheckLimits = IN_WORKFLOW,
+): AnswerCheck {
   const extent = jsonExtentProblem(value, { maxDepth: MAX_ANSWER_DEPTH, maxNodes: MAX_ANSWER_VALUES });
   if (extent) return { ok: false, error: `the answer is too large to check: ${extent}` };
   const chars = (JSON.stringify(value) ?? '').length;
@@ -135,16 +163,30 @@ export function checkAnswer(schema: Record<string, unknown>, value: unknown): An
     return { ok: false, error: `the answer has ${chars} characters of JSON; the limit is ${MAX_ANSWER_CHARS}` };
   }
   let spent = 0;
+  let nextInterrupt = INTERRUPT_EVERY;
+  // What `interrupt` threw, if it did: it leaves the check as it was thrown.
+  const interruption: { error?: unknown } = {};
   const built = answerSchema(schema, (units) => {
     spent += units;
-    if (spent > ANSWER_CHECK_BUDGET) throw new BudgetSpent();
+    if (spent > limits.budget) throw new BudgetSpent();
+    if (limits.interrupt && spent >= nextInterrupt) {
+      nextInterrupt = spent + INTERRUPT_EVERY;
+      try {
+        limits.interrupt();
+      } catch (error) {
+        interruption.error = error;
+        throw error;
+      }
+    }
   });
+  if ('error' in interruption) throw interruption.error;
   // Options are checked before a schema is taken; this is a schema from before that check (carried state).
   if (!built.ok) return { ok: false, error: `the answer schema cannot be used: ${built.error}` };
   let parsed: ReturnType<z.ZodType['safeParse']>;
   try {
     parsed = built.schema.safeParse(value);
   } catch (error) {
+    if ('error' in interruption) throw interruption.error;
     return {
       ok: false,
       error:
@@ -164,7 +206,11 @@ export function checkAnswer(schema: Record<string, unknown>, value: unknown): An
 }
 
 /** The native mechanism's answer: the reply's text, which must be JSON matching the schema. */
-export function checkTextAnswer(schema: Record<string, unknown>, text: string): AnswerCheck {
+export function checkTextAnswer(
+  schema: Record<string, unknown>,
+  text: string,
+  limits: CheckLimits = IN_WORKFLOW,
+): AnswerCheck {
   if (text.length > MAX_ANSWER_CHARS) {
     return { ok: false, error: `the answer has ${text.length} characters; the limit is ${MAX_ANSWER_CHARS}` };
   }
@@ -174,7 +220,7 @@ export function checkTextAnswer(schema: Record<string, unknown>, text: string): 
   } catch {
     return { ok: false, error: 'the answer is not JSON' };
   }
-  return checkAnswer(schema, value);
+  return checkAnswer(schema, value, limits);
 }
 
 // ── what happens after an answer ──────────────────────────────────────────────────────────────────────

@@ -10,6 +10,7 @@ import { ModelContextCache } from '../activities/model-context-cache';
 import { createSummariseActivity } from '../activities/summarise-activity';
 import { createCountTokensActivity } from '../activities/count-tokens-activity';
 import { createModelPricesActivity, describeToolsWithPrices } from '../activities/model-prices-activity';
+import { createCheckAnswerActivity } from '../activities/check-answer-activity';
 import type { ModelPriceTable } from '../common/pricing';
 import { createMcpActivities, type McpActivityOptions } from '../activities/mcp/mcp-activities';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
@@ -136,6 +137,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
         mcpToolSets,
       }),
       ...prices,
+      ...createCheckAnswerActivity(),
     },
     // Pollers scale with the backlog: a burst of new conversations is picked up without starving running ones.
     workflowTaskPollerBehavior: { type: 'autoscaling' },

@@ -11,12 +11,11 @@ import {
   ANSWER_RECEIVED,
   type AnswerCheck,
   answerTooEarlyText,
-  checkAnswer,
-  checkTextAnswer,
   correctionText,
   missingAnswerText,
   type OutputSpec,
 } from '../common/structured-output';
+import { checkedAnswer } from './answer-check';
 import { runToolCalls, type ToolRun } from './run-tool-calls';
 
 /** `done`: the turn ended; `next`: ask the model again; `tools`: not an answer, the loop runs the tool calls. */
@@ -35,14 +34,14 @@ export async function handleTypedReply(
 }
 
 /** Native: a reply without tool calls is the answer, JSON text. */
-function nativeAnswer(
+async function nativeAnswer(
   run: ToolRun,
   spec: OutputSpec,
   stopReason: StopReason | null,
   reading: ReplyReading,
-): TypedReplyStep {
+): Promise<TypedReplyStep> {
   if (reading.toolCalls.length > 0) return 'tools';
-  const check = checkTextAnswer(spec.schema, reading.text);
+  const check = await checkedAnswer(spec.schema, { text: reading.text });
   return settle(run, spec, stopReason, check, reading.text, (error) => {
     run.state.appendResults({ role: 'user', content: correctionText(spec, error) });
   });
@@ -83,7 +82,7 @@ async function toolAnswer(
       ? { ok: false, error: `${spec.toolName} was called ${answers.length} times; call it once` }
       : call.malformed
         ? { ok: false, error: call.malformed }
-        : checkAnswer(spec.schema, call.input);
+        : await checkedAnswer(spec.schema, { value: call.input });
   // Every answer call gets its tool_result, so the transcript stays valid whatever follows.
   const answered = (content: string, isError: boolean) =>
     state.appendResults(

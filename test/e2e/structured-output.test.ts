@@ -1,7 +1,7 @@
 // Typed answers end to end: a turn asks for its answer as data matching a zod schema, through the API's structured
-// outputs (`native`) or an answer tool (`tool`); the workflow checks it, sends a wrong one back once, and fails the
-// turn with `invalid_output` when the second is wrong too. Real dev server, real worker, the real SDK against the
-// local Messages API, which validates `output_config` like the real API.
+// outputs (`native`) or an answer tool (`tool`); the worker checks it (a local activity the history records), a wrong
+// one goes back once, and the turn fails with `invalid_output` when the second is wrong too. Real dev server, real
+// worker, the real SDK against the local Messages API, which validates `output_config` like the real API.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Worker } from '@temporalio/worker';
@@ -284,7 +284,7 @@ describe('a typed answer for the whole conversation', () => {
 });
 
 describe('patterns', () => {
-  // Patterns run on RE2 in the workflow (linear time): they still accept what matches and refuse what does not.
+  // Patterns run on RE2 (linear time): they still accept what matches and refuse what does not.
   const Ticker = z.object({ symbol: z.string().regex(/^[A-Z]{1,5}$/), price: z.number() });
 
   test('native: a symbol that does not match goes back with the pattern; the matching one is taken', async () => {
@@ -345,6 +345,78 @@ describe('bad input', () => {
       (err: Error) => /protocol "native"/.test(String((err as { cause?: Error }).cause?.message)),
     );
     assert.equal((await h.conversations.getState(id)).status, 'awaiting_user');
+    await h.conversations.end(id);
+  });
+});
+
+describe('where an answer is checked: a local activity, its verdict recorded in the history', () => {
+  /** The local activities the history recorded, by type, in order (the verdicts replay reads). */
+  async function localActivities(id: string): Promise<string[]> {
+    const history = await h.client.workflow.getHandle(id).fetchHistory();
+    const converter = h.client.options.loadedDataConverter.payloadConverter;
+    return (history.events ?? []).flatMap((event) => {
+      const marker = event.markerRecordedEventAttributes;
+      const data = marker?.details?.['data']?.payloads?.[0];
+      if (marker?.markerName !== 'core_local_activity' || !data) return [];
+      return [(converter.fromPayload(data) as { activity_type: string }).activity_type];
+    });
+  }
+  // 12 tagged objects: an item matching the last is tried against all 12 (25 units of work an item).
+  const Tagged = {
+    type: 'object',
+    properties: {
+      items: {
+        type: 'array',
+        items: {
+          anyOf: Array.from({ length: 12 }, (_, tag) => ({
+            type: 'object',
+            properties: { tag: { const: tag } },
+            required: ['tag'],
+          })),
+        },
+      },
+    },
+    required: ['items'],
+  };
+
+  test('a right answer that costs more to check than workflow code may spend (400,000 units) is taken', async () => {
+    const prompt = uniquePrompt('List the items, tagged.');
+    const answer = { items: Array.from({ length: 16_000 }, () => ({ tag: 11 })) };
+    h.mock.script(prompt, [json(answer)]);
+    const id = `typed-costly-${Date.now()}`;
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { timeouts: { idle: '10 minutes' } },
+      output: { schema: Tagged },
+    });
+    assert.deepEqual(reply.output, answer);
+    assert.equal(reply.modelCalls, 1, 'taken at once, not sent back');
+    assert.deepEqual(
+      (await localActivities(id)).filter((type) => type === 'checkTypedAnswer'),
+      ['checkTypedAnswer'],
+      'one check, recorded',
+    );
+    await h.conversations.end(id);
+  });
+
+  test('each answer is one recorded check; a value the check completes (a default) is the one taken', async () => {
+    const prompt = uniquePrompt('Quote GM, currency optional.');
+    const schema = {
+      type: 'object',
+      properties: { symbol: { type: 'string' }, price: { type: 'number', minimum: 0 }, currency: { default: 'USD' } },
+      required: ['symbol', 'price'],
+    };
+    h.mock.script(prompt, [answerTool({ symbol: 'GM', price: -1 }), answerTool({ symbol: 'GM', price: 38.5 })]);
+    const id = `typed-recorded-${Date.now()}`;
+    const reply = await h.conversations.sendMessage(id, prompt, {
+      start: { timeouts: { idle: '10 minutes' } },
+      output: { schema, mode: 'tool' },
+    });
+    assert.deepEqual(reply.output, { symbol: 'GM', price: 38.5, currency: 'USD' });
+    assert.deepEqual(
+      (await localActivities(id)).filter((type) => type === 'checkTypedAnswer'),
+      ['checkTypedAnswer', 'checkTypedAnswer'],
+      'the wrong answer and the right one',
+    );
     await h.conversations.end(id);
   });
 });

@@ -8,7 +8,11 @@ import { after, before, describe, test } from 'node:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { ANSWER_CHECK_TIMED_OUT } from '../../activities/check-answer-activity';
 import { ConversationError } from '../../client/errors';
+import { CHECK_ANSWER_ACTIVITY } from '../../common/activity-contracts';
 import { CONVERSATION_WORKFLOW, INVALID_OUTPUT } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
 import { wellFormed } from '../../common/safe-text';
@@ -138,6 +142,13 @@ describe('answers that cost a backtracking or recursive check unbounded time: th
       mode: 'native',
       answer: json({ w: Array.from({ length: 40_000 }, () => ({ a: 'none' })) }),
       why: /could not be checked within its budget/,
+    },
+    {
+      name: 'an answer over 1,000,000 characters',
+      schema: CATASTROPHIC,
+      mode: 'native',
+      answer: json({ s: 'a'.repeat(1_100_000) }),
+      why: /the answer has 1100008 characters; the limit is 1000000/,
     },
     {
       name: 'lone surrogates in the schema’s property names and the answer’s keys',
@@ -327,3 +338,55 @@ describe(
     }
   },
 );
+
+describe('a check that cannot finish (a starved worker): a wrong answer that says why, never a stuck turn', () => {
+  let starved: Harness;
+  let attempts = 0;
+  before(async () => {
+    // Every attempt of the check fails as one that ran out of time does.
+    starved = await startHarness({
+      activityInterceptors: [
+        () => ({
+          inbound: {
+            async execute(input, next) {
+              if (Context.current().info.activityType !== CHECK_ANSWER_ACTIVITY) return next(input);
+              attempts++;
+              throw ApplicationFailure.retryable(
+                'checking the answer took longer than 5000 ms',
+                ANSWER_CHECK_TIMED_OUT,
+              );
+            },
+          },
+        }),
+      ],
+    });
+  });
+  after(async () => {
+    await starved?.close();
+  });
+
+  test('each answer is tried 3 times, then counted wrong; the turn ends with invalid_output', async () => {
+    const prompt = uniquePrompt('Answer as data.');
+    const id = `hostile-answer-starved-${Date.now()}`;
+    const answer: ScriptStep = { reply: { content: [{ type: 'json', value: { s: 'aaa' } }], stop_reason: 'end_turn' } };
+    starved.mock.script(prompt, [answer, answer]);
+    const error = await rejection(
+      starved.conversations.sendMessage(id, prompt, {
+        start: { timeouts: { idle: '10 minutes' } },
+        output: { schema: CATASTROPHIC },
+      }),
+    );
+    assert.equal(error.code, 'turn_failed');
+    assert.equal(error.failureType, INVALID_OUTPUT);
+    assert.match(
+      error.message,
+      /after 2 attempts: the answer could not be checked \(.*checking the answer took longer than 5000 ms\)/,
+    );
+    const [, second] = starved.mock.requestsFor(prompt);
+    assert.match(JSON.stringify(second!.body.messages.at(-1)), /the answer could not be checked/, 'the model was told');
+    assert.equal((await starved.conversations.getState(id)).status, 'awaiting_user');
+    assert.equal(attempts, 6, 'three attempts for each of the two answers');
+    await assertUnharmed(starved, id);
+    await starved.conversations.end(id);
+  });
+});

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import {
+  type ActivityInterceptorsFactory,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  type Worker,
+} from '@temporalio/worker';
 import { ConversationClient } from '../../client/conversation-client';
 import type { ToolActivityOptions } from '../../activities/tool-activities';
 import type { ToolDefinition } from '../../activities/tool-definition';
@@ -76,6 +82,8 @@ export interface HarnessOptions {
   address?: string;
   /** The worker's largest model reply, in bytes (default: the worker's, activities/reply-size-limit.ts). */
   maxModelReplyBytes?: number;
+  /** More activity interceptors for the worker, after the tools' instrumentation (e.g. one that fails an activity). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -106,6 +114,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           executionLog,
           ...(options.toolOutputChars !== undefined && { outputChars: options.toolOutputChars }),
         }),
+        ...(options.activityInterceptors ?? []),
       ],
     },
     ...(workflowBundlePath && { workflowBundlePath }),
