@@ -80,7 +80,9 @@ async function measure(
     await Promise.all(
       ids.map(async (id) => {
         const prompt = `Write it out (${id}).`;
-        ctx.mock.script(prompt, [{ reply: { content: [{ type: 'text', text }], stop_reason: 'end_turn' }, delayMs: 6_000 }]);
+        ctx.mock.script(prompt, [
+          { reply: { content: [{ type: 'text', text }], stop_reason: 'end_turn' }, delayMs: 6_000 },
+        ]);
         await client.submitMessage(id, prompt, { start: {} });
         const relay = await relayOf(ctx, id);
         const readers = await Promise.all(Array.from({ length: options.readersPer }, () => stalledReader(relay)));

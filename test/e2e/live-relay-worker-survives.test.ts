@@ -65,7 +65,9 @@ test('a feed evicted while its conversation’s call streams to a reader that ca
   const client = new ConversationClient({ client: temporal, taskQueue, tools: [] });
   const words = Array.from({ length: 50 }, (_, i) => `word${i + 1}`).join(' ');
   const first = uniquePrompt('Count slowly.');
-  mock.script(first, [{ reply: { content: [{ type: 'text', text: words }], stop_reason: 'end_turn' }, tokenDelayMs: 150 }]);
+  mock.script(first, [
+    { reply: { content: [{ type: 'text', text: words }], stop_reason: 'end_turn' }, tokenDelayMs: 150 },
+  ]);
   const idA = `relay-survives-a-${randomUUID().slice(0, 8)}`;
   await client.submitMessage(idA, first, { start: {} });
   const { relay, feed } = await liveAddresses(idA);
