@@ -153,7 +153,7 @@ describe('what the relay holds for its readers is bounded, whatever they read', 
     }
   });
 
-  test('a reader with bytes waiting that takes none for the stall time is dropped; it reads the rest from Temporal', async () => {
+  test('a reader with bytes waiting that takes none for the stall time is dropped: its connection closes', async () => {
     const { bounded, open } = await boundedRelay({ stalledReaderMs: 500 });
     try {
       const { channel: first } = open();
