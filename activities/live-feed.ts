@@ -18,7 +18,12 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { StreamEvent } from '../common/stream-events';
-import { type LiveChannel, writeEncodedLine } from './live-relay';
+import { type LiveChannel, writeLine } from './live-relay';
+import type { RelayReaders } from './relay-readers';
+import { encodeLine, SharedLines } from './shared-lines';
+
+const ALIVE_LINE = '{"alive":true}\n';
+const END_LINE = '{"end":true}\n';
 
 /** What one feed keeps for readers that subscribe late (a turn's events, usually): the oldest go first. */
 export const MAX_FEED_EVENTS = 256;
@@ -43,12 +48,15 @@ export class LiveFeed {
   /** The run's model calls streaming on this worker now. */
   private readonly channels = new Set<LiveChannel>();
   private ended = false;
+  /** Pages of events, encoded once for the readers at the same offset. */
+  private readonly lines = new SharedLines();
   /** When it was last written to or read (idle feeds are dropped). */
   lastUsed = Date.now();
 
   constructor(
     baseUrl: string,
     private readonly converter: LoadedDataConverter,
+    private readonly readers: RelayReaders,
     private readonly onEnd: () => void,
   ) {
     this.url = `${baseUrl}/feed/${this.key}`;
@@ -79,12 +87,13 @@ export class LiveFeed {
       excess++;
     }
     if (excess > 0) this.drop(excess, false);
+    this.lines.forget();
     for (const [res, subscriber] of this.subscribers) this.send(res, subscriber);
   }
 
   subscribe(res: http.ServerResponse, from: number): void {
     if (this.ended) {
-      res.end('{"end":true}\n');
+      this.readers.end(res, END_LINE);
       return;
     }
     this.lastUsed = Date.now();
@@ -107,15 +116,21 @@ export class LiveFeed {
   }
 
   keepAlive(): void {
-    for (const res of this.subscribers.keys()) res.write('{"alive":true}\n');
+    for (const res of this.subscribers.keys()) this.readers.write(res, ALIVE_LINE);
   }
 
-  /** The run takes no more readers: what is queued, then `end`. */
+  /**
+   * The run takes no more readers: what is queued, then `end`. Its readers are forgotten everywhere, its calls'
+   * channels too (a call may stream on after its feed was evicted).
+   */
   async end(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     await Promise.all([...this.subscribers.values()].map((subscriber) => subscriber.queue));
-    for (const res of this.subscribers.keys()) res.end('{"end":true}\n');
+    for (const res of this.subscribers.keys()) {
+      for (const channel of this.channels) channel.unsubscribe(res);
+      this.readers.end(res, END_LINE);
+    }
     this.subscribers.clear();
     this.channels.clear();
     this.onEnd();
@@ -130,10 +145,13 @@ export class LiveFeed {
   private send(res: http.ServerResponse, subscriber: FeedSubscriber): void {
     subscriber.queue = subscriber.queue.then(async () => {
       const events = this.events.filter((e) => e.offset >= subscriber.next);
-      if (events.length === 0 || res.destroyed) return;
+      if (events.length === 0 || !this.readers.isOpen(res)) return;
       subscriber.next = events.at(-1)!.offset + 1;
-      const page = { events: events.map(({ offset, event }) => ({ offset, event })) };
-      await writeEncodedLine(res, this.converter, 'events', page);
+      // Offsets are never reused in a run: the first and the last name the page.
+      const line = this.lines.line(`${events[0]!.offset}-${subscriber.next}`, () =>
+        encodeLine(this.converter, 'events', { events: events.map(({ offset, event }) => ({ offset, event })) }),
+      );
+      await writeLine(this.readers, res, line);
     });
   }
 }

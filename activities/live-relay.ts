@@ -17,13 +17,16 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import type { LoadedDataConverter, Payload } from '@temporalio/common';
-import { encodeToPayload } from '@temporalio/common/lib/internal-non-workflow';
+import type { LoadedDataConverter } from '@temporalio/common';
 import type { InjectedSinks } from '@temporalio/worker';
 import type { LiveFeedSinks } from '../common/live-feed';
 import { streamSchemas } from '../common/stream-event-schema';
 import type { LiveReply, StreamEvent } from '../common/stream-events';
 import { LiveFeed } from './live-feed';
+import { DEFAULT_RELAY_BOUNDS, RelayReaders } from './relay-readers';
+import { type EncodedLine, encodeLine, SharedLines } from './shared-lines';
+
+export { payloadToJson } from './shared-lines';
 
 export interface LiveRelayOptions {
   /** Interface to listen on. Default 127.0.0.1: readers on this host only. '0.0.0.0' for readers elsewhere. */
@@ -35,6 +38,12 @@ export interface LiveRelayOptions {
    * first non-internal IPv4 address of this machine when listening on every interface.
    */
   advertisedUrl?: string;
+  /** What all its readers together may have waiting (written, not yet taken), in bytes. Default 16 MiB. */
+  maxBufferedBytes?: number;
+  /** How long a reader with bytes waiting may take none before it is dropped. Default 10 s. */
+  stalledReaderMs?: number;
+  /** Conversations' feeds it keeps at most (MAX_FEEDS). */
+  maxFeeds?: number;
 }
 
 /** How long a line waits for more of the reply (tokens come a few at a time: one line carries several). */
@@ -45,7 +54,10 @@ export const RELAY_ALIVE_MS = 1_000;
 export const MAX_SUBSCRIBERS_PER_CALL = 64;
 export const MAX_SUBSCRIBERS = 4_096;
 /** A reader this far behind (bytes queued and not yet taken) is dropped: it reads the rest from Temporal. */
-export const MAX_QUEUED_BYTES = 1 << 20;
+export const MAX_QUEUED_BYTES = DEFAULT_RELAY_BOUNDS.maxReaderBytes;
+
+const ALIVE_LINE = '{"alive":true}\n';
+const END_LINE = '{"end":true}\n';
 
 const KEY_PATTERN = /^\/live\/([0-9a-f]{32})$/;
 
@@ -68,6 +80,8 @@ export class LiveChannel {
   private readonly subscribers = new Map<http.ServerResponse, Subscriber>();
   private flushTimer: NodeJS.Timeout | undefined;
   private ended = false;
+  /** This flush's lines, encoded once for the readers at the same point of the reply. */
+  private readonly lines = new SharedLines();
   /** The feed of the call's conversation on this worker that follows this channel too (live-feed.ts), if any. */
   feedUrl: string | undefined;
 
@@ -75,6 +89,7 @@ export class LiveChannel {
     readonly url: string,
     private readonly reply: { call: number; attempt: number; blocks: ReadonlyMap<number, LiveBlockState> },
     private readonly converter: LoadedDataConverter,
+    private readonly readers: RelayReaders,
     private readonly onEnd: () => void,
   ) {}
 
@@ -87,6 +102,7 @@ export class LiveChannel {
     if (this.ended || this.subscribers.size === 0 || this.flushTimer) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
+      this.lines.forget();
       for (const [res, subscriber] of this.subscribers) void this.send(res, subscriber);
     }, RELAY_FLUSH_MS);
   }
@@ -97,8 +113,9 @@ export class LiveChannel {
     this.ended = true;
     clearTimeout(this.flushTimer);
     await Promise.all([...this.subscribers].map(([res, subscriber]) => this.send(res, subscriber)));
-    for (const [res, subscriber] of this.subscribers) if (!subscriber.feed) res.end('{"end":true}\n');
+    for (const [res, subscriber] of this.subscribers) if (!subscriber.feed) this.readers.end(res, END_LINE);
     this.subscribers.clear();
+    this.lines.forget();
     this.onEnd();
   }
 
@@ -108,7 +125,7 @@ export class LiveChannel {
    */
   subscribe(res: http.ServerResponse, { feed = false } = {}): void {
     if (this.ended) {
-      if (!feed) res.end('{"end":true}\n');
+      if (!feed) this.readers.end(res, END_LINE);
       return;
     }
     const subscriber: Subscriber = { feed, sent: new Map(), queue: Promise.resolve() };
@@ -116,9 +133,15 @@ export class LiveChannel {
     res.once('close', () => this.subscribers.delete(res));
     if (feed) {
       const { call, attempt } = this.reply;
-      subscriber.queue = this.write(res, { call, attempt, blocks: [] });
+      const line = this.lines.line('start', () => encodeLine(this.converter, 'reply', { call, attempt, blocks: [] }));
+      subscriber.queue = writeLine(this.readers, res, line);
     }
     void this.send(res, subscriber);
+  }
+
+  /** `res` (a feed's reader, whose feed ended) hears no more of this attempt. */
+  unsubscribe(res: http.ServerResponse): void {
+    this.subscribers.delete(res);
   }
 
   /** What `res` has not been sent yet, as one line, after the lines before it. */
@@ -128,12 +151,12 @@ export class LiveChannel {
   }
 
   private async sendNow(res: http.ServerResponse, sent: Subscriber['sent']): Promise<void> {
+    const before = sentKey(sent);
     const update = this.delta(sent);
-    if (update) await this.write(res, update);
-  }
-
-  private write(res: http.ServerResponse, update: LiveReply): Promise<void> {
-    return writeEncodedLine(res, this.converter, 'reply', update);
+    if (!update) return;
+    // Readers that had the same and get the same share one line.
+    const line = this.lines.line(`${before}>${sentKey(sent)}`, () => encodeLine(this.converter, 'reply', update));
+    await writeLine(this.readers, res, line);
   }
 
   /** The blocks (or their parts) `sent` lacks, marking them sent; undefined when there is nothing new. */
@@ -163,8 +186,16 @@ export class LiveChannel {
 
   /** Every subscriber that heard nothing for RELAY_ALIVE_MS hears that the worker is alive. */
   keepAlive(): void {
-    for (const [res, subscriber] of this.subscribers) if (!subscriber.feed) res.write('{"alive":true}\n');
+    for (const [res, subscriber] of this.subscribers) if (!subscriber.feed) this.readers.write(res, ALIVE_LINE);
   }
+}
+
+/** What a reader was sent of each block, as a key. */
+function sentKey(sent: Subscriber['sent']): string {
+  return [...sent]
+    .sort(([a], [b]) => a - b)
+    .map(([index, size]) => `${index}:${size}`)
+    .join(',');
 }
 
 /** A workflow run, as a sink and an activity see it. */
@@ -182,17 +213,37 @@ export class LiveRelay {
   private readonly feeds = new Map<string, LiveFeed>();
   private readonly feedsByRun = new Map<string, LiveFeed>();
   private readonly aliveTimer: NodeJS.Timeout;
+  private readonly readers: RelayReaders;
   private subscriberTotal = 0;
   /** Readers served since the relay started (for operators and tests: did readers take the relay?)… */
   subscriptions = 0;
   /** …of them, readers of a conversation's feed. */
   feedSubscriptions = 0;
+  private readonly maxFeeds: number;
+
+  /** Readers dropped for being behind (relay-readers.ts) since the relay started. */
+  get droppedReaders(): number {
+    return this.readers.dropped;
+  }
+
+  /** What waits for all readers now (written, not yet taken by the kernel), in bytes. */
+  bufferedBytes(): number {
+    return this.readers.buffered();
+  }
 
   private constructor(
     private readonly server: http.Server,
     readonly url: string,
+    options: LiveRelayOptions,
   ) {
+    this.readers = new RelayReaders({
+      ...DEFAULT_RELAY_BOUNDS,
+      ...(options.maxBufferedBytes !== undefined && { maxBufferedBytes: options.maxBufferedBytes }),
+      ...(options.stalledReaderMs !== undefined && { stalledAfterMs: options.stalledReaderMs }),
+    });
+    this.maxFeeds = options.maxFeeds ?? MAX_FEEDS;
     this.aliveTimer = setInterval(() => {
+      this.readers.sweep();
       for (const channel of this.channels.values()) channel.keepAlive();
       const idleSince = Date.now() - FEED_IDLE_MS;
       for (const feed of this.feeds.values()) {
@@ -218,7 +269,7 @@ export class LiveRelay {
     });
     const { port } = server.address() as AddressInfo;
     const url = (options.advertisedUrl ?? `http://${advertisedHost(host)}:${port}`).replace(/\/+$/, '');
-    const relay = new LiveRelay(server, url);
+    const relay = new LiveRelay(server, url, options);
     server.on('request', (req, res) => relay.serve(req, res));
     return relay;
   }
@@ -230,7 +281,7 @@ export class LiveRelay {
   open(reply: ConstructorParameters<typeof LiveChannel>[1], converter: LoadedDataConverter, run?: RunRef): LiveChannel {
     const key = randomBytes(16).toString('hex');
     const feed = run && this.feedsByRun.get(runKey(run));
-    const channel = new LiveChannel(`${this.url}/live/${key}`, reply, converter, () => {
+    const channel = new LiveChannel(`${this.url}/live/${key}`, reply, converter, this.readers, () => {
       this.channels.delete(key);
       feed?.detach(channel);
     });
@@ -271,14 +322,14 @@ export class LiveRelay {
     const id = runKey(run);
     const known = this.feedsByRun.get(id);
     if (known) return known;
-    if (this.feeds.size >= MAX_FEEDS) {
+    if (this.feeds.size >= this.maxFeeds) {
       let stalest: LiveFeed | undefined;
       for (const feed of this.feeds.values()) {
         if (feed.subscriberCount === 0 && (!stalest || feed.lastUsed < stalest.lastUsed)) stalest = feed;
       }
       void (stalest ?? this.feeds.values().next().value!).end();
     }
-    const feed = new LiveFeed(this.url, converter, () => {
+    const feed = new LiveFeed(this.url, converter, this.readers, () => {
       this.feeds.delete(feed.key);
       if (this.feedsByRun.get(id) === feed) this.feedsByRun.delete(id);
     });
@@ -312,6 +363,7 @@ export class LiveRelay {
     this.subscriberTotal++;
     this.subscriptions++;
     res.once('close', () => this.subscriberTotal--);
+    this.readers.admit(res);
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     res.flushHeaders();
     channel.subscribe(res);
@@ -331,6 +383,7 @@ export class LiveRelay {
     this.subscriptions++;
     this.feedSubscriptions++;
     res.once('close', () => this.subscriberTotal--);
+    this.readers.admit(res);
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     res.flushHeaders();
     feed.subscribe(res, Number(from));
@@ -360,37 +413,10 @@ function advertisedHost(host: string): string {
   return '127.0.0.1';
 }
 
-/**
- * One NDJSON line `{ [field]: payload }` to a reader, `value` encoded with the worker's converter (its codec too). A
- * value that cannot be encoded, or a reader MAX_QUEUED_BYTES behind, ends the response: the reader goes back to
- * Temporal. Used by the relay's replies and the feed's events.
- */
-export async function writeEncodedLine(
-  res: http.ServerResponse,
-  converter: LoadedDataConverter,
-  field: 'reply' | 'events',
-  value: unknown,
-): Promise<void> {
-  let line: string;
-  try {
-    line = JSON.stringify({ [field]: payloadToJson(await encodeToPayload(converter, value)) }) + '\n';
-  } catch {
-    res.destroy(); // cannot be encoded (a codec failed)
-    return;
-  }
-  if (res.destroyed) return;
-  if (res.writableLength > MAX_QUEUED_BYTES) {
-    res.destroy();
-    return;
-  }
-  res.write(line);
-}
-
-/** A payload as JSON: its metadata and data base64, like Temporal's own JSON form of a Payload. */
-export function payloadToJson(payload: Payload): { metadata: Record<string, string>; data: string } {
-  const metadata: Record<string, string> = {};
-  for (const [key, value] of Object.entries(payload.metadata ?? {})) {
-    if (value) metadata[key] = Buffer.from(value).toString('base64');
-  }
-  return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
+/** `line` to a reader, once encoded; a line that could not be encoded ends the response (the reader goes to Temporal). */
+export async function writeLine(readers: RelayReaders, res: http.ServerResponse, line: EncodedLine): Promise<void> {
+  if (!readers.isOpen(res)) return;
+  const bytes = await line;
+  if (bytes) readers.write(res, bytes);
+  else res.destroy();
 }

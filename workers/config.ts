@@ -71,6 +71,10 @@ export const configSchema = z.object({
     .default('127.0.0.1:0'),
   /** The URL readers reach the relay at, e.g. http://worker-1:7300. Default: from the address it listens on. */
   WORKER_LIVE_RELAY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  /** What the relay holds for all its readers together (written, not yet taken), in MiB: past it the furthest behind go. */
+  WORKER_LIVE_RELAY_MAX_BUFFERED_MB: z.coerce.number().int().positive().max(4096).default(16),
+  /** Conversations' feeds the relay keeps (each up to 256 KB of events for readers that come late). */
+  WORKER_LIVE_RELAY_MAX_FEEDS: z.coerce.number().int().positive().max(65_536).default(1024),
   /** The worker's log (stderr): the SDK's lines and the orchestrator's, this level and above. */
   WORKER_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /** `id:base64key[,id:base64key...]` (32-byte keys, the first is current): encrypt every payload (codec/). */

@@ -122,6 +122,8 @@ async function startLiveRelay(config: WorkerConfig): Promise<LiveRelay | undefin
     host: address.slice(0, at).replace(/^\[(.*)\]$/, '$1'),
     port: Number(address.slice(at + 1)),
     ...(config.WORKER_LIVE_RELAY_URL && { advertisedUrl: config.WORKER_LIVE_RELAY_URL }),
+    maxBufferedBytes: config.WORKER_LIVE_RELAY_MAX_BUFFERED_MB * 2 ** 20,
+    maxFeeds: config.WORKER_LIVE_RELAY_MAX_FEEDS,
   });
 }
 

@@ -3,6 +3,8 @@
 // word, from Temporal; an attempt that fails midway is dropped as without the relay; with payload encryption the
 // relay carries ciphertext. (A worker SIGKILLed mid-stream, its relay with it: streaming-crash.test.ts.)
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { LiveRelay } from '../../activities/live-relay';
@@ -11,7 +13,7 @@ import { parseKeyRing } from '../../codec/keys';
 import { MODEL_ACTIVITY } from '../../common/activity-contracts';
 import type { LiveReply, StreamEvent, StreamItem } from '../../common/stream-events';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
-import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
 
 const harnesses: Harness[] = [];
 after(async () => {
@@ -184,3 +186,58 @@ test('with payload encryption the relay carries ciphertext, and readers with the
   assert.ok(!Buffer.from(reply.data, 'base64').toString('latin1').includes('swordfish'), 'no plain text on the wire');
   assert.equal(textOf(items).join(''), secret, 'the reader with the key got every word');
 });
+
+test('a reader that stops reading while a long reply streams is dropped by the relay; when it reads again it resumes from its offset through the log, every event once', async () => {
+  const h = await harness({ liveRelay: { stalledReaderMs: 1_000 } });
+  // 1.5 MB of text (live, then as the log's events): more than the kernel's socket buffers take for a reader that
+  // reads nothing. It comes after 15 s, once the reader follows the conversation's feed and was paused.
+  const prompt = uniquePrompt('Write at length.');
+  h.mock.script(prompt, [
+    { reply: { content: [{ type: 'text', text: 'word '.repeat(300_000) }], stop_reason: 'end_turn' }, delayMs: 15_000 },
+  ]);
+  const id = `relay-stalled-${Date.now()}`;
+  const { offset } = await h.conversations.submitMessage(id, prompt, { start: {} });
+  const feedsBefore = h.relay!.feedSubscriptions;
+  const reader = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/support/stream-reader-process.ts', id, String(offset)],
+    {
+      cwd: path.resolve(__dirname, '..', '..'),
+      env: { ...process.env, TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: h.taskQueue },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  let errors = '';
+  reader.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  reader.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => reader.once('close', resolve));
+  try {
+    await waitUntil(() => h.relay!.feedSubscriptions > feedsBefore, 'the reader follows the feed', 60_000);
+    reader.kill('SIGSTOP');
+    await waitUntil(() => h.relay!.droppedReaders > 0, 'the relay dropped the paused reader', 90_000);
+    reader.kill('SIGCONT');
+    assert.equal(await exited, 0, errors);
+  } finally {
+    reader.kill('SIGKILL');
+  }
+
+  const items = output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as StreamItem);
+  const durable = items.filter((i) => !i.live);
+  assert.deepEqual(
+    durable.map((i) => i.offset),
+    durable.map((_, i) => offset + i),
+    'each event of the log once, in order, from the reader’s offset',
+  );
+  assert.equal(textOf(items).join(''), await transcriptText(h, id), 'each character once, in order');
+  assert.equal(items.at(-1)!.event.type, 'turn_finished');
+});
+
+async function waitUntil(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !condition(); await new Promise((r) => setTimeout(r, 100))) {
+    assert.ok(Date.now() < deadline, what);
+  }
+}

@@ -108,6 +108,112 @@ describe('the relay answers only what it issued', () => {
   });
 });
 
+describe('what the relay holds for its readers is bounded, whatever they read', () => {
+  /**
+   * A reader that asks for `first`, then for `second` on the same connection (HTTP pipelining): the second response
+   * waits in the relay's memory until the first is over, as behind a reader that stopped reading (without the
+   * megabytes the kernel's buffers take first on loopback). Collects what the connection receives.
+   */
+  function pipelined(on: LiveRelay, first: string, second: string) {
+    const socket = net.connect(Number(new URL(on.url).port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const path = (url: string) => new URL(url).pathname;
+    socket.write(`GET ${path(first)} HTTP/1.1\r\nHost: x\r\n\r\nGET ${path(second)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    return { socket, closed, received: () => received };
+  }
+
+  async function boundedRelay(options: Parameters<typeof LiveRelay.start>[0]) {
+    const bounded = await LiveRelay.start(options);
+    const open = (text = '') => {
+      const blocks = new Map<number, LiveBlockState>([[0, { kind: 'text', text }]]);
+      return { blocks, channel: bounded.open({ call: 1, attempt: 1, blocks }, converter) };
+    };
+    return { bounded, open };
+  }
+
+  test('`alive` lines count: a reader whose lines only wait is dropped once what waits passes the relay’s bound', async () => {
+    const { bounded, open } = await boundedRelay({ maxBufferedBytes: 300, stalledReaderMs: 600_000 });
+    try {
+      const { channel: first } = open();
+      const { channel: second } = open();
+      const reader = pipelined(bounded, first.url, second.url);
+      await waitFor(() => second.subscriberCount === 1);
+      // Nothing but `alive`, once a second, waits behind the first response (its head is about 200 bytes).
+      await waitFor(() => bounded.droppedReaders === 1, 20_000);
+      assert.ok(bounded.bufferedBytes() <= 300, 'what waits stays within the bound');
+      await first.end();
+      await reader.closed;
+      assert.doesNotMatch(reader.received(), /x-ndjson[^]*x-ndjson/, 'the dropped response was never sent');
+      await second.end();
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  test('a reader with bytes waiting that takes none for the stall time is dropped: its connection closes', async () => {
+    const { bounded, open } = await boundedRelay({ stalledReaderMs: 500 });
+    try {
+      const { channel: first } = open();
+      const { channel: second, blocks } = open();
+      const reader = pipelined(bounded, first.url, second.url);
+      await waitFor(() => second.subscriberCount === 1);
+      (blocks.get(0) as { text: string }).text += 'words that wait';
+      second.changed();
+      const started = Date.now();
+      await waitFor(() => bounded.droppedReaders === 1, 10_000);
+      assert.ok(Date.now() - started >= 500, 'not before the stall time');
+      await first.end();
+      await reader.closed;
+      assert.doesNotMatch(reader.received(), /words that wait/);
+      await second.end();
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  test('all readers together: past the relay’s bound the readers furthest behind are dropped, a reader that keeps up gets every word', async () => {
+    const bound = 256 << 10;
+    const { bounded, open } = await boundedRelay({ maxBufferedBytes: bound, stalledReaderMs: 600_000 });
+    try {
+      const { channel: first } = open();
+      const { channel: reply, blocks } = open();
+      const behind = Array.from({ length: 5 }, () => pipelined(bounded, first.url, reply.url));
+      const keepingUp = drain(followRelay(reply.url, { call: 1, attempt: 1 }, converter));
+      await waitFor(() => reply.subscriberCount === 6);
+      const block = blocks.get(0) as { text: string };
+      let most = 0;
+      for (let i = 0; i < 4; i++) {
+        block.text += String(i).repeat(40_000); // each reader behind gets a line of about 54 KB
+        reply.changed();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        most = Math.max(most, bounded.bufferedBytes());
+      }
+      assert.ok(most <= bound + 60_000, `what waited for all readers stayed within the bound and a line: ${most}`);
+      await first.end();
+      await reply.end();
+      const { items, outcome } = await keepingUp;
+      assert.equal(outcome, 'ended');
+      const last = items.at(-1)!.blocks[0] as { at: number; text: string };
+      assert.equal(last.at + last.text.length, block.text.length, 'the reader keeping up got it all');
+      assert.equal(last.text, block.text.slice(last.at));
+      // Each reader behind is either served to the end or cut off.
+      let closed = 0;
+      for (const r of behind) void r.closed.then(() => closed++);
+      const ended = (r: (typeof behind)[number]) => (r.received().match(/\{"end":true\}/g) ?? []).length === 2;
+      await waitFor(() => closed + behind.filter(ended).length >= behind.length, 10_000);
+      const served = behind.filter((r) => /"reply"/.test(r.received())).length;
+      assert.ok(served <= 1, `of 5 readers behind, those holding most were dropped (${served} served)`);
+      assert.ok(bounded.droppedReaders >= 4);
+      for (const r of behind) r.socket.destroy();
+    } finally {
+      await bounded.close();
+    }
+  });
+});
+
 describe('a reader follows only a relay that behaves', () => {
   test('only http(s) URLs of the relay’s shape are followed', async () => {
     assert.ok(isRelayUrl(`http://10.0.0.7:7300/live/${'a'.repeat(32)}`));

@@ -57,3 +57,21 @@ test('MODEL_PRICES_FILE adds prices from a file; MODEL_PRICES wins for a model b
   writeFileSync(file, JSON.stringify({ 'model-a': { input: 'free' } }));
   assert.throws(() => loadModelPrices(config), /MODEL_PRICES_FILE: prices\.model-a\.input|MODEL_PRICES_FILE: model-a/);
 });
+
+test('the live relay’s bounds: what waits for all its readers (MiB) and the feeds it keeps, whole numbers above 0', () => {
+  const config = loadConfig({ ANTHROPIC_BASE_URL: 'http://x' });
+  assert.equal(config.WORKER_LIVE_RELAY_MAX_BUFFERED_MB, 16);
+  assert.equal(config.WORKER_LIVE_RELAY_MAX_FEEDS, 1024);
+  const set = loadConfig({
+    ANTHROPIC_BASE_URL: 'http://x',
+    WORKER_LIVE_RELAY_MAX_BUFFERED_MB: '64',
+    WORKER_LIVE_RELAY_MAX_FEEDS: '10',
+  });
+  assert.equal(set.WORKER_LIVE_RELAY_MAX_BUFFERED_MB, 64);
+  assert.equal(set.WORKER_LIVE_RELAY_MAX_FEEDS, 10);
+  for (const name of ['WORKER_LIVE_RELAY_MAX_BUFFERED_MB', 'WORKER_LIVE_RELAY_MAX_FEEDS']) {
+    for (const value of ['0', '-1', '1.5', 'lots', '1e9']) {
+      assert.throws(() => loadConfig({ ANTHROPIC_BASE_URL: 'http://x', [name]: value }), new RegExp(name), value);
+    }
+  }
+});
