@@ -131,7 +131,9 @@ export function createModelActivities({ anthropic, tools, cache, mcpToolSets, re
       });
       cache.remember(input.conversation, {
         ...(system !== undefined && { system }),
-        messages: afterCompaction(withReply(messages, reading.assistant, input.joinsPausedTurn === true)),
+        messages: afterCompaction(
+          withReply(messages, reading.assistant, input.joinsPausedTurn === true, reading.stopReason),
+        ),
         lastReplyId: message.id,
       });
     }
