@@ -34,7 +34,8 @@ export function withReply(
 ): MessageParam[] {
   const last = transcript.at(-1);
   if (joins && last?.role === 'assistant') {
-    return [...transcript.slice(0, -1), closedReply(joinPausedTurn(last, reply), stopReason)];
+    const prior = transcript.slice(0, -1);
+    return [...prior, closedReply(prior, joinPausedTurn(last, reply), stopReason)];
   }
-  return [...transcript, closedReply(reply, stopReason)];
+  return [...transcript, closedReply(transcript, reply, stopReason)];
 }

@@ -372,7 +372,7 @@ export class ConversationState {
     const joined = joins && last?.role === 'assistant';
     if (joined) this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
     const reply = joined ? joinPausedTurn(last, message) : message;
-    const closed = closedReply(reply, stopReason);
+    const closed = closedReply(this.transcript, reply, stopReason);
     this.push(closed !== reply && this.closesServerToolCalls() ? closed : reply);
     this.sentUpTo = this.transcript.length;
     this.lastReplyId = replyId;

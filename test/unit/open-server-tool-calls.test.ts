@@ -50,8 +50,8 @@ describe('closing a message', () => {
   test('a reply that ended closes; a paused one stays as it came; a continuation closes the joined message', () => {
     const user: MessageParam = { role: 'user', content: 'q' };
     const paused = assistant(text('Searching.'), call('srvtoolu_a'));
-    assert.deepEqual(closedReply(paused, 'end_turn'), assistant(text('Searching.')));
-    assert.equal(closedReply(paused, 'pause_turn'), paused);
+    assert.deepEqual(closedReply([user], paused, 'end_turn'), assistant(text('Searching.')));
+    assert.equal(closedReply([user], paused, 'pause_turn'), paused);
     // The continuation brings the paused call's result: one message, nothing dropped.
     assert.deepEqual(withReply([user, paused], assistant(result('srvtoolu_a'), text('GM.')), true, 'end_turn'), [
       user,
@@ -62,6 +62,42 @@ describe('closing a message', () => {
       user,
       assistant(text('Searching.'), text('GM.')),
     ]);
+  });
+});
+
+describe('stray server tool results', () => {
+  const user: MessageParam = { role: 'user', content: 'q' };
+  const results: MessageParam = {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'GM' }],
+  };
+  test('a result that answers no call before it never enters the transcript, even in a paused reply', () => {
+    for (const reason of ['end_turn', 'pause_turn'] as const) {
+      assert.deepEqual(
+        closedReply([user], assistant(result('srvtoolu_x'), text('GM.')), reason),
+        assistant(text('GM.')),
+      );
+    }
+    assert.deepEqual(
+      closedReply([user], assistant(result('srvtoolu_a'), call('srvtoolu_a')), 'pause_turn'),
+      assistant(call('srvtoolu_a')),
+      'a result before its call answers nothing',
+    );
+    assert.deepEqual(
+      closedReply([user], assistant(result('srvtoolu_x')), 'end_turn'),
+      assistant(text('(empty reply)')),
+    );
+  });
+  test('the result of a call deferred by the message before the tool results stays: it opens the next reply', () => {
+    const prior = [user, assistant(call('srvtoolu_d'), toolUse), results];
+    const reply = assistant(result('srvtoolu_d'), text('GM.'));
+    assert.equal(closedReply(prior, reply, 'end_turn'), reply);
+    assert.deepEqual(withReply(prior, reply, false, 'end_turn'), [...prior, reply]);
+    // Another call's result is still stray.
+    assert.deepEqual(
+      closedReply(prior, assistant(result('srvtoolu_x'), text('GM.')), 'end_turn'),
+      assistant(text('GM.')),
+    );
   });
 });
 
