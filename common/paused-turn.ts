@@ -24,7 +24,7 @@ export function joinPausedTurn(paused: MessageParam, continuation: MessageParam)
 
 /**
  * `transcript` with `reply` after it, or joined to its last message when that is a paused assistant turn; the server
- * tool calls it leaves open closed unless it stopped `stopReason` may leave them open (open-server-tool-calls.ts).
+ * tool calls it leaves open are closed unless its stop reason lets them stay open (open-server-tool-calls.ts).
  */
 export function withReply(
   transcript: readonly MessageParam[],
