@@ -156,7 +156,9 @@ export function createModelActivities({
       });
       cache.remember(input.conversation, {
         ...(system !== undefined && { system }),
-        messages: afterCompaction(withReply(messages, reading.assistant, input.joinsPausedTurn === true)),
+        messages: afterCompaction(
+          withReply(messages, reading.assistant, input.joinsPausedTurn === true, reading.stopReason),
+        ),
         lastReplyId: message.id,
       });
     }

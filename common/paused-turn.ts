@@ -2,7 +2,8 @@
 // the paused assistant message back as it is, with no user message after it. The continuation is the same assistant
 // turn: its blocks join the paused message, so the transcript keeps alternating roles and every server tool block
 // stays where it came, in the one assistant message of the turn. Pure: the workflow and the worker's cache join alike.
-import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
+import { closedReply } from './open-server-tool-calls';
 
 /** The workflow's patch: histories from before joined nothing (a continuation followed the paused message). */
 export const PAUSED_TURN_PATCH = 'pause-turn-joins-paused-message';
@@ -21,9 +22,20 @@ export function joinPausedTurn(paused: MessageParam, continuation: MessageParam)
   return { role: 'assistant', content: [...blocksOf(paused), ...blocksOf(continuation)] };
 }
 
-/** `transcript` with `reply` after it, or joined to its last message when that is a paused assistant turn. */
-export function withReply(transcript: readonly MessageParam[], reply: MessageParam, joins: boolean): MessageParam[] {
+/**
+ * `transcript` with `reply` after it, or joined to its last message when that is a paused assistant turn; the server
+ * tool calls it leaves open are closed unless its stop reason lets them stay open (open-server-tool-calls.ts).
+ */
+export function withReply(
+  transcript: readonly MessageParam[],
+  reply: MessageParam,
+  joins: boolean,
+  stopReason: StopReason | null,
+): MessageParam[] {
   const last = transcript.at(-1);
-  if (joins && last?.role === 'assistant') return [...transcript.slice(0, -1), joinPausedTurn(last, reply)];
-  return [...transcript, reply];
+  if (joins && last?.role === 'assistant') {
+    const prior = transcript.slice(0, -1);
+    return [...prior, closedReply(prior, joinPausedTurn(last, reply), stopReason)];
+  }
+  return [...transcript, closedReply(transcript, reply, stopReason)];
 }

@@ -1,7 +1,7 @@
 // Everything a conversation remembers, and every way it changes, as a plain class: status, turns, transcript,
 // approvals and what runs now change only through the named methods below. The workflow file wires handlers and
 // activities around it; this logic is unit-tested without Temporal. Pure and deterministic.
-import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import { ApplicationFailure } from '@temporalio/common';
 import type {
   ActivityInProgress,
@@ -29,6 +29,7 @@ import { FailureType } from '../common/failure-types';
 import type { ConversationOptions } from '../common/options';
 import { addUsage, ZERO_USAGE } from '../common/usage';
 import { joinPausedTurn } from '../common/paused-turn';
+import { closedReply, withServerToolCallsClosed } from '../common/open-server-tool-calls';
 import { billedTokens, promptTokens, type BudgetScope, type Spent } from '../common/budget';
 import { addCost, costUsd, type ModelPrices } from '../common/pricing';
 import { addModelUsage, type UsageByModel } from '../common/fallback-models';
@@ -106,6 +107,11 @@ export class ConversationState {
    * (0.1.0 wrote them uncut), so it does again. The workflow sets it (it asks a patch marker); by default texts are cut.
    */
   keepUncut: () => boolean = () => false;
+  /**
+   * Asked when a message would drop a server tool call left open (open-server-tool-calls.ts): false in a run replayed
+   * from before, which kept every call as it came. The workflow sets it (it asks a patch marker); by default they go.
+   */
+  closesServerToolCalls: () => boolean = () => true;
 
   private statusValue: ConversationStatus = 'awaiting_user';
   private endWanted: boolean;
@@ -232,6 +238,7 @@ export class ConversationState {
   beginTurn(): TurnInProgress {
     const next = this.pending.shift();
     if (!next) throw new Error('beginTurn without a pending message');
+    this.closeOpenServerToolCalls();
     this.turnStartReply = { id: this.lastReplyId, sentUpTo: this.sentUpTo };
     let message: MessageParam = { role: 'user', content: next.text };
     const last = this.transcript.at(-1);
@@ -356,18 +363,39 @@ export class ConversationState {
     if (this.currentTurn) this.currentTurn.maxTokens = maxTokens;
   }
 
-  /** `joins`: the reply continues the paused turn the transcript ends with, and joins its message (paused-turn.ts). */
-  appendReply(message: MessageParam, replyId: string, joins = false): void {
+  /**
+   * `joins`: the reply continues the paused turn the transcript ends with, and joins its message (paused-turn.ts). The
+   * server tool calls it leaves open go, unless it stopped (`stopReason`) where they may stay open.
+   */
+  appendReply(message: MessageParam, replyId: string, joins = false, stopReason: StopReason | null = null): void {
     const last = this.transcript.at(-1);
-    if (joins && last?.role === 'assistant') {
-      this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
-      this.push(joinPausedTurn(last, message));
-    } else {
-      this.push(message);
-    }
+    const joined = joins && last?.role === 'assistant';
+    if (joined) this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
+    const reply = joined ? joinPausedTurn(last, message) : message;
+    const closed = closedReply(this.transcript, reply, stopReason);
+    this.push(closed !== reply && this.closesServerToolCalls() ? closed : reply);
     this.sentUpTo = this.transcript.length;
     this.lastReplyId = replyId;
     if (this.thread?.id === replyId) this.thread = { ...this.thread, at: this.transcript.length };
+  }
+
+  /**
+   * A user message is about to follow the last reply: server tool calls still open in it (a paused turn the budget or
+   * a limit stopped, or a reply that stopped for tool calls whose results the model never read — the new message joins
+   * them) would now be refused by the API, so they go. The worker's copy and the API's thread hold the message as it
+   * was: the next call sends it again, and starts a new thread.
+   */
+  private closeOpenServerToolCalls(): void {
+    const at = this.transcript.at(-1)?.role === 'assistant' ? this.transcript.length - 1 : this.transcript.length - 2;
+    const open = this.transcript[at];
+    if (!open || open.role !== 'assistant') return;
+    const closed = withServerToolCallsClosed(open);
+    if (closed === open || !this.closesServerToolCalls()) return;
+    this.transcript[at] = closed;
+    this.transcriptBytes += jsonBytes(closed) - jsonBytes(open);
+    this.sentUpTo = Math.min(this.sentUpTo, at);
+    this.lastReplyId = undefined;
+    this.thread = undefined;
   }
 
   /** What the orchestrator writes: every text in it bounded (common/bounded-text.ts), unless `keepUncut()`. */

@@ -22,6 +22,7 @@ import { describeIssues } from '../common/options';
 import { isUndecodable } from '../common/undecodable';
 import { readReply } from '../common/compaction';
 import { endsWithPausedTurn, PAUSED_TURN_PATCH } from '../common/paused-turn';
+import { CLOSE_SERVER_TOOL_CALLS_PATCH } from '../common/open-server-tool-calls';
 import { offersServerTools } from '../common/server-tools';
 import { protocolFor } from '../common/protocols';
 import type { Protocol } from '../common/protocols/types';
@@ -73,6 +74,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const state = new ConversationState(input, workflowInfo().firstExecutionRunId);
   // Histories from 0.1.0 wrote tool errors and results into the transcript uncut: they replay that way.
   state.keepUncut = () => !patched(BOUNDED_RESULTS_PATCH);
+  // Histories from before kept server tool calls left open as they came: they replay that way.
+  state.closesServerToolCalls = () => patched(CLOSE_SERVER_TOOL_CALLS_PATCH);
   // checkedInput takes a log only in a run that continue-as-new started.
   const stream = new ConversationStream(input.stream);
   const publish = searchAttributesPublisher(state);
@@ -272,7 +275,7 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       serverTools: offersServerTools(state.options.serverTools),
     });
     const { stopReason } = reading;
-    state.appendReply(reading.assistant, reply.id, joins);
+    state.appendReply(reading.assistant, reply.id, joins, stopReason);
     if (reply.container) state.container = reply.container;
     followContext(state, reply);
     if (stopReason === 'refusal') {

@@ -302,6 +302,65 @@ describe('replies with nothing usable, or an unknown stop reason', () => {
   });
 });
 
+describe('server tool blocks out of place (a proxy or a fallback model can send any)', () => {
+  const search = (id: string): ScriptBlock => ({
+    type: 'server_tool_use',
+    id,
+    name: 'web_search',
+    input: { query: 'GM' },
+  });
+  const searched = (id: string): ScriptBlock => ({ type: 'web_search_tool_result', tool_use_id: id, content: [] });
+  const typesSent = (request: RecordedRequest | undefined) =>
+    (request?.body.messages.at(-2)?.content ?? []).map((b: { type: string }) => b.type);
+
+  test('results that answer no call, a result before its call, calls never answered: none reach the API again', async () => {
+    const { id, reply, requests } = await converse(
+      'stray server blocks',
+      [
+        {
+          reply: {
+            content: [
+              searched('srvtoolu_01nobody'),
+              searched('srvtoolu_01early'),
+              search('srvtoolu_01early'),
+              search('srvtoolu_01ok'),
+              searched('srvtoolu_01ok'),
+              search('srvtoolu_01never'),
+              search('srvtoolu_01never'),
+              { type: 'text', text: 'GM.' },
+            ],
+            stop_reason: 'end_turn',
+          },
+        },
+        says('Ford.'),
+      ],
+      { tools: [], serverTools: { webSearch: {} } },
+    );
+    assert.equal(reply.text, 'GM.');
+    assert.equal((await h.conversations.sendMessage(id, 'And Ford?')).text, 'Ford.');
+    assertAllAccepted(requests());
+    assert.deepEqual(typesSent(requests()[1]), ['server_tool_use', 'web_search_tool_result', 'text']);
+    await assertUnharmed(h, id);
+  });
+
+  test('a paused reply of stray results and open calls, then a stop reason nobody defined: the next message goes through', async () => {
+    const { id, reply, requests } = await converse(
+      'stray paused',
+      [
+        { reply: { content: [searched('srvtoolu_01stray'), search('srvtoolu_01open')], stop_reason: 'pause_turn' } },
+        { reply: { content: [{ type: 'text', text: 'Hm.' }], stop_reason: 'banana' } },
+        says('Ford.'),
+      ],
+      { tools: [], serverTools: { webSearch: {} } },
+    );
+    assert.equal(reply.text, 'Hm.');
+    assert.equal((await h.conversations.sendMessage(id, 'And Ford?')).text, 'Ford.');
+    assertAllAccepted(requests());
+    assert.deepEqual(typesSent(requests()[2]), ['text'], 'the paused turn and its continuation, closed');
+    await assertUnharmed(h, id);
+  });
+});
+
 describe('error replies', () => {
   test('an error whose message is 3 MiB with a lone surrogate fails the turn with a short, well-formed message', async () => {
     const prompt = uniquePrompt('huge error');

@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import { DEMO_MODEL, DEMO_TOOLS, GET_TICKER_SYMBOL, STOCK_QUESTION } from '../../testing/messages-api/fixtures';
 import { withMessagesApi } from '../../testing/messages-api/sdk-client';
 import { maxOutputTokens, validateRequest } from '../../testing/messages-api/validate-request';
@@ -259,6 +263,131 @@ describe('local Messages API validation: tool_use / tool_result pairing', () => 
         ],
       },
       /^messages\.3\.content\.0: `tool_use` ids must be unique$/,
+    );
+  });
+});
+
+describe('local Messages API validation: server tool blocks and message order', () => {
+  // Server tool blocks as the API writes them (the request types of the SDK list only some of them).
+  const block = (fields: Record<string, unknown>) => fields as unknown as ContentBlockParam;
+  const search = (id: string) => block({ type: 'server_tool_use', id, name: 'web_search', input: { query: 'GM' } });
+  const searched = (id: string) => block({ type: 'web_search_tool_result', tool_use_id: id, content: [] });
+  const fetchCall = (id: string) =>
+    block({ type: 'server_tool_use', id, name: 'web_fetch', input: { url: 'https://gm.com' } });
+  const fetched = (id: string) =>
+    block({
+      type: 'web_fetch_tool_result',
+      tool_use_id: id,
+      content: { type: 'web_fetch_tool_error', error_code: 'url_not_accessible' },
+    });
+  const text = (words: string) => block({ type: 'text', text: words });
+  const accepted = (messages: unknown[]) =>
+    assert.deepEqual(validateRequest({ ...base, messages }), { ok: true }, JSON.stringify(messages));
+
+  test('a server_tool_use without its result, followed by a user message → names the tool, the id and the result it lacks', async () => {
+    await expect400(
+      {
+        ...base,
+        messages: [user(STOCK_QUESTION), assistant([text('Searching.'), search('srvtoolu_01lost')]), user('And?')],
+      },
+      /^messages\.1: `web_search` tool use with id `srvtoolu_01lost` was found without a corresponding `web_search_tool_result` block$/,
+    );
+  });
+  test('a paused turn (its call still open) is accepted as the final message, refused once a user message follows', async () => {
+    const paused = assistant([text('Searching.'), search('srvtoolu_01paused')]);
+    accepted([user(STOCK_QUESTION), paused]);
+    await expect400(
+      { ...base, messages: [user(STOCK_QUESTION), paused, user('Never mind. What about Ford?')] },
+      /^messages\.1: `web_search` tool use with id `srvtoolu_01paused` was found without/,
+    );
+  });
+  test('a server tool result with no server_tool_use before it in its message → 400', async () => {
+    await expect400(
+      { ...base, messages: [user(STOCK_QUESTION), assistant([searched('srvtoolu_01nowhere'), text('GM.')])] },
+      /^messages\.1\.content\.0: unexpected `tool_use_id` found in `web_search_tool_result` blocks: srvtoolu_01nowhere\. Each `web_search_tool_result` block must have a corresponding `server_tool_use` block before it\.$/,
+    );
+    await expect400(
+      {
+        ...base,
+        messages: [user(STOCK_QUESTION), assistant([searched('srvtoolu_01late'), search('srvtoolu_01late')])],
+      },
+      /^messages\.1\.content\.0: unexpected `tool_use_id`/, // the result comes after its call
+    );
+  });
+  test('server tool blocks in a user message → 400', async () => {
+    await expect400(
+      { ...base, messages: [user([search('srvtoolu_01user')])] },
+      /^messages\.0\.content\.0: `server_tool_use` blocks can only be in "assistant" messages$/,
+    );
+  });
+  test('a call deferred by client tool calls: open while the next message holds only tool_results; its result opens the reply after', async () => {
+    const deferring = assistant([fetchCall('srvtoolu_01deferred'), toolUse('toolu_1')]);
+    accepted([user(STOCK_QUESTION), deferring, user([toolResult('toolu_1')])]);
+    accepted([
+      user(STOCK_QUESTION),
+      deferring,
+      user([toolResult('toolu_1')]),
+      assistant([fetched('srvtoolu_01deferred'), text('Fetched.')]),
+      user('Thanks.'),
+    ]);
+    // Text after the tool_results ends the assistant turn: the open call is refused.
+    await expect400(
+      { ...base, messages: [user(STOCK_QUESTION), deferring, user([toolResult('toolu_1'), text('Go on.')])] },
+      /^messages\.1: `web_fetch` tool use with id `srvtoolu_01deferred` was found without a corresponding `web_fetch_tool_result` block$/,
+    );
+    // The reply after must bring the result.
+    await expect400(
+      {
+        ...base,
+        messages: [
+          user(STOCK_QUESTION),
+          deferring,
+          user([toolResult('toolu_1')]),
+          assistant([text('Done.')]),
+          user('Ok.'),
+        ],
+      },
+      /^messages\.1: `web_fetch` tool use with id `srvtoolu_01deferred` was found without/,
+    );
+  });
+  test('paired calls anywhere, a paused turn joined with its continuation, and code execution names are accepted', () => {
+    accepted([
+      user(STOCK_QUESTION),
+      assistant([search('srvtoolu_01a'), searched('srvtoolu_01a'), text('GM is $38.50.')]),
+      user('Fetch it.'),
+      // a paused turn and its continuation, one message: the continuation opens with the paused call's result
+      assistant([fetchCall('srvtoolu_01b'), fetched('srvtoolu_01b'), text('Could not fetch.')]),
+      user('Run it.'),
+      assistant([
+        block({ type: 'server_tool_use', id: 'srvtoolu_01c', name: 'bash_code_execution', input: { command: 'ls' } }),
+        block({ type: 'bash_code_execution_tool_result', tool_use_id: 'srvtoolu_01c', content: {} }),
+      ]),
+      user('Ok.'),
+    ]);
+    const verdict = validateRequest({
+      ...base,
+      messages: [
+        user(STOCK_QUESTION),
+        assistant([block({ type: 'server_tool_use', id: 'srvtoolu_01d', name: 'bash_code_execution', input: {} })]),
+        user('Ok.'),
+      ],
+    });
+    assert.ok(
+      !verdict.ok && verdict.message.endsWith('`bash_code_execution_tool_result` block'),
+      JSON.stringify(verdict),
+    );
+  });
+  test('message order: two assistant messages in a row (a continuation after a paused turn, not joined) → 400', async () => {
+    await expect400(
+      {
+        ...base,
+        messages: [
+          user(STOCK_QUESTION),
+          assistant([search('srvtoolu_01e'), searched('srvtoolu_01e')]),
+          assistant([text('GM is $38.50.')]),
+        ],
+      },
+      /^messages: roles must alternate between "user" and "assistant", but found multiple "assistant" roles in a row$/,
     );
   });
 });

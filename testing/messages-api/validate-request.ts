@@ -3,11 +3,15 @@
 // reports: "messages: roles must alternate…", "tools.3.custom.name: String should match pattern…", "`tool_use` ids
 // were found without `tool_result` blocks immediately after…", "`tool_use` ids must be unique", "tool_use.id: String
 // should match pattern '^[a-zA-Z0-9_-]+$'", "text content blocks must be non-empty", "A maximum of 4 blocks with
-// cache_control…");
+// cache_control…", "`web_search` tool use with id `srvtoolu_…` was found without a corresponding
+// `web_search_tool_result` block", "unexpected `tool_use_id` found in `advisor_tool_result` blocks: … Each
+// `advisor_tool_result` block must have a corresponding `server_tool_use` block before it");
 // paths like `messages.1.content.0` point at the offending element.
 //
 // Deliberately stricter than today's API in one place: two consecutive messages with the same role are an error
 // (the API would merge them), because an orchestrator that produces them has a bug worth seeing.
+
+import { SERVER_TOOL_RESULT_TYPES } from '../../common/server-tools';
 
 export type ValidationResult = { ok: true } | { ok: false; message: string };
 
@@ -135,6 +139,7 @@ function check(body: unknown, options: ValidateOptions): void {
   checkText(typed);
   checkToolUseIds(typed);
   checkToolPairing(typed);
+  checkServerToolPairing(typed);
   checkCacheControl(body);
 }
 
@@ -469,6 +474,86 @@ function checkToolPairing(messages: Array<{ role: 'user' | 'assistant'; content:
       fail(
         `messages.${i}: Did not find ${offered.size} \`tool_result\` block(s) at the beginning of this message. ` +
           'Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.',
+      );
+    }
+  });
+}
+
+/** The result block each server tool's call is answered with (by the call's `name`). */
+const SERVER_TOOL_RESULT_OF: Record<string, string> = {
+  web_search: 'web_search_tool_result',
+  web_fetch: 'web_fetch_tool_result',
+  code_execution: 'code_execution_tool_result',
+  bash_code_execution: 'bash_code_execution_tool_result',
+  text_editor_code_execution: 'text_editor_code_execution_tool_result',
+  tool_search_tool_regex: 'tool_search_tool_result',
+  tool_search_tool_bm25: 'tool_search_tool_result',
+};
+const SERVER_RESULTS: ReadonlySet<string> = new Set(SERVER_TOOL_RESULT_TYPES);
+
+/**
+ * A server tool's call (`server_tool_use`) and its result are assistant blocks, the result after the call in the same
+ * message. The API leaves a call open in two places only: in the request's final assistant message (a paused turn sent
+ * back to continue), and in a message that stopped for client tool calls, when the next message holds nothing but
+ * their `tool_result` blocks (the API runs the server tool then, and the reply after opens with its result). Anything
+ * after those tool_results ends the assistant turn, and the open call is refused.
+ */
+function checkServerToolPairing(messages: Array<{ role: 'user' | 'assistant'; content: string | Json[] }>): void {
+  const blocksOf = (i: number): Json[] => {
+    const content = messages[i]?.content;
+    return Array.isArray(content) ? content : [];
+  };
+  // Whether message i (an assistant message) may leave server tool calls to the reply after the next message.
+  const defers = (i: number): boolean => {
+    const next = messages[i + 1];
+    const results = blocksOf(i + 1);
+    return (
+      blocksOf(i).some((b) => b['type'] === 'tool_use') &&
+      next?.role === 'user' &&
+      results.length > 0 &&
+      results.every((b) => b['type'] === 'tool_result')
+    );
+  };
+  messages.forEach((message, i) => {
+    const blocks = blocksOf(i);
+    if (message.role === 'user') {
+      blocks.forEach((block, j) => {
+        const type = String(block['type']);
+        if (type === 'server_tool_use' || SERVER_RESULTS.has(type)) {
+          fail(`messages.${i}.content.${j}: \`${type}\` blocks can only be in "assistant" messages`);
+        }
+      });
+      return;
+    }
+    const calls = new Map<string, string>(); // id → tool name, in this message so far
+    blocks.forEach((block, j) => {
+      const type = String(block['type']);
+      if (type === 'server_tool_use') calls.set(String(block['id']), String(block['name']));
+      if (!SERVER_RESULTS.has(type)) return;
+      const id = String(block['tool_use_id']);
+      if (calls.delete(id)) return;
+      // A deferred call's result opens the reply after the client tools' results.
+      const deferred =
+        i >= 2 && defers(i - 2) && blocksOf(i - 2).some((b) => b['type'] === 'server_tool_use' && b['id'] === id);
+      if (deferred) return;
+      fail(
+        `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`${type}\` blocks: ${id}. ` +
+          `Each \`${type}\` block must have a corresponding \`server_tool_use\` block before it.`,
+      );
+    });
+    if (calls.size === 0 || i === messages.length - 1) return;
+    const answeredLater = defers(i)
+      ? new Set(
+          blocksOf(i + 2)
+            .filter((b) => SERVER_RESULTS.has(String(b['type'])))
+            .map((b) => String(b['tool_use_id'])),
+        )
+      : undefined;
+    for (const [id, name] of calls) {
+      if (answeredLater && (i + 2 >= messages.length || answeredLater.has(id))) continue;
+      const result = SERVER_TOOL_RESULT_OF[name] ?? `${name}_tool_result`;
+      fail(
+        `messages.${i}: \`${name}\` tool use with id \`${id}\` was found without a corresponding \`${result}\` block`,
       );
     }
   });
