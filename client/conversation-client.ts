@@ -233,7 +233,12 @@ export class ConversationClient {
   ): Promise<ConversationClient> {
     checked(connectOptionsSchema, options, 'ConversationClient.connect', 'options');
     const { address, namespace, dataConverter, connection: connectionOptions, interceptors, ...rest } = options;
-    const connection = await Connection.connect({ ...connectionOptions, address });
+    const connection = await Connection.connect({ ...connectionOptions, address }).catch((err: unknown) => {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new ConversationError('unavailable', `Temporal cannot be reached at ${address}: ${reason}`, undefined, {
+        cause: err,
+      });
+    });
     const client = new Client({
       connection,
       namespace,

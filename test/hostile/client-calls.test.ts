@@ -486,6 +486,40 @@ describe('the CLI', () => {
     return { code: result.code, json: JSON.parse(result.stdout) };
   }
 
+  test('any failure, a ConversationError or not, is {error:{code,message}} with --json and one line without', async () => {
+    const fails = (env: Record<string, string>, json: boolean) =>
+      run(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          join(__dirname, '..', '..', 'client', 'cli.ts'),
+          'state',
+          'any',
+          ...(json ? ['--json'] : []),
+        ],
+        { env: { ...process.env, TEMPORAL_TASK_QUEUE: h.taskQueue, ...env } },
+      ).then(
+        () => assert.fail('the CLI exited 0'),
+        (err: { code: number; stdout: string; stderr: string }) => err,
+      );
+    for (const [env, code, message] of [
+      // Nothing listens there.
+      [{ TEMPORAL_ADDRESS: '127.0.0.1:1' }, 'unavailable', /^Temporal cannot be reached at 127\.0\.0\.1:1: /],
+      // Not a ConversationError: thrown where the CLI reads its configuration.
+      [{ TEMPORAL_ADDRESS: temporalAddress, PAYLOAD_ENCRYPTION_KEYS: 'nonsense' }, 'internal', /not id:base64key/],
+    ] as const) {
+      const json = await fails(env, true);
+      assert.equal(json.code, 1);
+      const { error } = JSON.parse(json.stdout) as { error: { code: string; message: string } };
+      assert.equal(error.code, code);
+      assert.match(error.message, message);
+      const plain = await fails(env, false);
+      assert.equal(plain.code, 1);
+      assert.equal(plain.stderr, `error (${code}): ${error.message}\n`);
+    }
+  });
+
   test('an id with a control character is refused before anything is sent, with the rule it breaks', async () => {
     for (const args of [
       ['send', 'a\u0001b', 'Hello'],
