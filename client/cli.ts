@@ -20,7 +20,7 @@ import { formatUsd } from '../common/pricing';
 import { conversationIdSchema } from '../common/conversation-id';
 import { checked } from './call-arguments';
 import { ConversationClient, type StartOptions } from './conversation-client';
-import { ConversationError } from './errors';
+import { ConversationError, failureReport } from './errors';
 import { followConversation } from './progress';
 import { formatMessage, renderLine } from './transcript-format';
 
@@ -316,7 +316,8 @@ async function chat(client: ConversationClient, id: string): Promise<void> {
       await streamTurn(client, id, line, first ? await startOptions(client) : undefined, ask);
       first = false;
     } catch (err) {
-      console.error(err instanceof ConversationError ? `error (${err.code}): ${err.message}` : err);
+      const { code, message } = failureReport(err);
+      console.error(`error (${code}): ${message}`);
     }
   }
   input.close();
@@ -445,14 +446,11 @@ async function main(): Promise<void> {
 
 main().then(
   () => process.exit(0),
-  (err) => {
-    if (flags.json)
-      console.log(
-        JSON.stringify({
-          error: err instanceof ConversationError ? { code: err.code, message: err.message } : String(err),
-        }),
-      );
-    else console.error(err instanceof ConversationError ? `error (${err.code}): ${err.message}` : err);
+  (err: unknown) => {
+    // Every failure, a ConversationError or not, as { code, message }: one JSON document, or one line.
+    const error = failureReport(err);
+    if (flags.json) console.log(JSON.stringify({ error }));
+    else console.error(`error (${error.code}): ${error.message}`);
     process.exit(1);
   },
 );

@@ -15,6 +15,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import type { z } from 'zod';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
@@ -35,6 +36,7 @@ import { type ConversationOptions, type ConversationOptionsInput, conversationOp
 import * as attributes from '../common/search-attributes';
 import { ConversationOwner, startingAttributes, startSearchAttributes } from '../common/search-attributes';
 import { firstLine } from '../common/summaries';
+import { FailureType } from '../common/failure-types';
 import {
   approveToolCallUpdate,
   awaitTurnUpdate,
@@ -47,6 +49,7 @@ import {
   transcriptQuery,
 } from '../common/workflow-messages';
 import type { conversation } from '../workflows/conversation';
+import { ConversationState } from '../workflows/conversation-state';
 import type { StreamItem } from '../common/stream-events';
 import { type AnswerFormat, outputSpecOf, typedResult, type TypedTurnResult } from './answer-format';
 import {
@@ -173,6 +176,13 @@ const WORKER_WAIT_MS = 5_000;
 const WORKER_LOOK_TIMEOUT_MS = 10_000;
 /** …and for how long a worker seen there is taken for granted (one DescribeTaskQueue call per this, at most). */
 const WORKER_SEEN_TTL_MS = 30_000;
+/**
+ * A poller the server saw within this long is taken to be a live worker's. A poll waits for a task at most the
+ * server's long poll (matching.longPollExpirationInterval, 1 minute by default) and the server records each poll's
+ * start and end, so a live worker was seen within the last minute; a killed one's last access is the moment its polls
+ * were cut, and only ages (the server lists it for 5 minutes). 10 s of slack for a busy server and clock skew.
+ */
+export const LIVE_POLLER_MS = 70_000;
 /** How long a client waits for a worker to say which tools it registers. */
 const TOOL_CATALOG_TIMEOUT = '20 seconds';
 
@@ -186,6 +196,8 @@ export class ConversationClient {
   private readonly webUiUrl: string | undefined;
   /** Until when a worker is taken to poll the task queue (it was seen doing so a moment ago). */
   private workerSeenUntil = 0;
+  /** The look for a worker under way, which every call that needs one shares. */
+  private looking: Promise<void> | undefined;
 
   constructor(options: ConversationClientOptions) {
     checked(clientOptionsSchema, options, 'new ConversationClient', 'options');
@@ -221,7 +233,12 @@ export class ConversationClient {
   ): Promise<ConversationClient> {
     checked(connectOptionsSchema, options, 'ConversationClient.connect', 'options');
     const { address, namespace, dataConverter, connection: connectionOptions, interceptors, ...rest } = options;
-    const connection = await Connection.connect({ ...connectionOptions, address });
+    const connection = await Connection.connect({ ...connectionOptions, address }).catch((err: unknown) => {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new ConversationError('unavailable', `Temporal cannot be reached at ${address}: ${reason}`, undefined, {
+        cause: err,
+      });
+    });
     const client = new Client({
       connection,
       namespace,
@@ -245,6 +262,7 @@ export class ConversationClient {
       options: await this.validate(rest),
       ...(firstMessage !== undefined && { firstMessage }),
     };
+    await this.ensureWorker();
     try {
       await this.client.workflow.start<typeof conversation>(CONVERSATION_WORKFLOW, {
         ...this.startOptions(id, input, input.firstMessage, owner),
@@ -273,11 +291,8 @@ export class ConversationClient {
     const { start, output: answer, timeoutMs, updateId: givenUpdateId } = options;
     const output = answer && outputSpecOf(answer);
     const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
-    // The options are checked first (a bad call sends nothing), then whether a worker will take the message.
-    const { owner, ...startRest }: Omit<StartOptions, 'id'> = start ?? {};
-    if (owner !== undefined) checked(ownerSchema, owner, 'sendMessage', 'options.start.owner');
-    const input: ConversationInput | undefined = start ? { options: await this.validate(startRest, true) } : undefined;
-    if (!input) await this.ensureWorker();
+    const input = await this.messageInput('sendMessage', start, text, args[1]);
+    const owner = start?.owner;
     const deadline = Date.now() + (timeoutMs ?? this.turnTimeoutMs);
     // One update id for every try: the server runs the update once and answers repeats with the same outcome.
     const updateId = givenUpdateId ?? randomUUID();
@@ -298,7 +313,7 @@ export class ConversationClient {
       const result = await this.follow(id, outcome, deadline);
       return answer ? typedResult(result, answer) : result;
     } catch (err) {
-      throw toConversationError(err, id);
+      throw await this.failure(err, id);
     }
   }
 
@@ -326,11 +341,8 @@ export class ConversationClient {
   ): Promise<SubmittedMessage> {
     const output = answer && outputSpecOf(answer);
     const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
-    // The options are checked first (a bad call sends nothing), then whether a worker will take the message.
-    const { owner, ...startRest }: Omit<StartOptions, 'id'> = start ?? {};
-    if (owner !== undefined) checked(ownerSchema, owner, call, 'options.start.owner');
-    const input: ConversationInput | undefined = start ? { options: await this.validate(startRest, true) } : undefined;
-    if (!input) await this.ensureWorker();
+    const input = await this.messageInput(call, start, text, args[1]);
+    const owner = start?.owner;
     const updateId = randomUUID();
     try {
       if (!input) return await this.handle(id).executeUpdate(submitMessageUpdate, { args, updateId });
@@ -345,7 +357,7 @@ export class ConversationClient {
         startWorkflowOperation,
       });
     } catch (err) {
-      throw toConversationError(err, id);
+      throw await this.failure(err, id);
     }
   }
 
@@ -391,20 +403,21 @@ export class ConversationClient {
     checked(turnNumberSchema, turn, 'awaitTurn', 'turn');
     checked(waitOptionsSchema, wait, 'awaitTurn', 'wait');
     const deadline = Date.now() + (wait.timeoutMs ?? this.turnTimeoutMs);
+    await this.ensureWorker();
     try {
       return await this.follow(id, { kind: 'continued', turn }, deadline);
     } catch (err) {
-      throw toConversationError(err, id);
+      throw await this.failure(err, id);
     }
   }
 
   async getState(id: string): Promise<ConversationSnapshot> {
-    return this.call('getState', id, (handle) => handle.query(stateQuery));
+    return this.call('getState', id, 'query', (handle) => handle.query(stateQuery));
   }
 
   async getTranscript(id: string, range?: TranscriptRange): Promise<MessageParam[]> {
     checked(transcriptRangeSchema, range, 'getTranscript', 'range');
-    return this.call('getTranscript', id, (handle) => handle.query(transcriptQuery, range));
+    return this.call('getTranscript', id, 'query', (handle) => handle.query(transcriptQuery, range));
   }
 
   /**
@@ -421,23 +434,23 @@ export class ConversationClient {
       Object.entries(decision).filter(([key]) => !(PENDING_APPROVAL_FIELDS as readonly string[]).includes(key)),
     );
     const parsed = checked(approvalSchema, sent, 'approveToolCall', 'decision');
-    return this.call('approveToolCall', id, (handle) =>
+    return this.call('approveToolCall', id, 'update', (handle) =>
       handle.executeUpdate(approveToolCallUpdate, { args: [parsed] }),
     );
   }
 
   /** Ends an open conversation after the turns already sent; it completes with status `completed`. */
   async end(id: string): Promise<void> {
-    return this.call('end', id, (handle) => handle.signal(endConversationSignal));
+    return this.call('end', id, 'signal', (handle) => handle.signal(endConversationSignal));
   }
 
   /** Cancels the conversation at once (Temporal cancellation: running activities are cancelled). */
   async cancel(id: string): Promise<void> {
-    await this.call('cancel', id, (handle) => handle.cancel());
+    await this.call('cancel', id, 'signal', (handle) => handle.cancel());
   }
 
   async waitForResult(id: string): Promise<ConversationResult> {
-    return this.call('waitForResult', id, (handle) => handle.result());
+    return this.call('waitForResult', id, 'wait', (handle) => handle.result());
   }
 
   async list(filter: ListFilter = {}): Promise<ConversationSummary[]> {
@@ -484,15 +497,19 @@ export class ConversationClient {
   /** What a worker of the task queue offers (asked once, and again on `refresh`). */
   private catalog(refresh: boolean): Promise<ToolCatalog> {
     if (refresh || !this.learned) {
-      const asking = this.client.workflow
-        .execute<() => Promise<ToolCatalog>>(TOOL_CATALOG_WORKFLOW, {
-          taskQueue: this.taskQueue,
-          workflowId: `tool-catalog-${randomUUID()}`,
-          workflowExecutionTimeout: TOOL_CATALOG_TIMEOUT,
-          staticSummary: 'Which tools and MCP servers do the workers have?',
-        })
+      // With no worker there, the question would wait TOOL_CATALOG_TIMEOUT: look for one first.
+      const asking = this.ensureWorker()
+        .then(() =>
+          this.client.workflow.execute<() => Promise<ToolCatalog>>(TOOL_CATALOG_WORKFLOW, {
+            taskQueue: this.taskQueue,
+            workflowId: `tool-catalog-${randomUUID()}`,
+            workflowExecutionTimeout: TOOL_CATALOG_TIMEOUT,
+            staticSummary: 'Which tools and MCP servers do the workers have?',
+          }),
+        )
         .catch((err: unknown) => {
           this.learned = undefined;
+          if (err instanceof ConversationError) throw err;
           throw new ConversationError(
             'unavailable',
             `No worker on task queue "${this.taskQueue}" said which tools it registers within ${TOOL_CATALOG_TIMEOUT}; is a worker running?`,
@@ -507,16 +524,25 @@ export class ConversationClient {
 
   /**
    * A message waits for a worker to take it: with none on the task queue, `sendMessage` would wait out its whole turn
-   * timeout. So the client looks first (DescribeTaskQueue: the workflow pollers the server saw in the last minutes),
-   * waits a few seconds for a worker that is starting, and answers `unavailable` if none came. A worker seen is
-   * trusted for WORKER_SEEN_TTL_MS. A server that cannot say (an API key without the permission, say) is not
-   * held against the caller: the message goes on as before.
+   * timeout. So the client looks first (DescribeTaskQueue: the workflow pollers the server saw in the last minutes,
+   * each with when it last saw it), waits a few seconds for a worker that is starting, and answers `unavailable` if no
+   * live one came: a poller not seen for LIVE_POLLER_MS is a dead worker's. A worker seen is trusted for
+   * WORKER_SEEN_TTL_MS; calls made meanwhile share one look. A server that cannot say (an API key without the
+   * permission, say) is not held against the caller: the call goes on as before.
    */
-  private async ensureWorker(): Promise<void> {
-    if (Date.now() < this.workerSeenUntil) return;
+  private ensureWorker(): Promise<void> {
+    if (Date.now() < this.workerSeenUntil) return Promise.resolve();
+    this.looking ??= this.lookForWorker().finally(() => {
+      this.looking = undefined;
+    });
+    return this.looking;
+  }
+
+  private async lookForWorker(): Promise<void> {
     const giveUpAt = Date.now() + WORKER_WAIT_MS;
     for (;;) {
-      let pollers: number;
+      /** How long ago the server last saw the task queue's most recent poller; undefined: it lists none. */
+      let lastSeenMsAgo: number | undefined;
       try {
         const described = await this.client.withDeadline(Date.now() + WORKER_LOOK_TIMEOUT_MS, () =>
           this.client.workflowService.describeTaskQueue({
@@ -525,24 +551,49 @@ export class ConversationClient {
             taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
           }),
         );
-        pollers = described.pollers?.length ?? 0;
+        const now = Date.now();
+        const ages = (described.pollers ?? []).map((poller) => now - (optionalTsToMs(poller.lastAccessTime) ?? now));
+        if (ages.length > 0) lastSeenMsAgo = Math.max(0, Math.min(...ages));
       } catch {
         // A server that cannot say (an API key without the permission, or too busy to answer within
-        // WORKER_LOOK_TIMEOUT_MS) is not held against the caller: the message goes on as before.
+        // WORKER_LOOK_TIMEOUT_MS) is not held against the caller: the call goes on as before.
         return;
       }
-      if (pollers > 0) {
+      if (lastSeenMsAgo !== undefined && lastSeenMsAgo <= LIVE_POLLER_MS) {
         this.workerSeenUntil = Date.now() + WORKER_SEEN_TTL_MS;
         return;
       }
       if (Date.now() >= giveUpAt) {
+        const seen =
+          lastSeenMsAgo === undefined
+            ? `none seen within ${WORKER_WAIT_MS / 1000} s`
+            : `the last one was seen ${Math.round(lastSeenMsAgo / 1000)} s ago`;
         throw new ConversationError(
           'unavailable',
-          `No worker polls task queue "${this.taskQueue}" (none seen within ${WORKER_WAIT_MS / 1000} s); is a worker running on it?`,
+          `No live worker polls task queue "${this.taskQueue}" (${seen}); is a worker running on it?`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+  }
+
+  /**
+   * A query needs a worker to answer it: with none, the server holds it about 30 s before it refuses. So unless a
+   * worker was seen a moment ago, the client looks for one while the query goes out, and answers `unavailable` (and
+   * cancels the query) as soon as the look finds no live worker; a live worker's answer does not wait for the look.
+   */
+  private withLiveWorker<T>(query: () => Promise<T>): Promise<T> {
+    if (Date.now() < this.workerSeenUntil) return query();
+    const controller = new AbortController();
+    const answer = this.client.withAbortSignal(controller.signal, query);
+    const lookedFirst = this.ensureWorker().then(
+      () => answer,
+      (err: unknown) => {
+        controller.abort();
+        throw err;
+      },
+    );
+    return Promise.race([answer, lookedFirst]);
   }
 
   handle(id: string): WorkflowHandle<typeof conversation> {
@@ -550,18 +601,50 @@ export class ConversationClient {
     return this.client.workflow.getHandle<typeof conversation>(id);
   }
 
-  /** `fn` on the conversation's handle, once its id is checked; Temporal's errors become ConversationError. */
+  /**
+   * `fn` on the conversation's handle, once its id is checked; Temporal's errors become ConversationError. A query
+   * or an update needs a live worker (`unavailable` in seconds without one); a signal or a wait does not.
+   */
   private async call<T>(
     name: string,
     id: string,
+    kind: 'query' | 'update' | 'signal' | 'wait',
     fn: (handle: WorkflowHandle<typeof conversation>) => Promise<T>,
   ): Promise<T> {
     checked(conversationIdSchema, id, name, 'id');
+    if (kind === 'update') await this.ensureWorker();
     try {
-      return await fn(this.handle(id));
+      return kind === 'query' ? await this.withLiveWorker(() => fn(this.handle(id))) : await fn(this.handle(id));
     } catch (err) {
-      throw noWorkerAnswered(err, this.taskQueue) ?? toConversationError(err, id);
+      if (kind === 'query') throw noWorkerAnswered(err, this.taskQueue) ?? toConversationError(err, id);
+      throw await this.failure(err, id);
     }
+  }
+
+  /**
+   * What a call that needs an open conversation failed with, as a ConversationError: Temporal answers a call to a
+   * closed one as if there were none (NOT_FOUND), or, for a message with `start`, as an id already taken; a closed
+   * conversation is `rejected` (it has ended), `not_found` stays for an id that names none.
+   */
+  private async failure(err: unknown, id: string): Promise<unknown> {
+    const mapped = noWorkerAnswered(err, this.taskQueue) ?? toConversationError(err, id);
+    if (!(mapped instanceof ConversationError) || !['not_found', 'already_started'].includes(mapped.code))
+      return mapped;
+    const ended = await this.client.workflow
+      .getHandle(id)
+      .describe()
+      .then(
+        (described) =>
+          described.status.name === 'RUNNING'
+            ? undefined
+            : (described.typedSearchAttributes.get(attributes.ConversationStatus) ??
+              described.status.name.toLowerCase()),
+        () => undefined,
+      );
+    if (ended === undefined) return mapped;
+    return new ConversationError('rejected', `Conversation "${id}" has ended (${ended}); start a new one.`, undefined, {
+      cause: err,
+    });
   }
 
   /** Follows a turn across continue-as-new: a run that moved on answers `continued`, the next run has the reply. */
@@ -581,14 +664,8 @@ export class ConversationClient {
     return outcome.result;
   }
 
-  /**
-   * The options with defaults, or `invalid_options` naming each problem (unknown tools among them). With
-   * `workerNeeded`, `unavailable` when no worker polls the task queue (looked for before the tools are asked of one).
-   */
-  private async validate(
-    { output, ...options }: Omit<StartOptions, 'id'>,
-    workerNeeded = false,
-  ): Promise<ConversationOptions> {
+  /** The options with defaults, or `invalid_options` naming each problem (unknown tools among them). */
+  private async validate({ output, ...options }: Omit<StartOptions, 'id'>): Promise<ConversationOptions> {
     const parsed = conversationOptionsSchema.safeParse({ ...options, ...(output && { output: outputSpecOf(output) }) });
     if (!parsed.success) {
       throw new ConversationError(
@@ -597,8 +674,6 @@ export class ConversationClient {
       );
     }
     if (parsed.data.tools.length > 0) {
-      // Asking a worker for its tools with none there would wait TOOL_CATALOG_TIMEOUT: look for one first.
-      if (workerNeeded && !this.configuredTools) await this.ensureWorker();
       let known = await this.tools();
       if (parsed.data.tools.some((name) => !known.includes(name)) && !this.configuredTools)
         known = await this.tools(true);
@@ -613,7 +688,6 @@ export class ConversationClient {
     }
     const servers = parsed.data.mcpServers.map(({ server }) => server);
     if (servers.length > 0) {
-      if (workerNeeded && !this.configuredMcpServers) await this.ensureWorker();
       let known = await this.mcpServers();
       if (servers.some((name) => !known.includes(name)) && !this.configuredMcpServers)
         known = await this.mcpServers(true);
@@ -626,8 +700,36 @@ export class ConversationClient {
         );
       }
     }
-    if (workerNeeded) await this.ensureWorker();
     return parsed.data;
+  }
+
+  /**
+   * A message call's new conversation (its `start`, checked), or undefined without `start`; then whether a live
+   * worker will take the message. Everything is checked before anything is created: update-with-start creates the
+   * conversation before its validator sees the message, so a message it would refuse left an empty open one behind.
+   * Here the conversation's own validator runs on the state a new conversation starts with.
+   */
+  private async messageInput(
+    call: string,
+    start: Omit<StartOptions, 'id'> | undefined,
+    text: string,
+    messageOptions: MessageOptions | undefined,
+  ): Promise<ConversationInput | undefined> {
+    let input: ConversationInput | undefined;
+    if (start) {
+      const { owner, ...options } = start;
+      if (owner !== undefined) checked(ownerSchema, owner, call, 'options.start.owner');
+      input = { options: await this.validate(options) };
+      try {
+        new ConversationState(input, 'not started').validateMessage(text, messageOptions);
+      } catch (err) {
+        if (!(err instanceof ApplicationFailure)) throw err;
+        const code = err.type === FailureType.InvalidMessageOptions ? 'invalid_options' : 'rejected';
+        throw new ConversationError(code, err.message, undefined, { cause: err });
+      }
+    }
+    await this.ensureWorker();
+    return input;
   }
 
   private startOptions(id: string, input: ConversationInput, firstMessage = input.firstMessage, owner?: string) {

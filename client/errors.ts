@@ -47,7 +47,12 @@ export function toConversationError(err: unknown, conversationId: string): unkno
   if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowFailedError) {
     const cause = err.cause;
     if (cause instanceof ApplicationFailure) {
-      const code = cause.type === FailureType.Rejected ? 'rejected' : 'conversation_failed';
+      const code =
+        cause.type === FailureType.Rejected
+          ? 'rejected'
+          : cause.type === FailureType.InvalidMessageOptions
+            ? 'invalid_options'
+            : 'conversation_failed';
       return new ConversationError(code, cause.message, cause.type ?? undefined, { cause: err });
     }
     return new ConversationError('conversation_failed', cause?.message ?? err.message, undefined, { cause: err });
@@ -56,19 +61,40 @@ export function toConversationError(err: unknown, conversationId: string): unkno
 }
 
 /**
- * A query (or another call a worker must answer) that ran out of time: with no worker polling the conversation's task
- * queue the server waits for one until the call's deadline, then answers DEADLINE_EXCEEDED — or, when its own 30 s
- * ends the call first, resets the stream, which the client reports as CANCELLED (seen in about half the runs).
+ * A query (or another call a worker must answer) that no worker answered: with no worker polling the conversation's
+ * task queue the server waits for one until the call's deadline, then answers DEADLINE_EXCEEDED — or, when its own
+ * 30 s ends the call first, resets the stream, which the client reports as CANCELLED (seen in about half the runs), or
+ * refuses with FAILED_PRECONDITION "no poller seen for task queue recently, worker may be down".
  */
 export function noWorkerAnswered(err: unknown, taskQueue: string): ConversationError | undefined {
   const status = grpcStatusOf(err);
-  if (status !== GrpcStatus.DEADLINE_EXCEEDED && status !== GrpcStatus.CANCELLED) return undefined;
+  const noPoller = status === GrpcStatus.FAILED_PRECONDITION && /no poller seen/i.test(messagesOf(err));
+  if (status !== GrpcStatus.DEADLINE_EXCEEDED && status !== GrpcStatus.CANCELLED && !noPoller) return undefined;
   return new ConversationError(
     'unavailable',
     `No worker answered on task queue "${taskQueue}" in time; is a worker running (and polling that task queue)?`,
     undefined,
     { cause: err },
   );
+}
+
+/** The messages along an error's cause chain, one a line: where a gRPC status's details are. */
+export function messagesOf(err: unknown): string {
+  const messages: string[] = [];
+  let cause = err;
+  for (let depth = 0; cause instanceof Error && depth < 10; depth++, cause = cause.cause) messages.push(cause.message);
+  if (cause !== undefined && !(cause instanceof Error)) messages.push(String(cause));
+  return messages.join('\n');
+}
+
+/**
+ * Any failure as a caller is told of it: a ConversationError's code and message; Temporal out of reach is
+ * `unavailable`; anything else `internal`, with the messages along its causes on one line (no stack).
+ */
+export function failureReport(err: unknown): { code: string; message: string } {
+  if (err instanceof ConversationError) return { code: err.code, message: err.message };
+  const message = messagesOf(err).replace(/\s+/g, ' ').trim().slice(0, 1_000) || 'unknown error';
+  return { code: grpcStatusOf(err) === GrpcStatus.UNAVAILABLE ? 'unavailable' : 'internal', message };
 }
 
 function isGrpcNotFound(err: unknown): boolean {

@@ -4,6 +4,11 @@
 export const FailureType = {
   /** An update's validator refused the call; nothing changed. The client reports it as `rejected`. */
   Rejected: 'Rejected',
+  /**
+   * An update's validator refused a message's own options: not valid, or not with the conversation's (a typed answer in
+   * mode `tool` with thinking on, say); nothing changed. The client reports it as `invalid_options`.
+   */
+  InvalidMessageOptions: 'InvalidMessageOptions',
   /** The workflow's own input (options, carried state) is not valid: the conversation fails at once. */
   InvalidConversationInput: 'InvalidConversationInput',
   /** The conversation names tools the workers do not register. */

@@ -58,9 +58,9 @@ export const MAX_REJECTION_CHARS = 1_000;
  * the worker's encoder, which a lone surrogate stops (zod's messages quote unknown keys): bounded and well-formed here,
  * not only in the worker's failure converter.
  */
-export function rejection(message: string): ApplicationFailure {
+export function rejection(message: string, type: string = FailureType.Rejected): ApplicationFailure {
   return ApplicationFailure.create({
-    type: FailureType.Rejected,
+    type,
     message: boundedText(message, MAX_REJECTION_CHARS),
     nonRetryable: true,
   });
@@ -207,11 +207,11 @@ export class ConversationState {
     const parsed = messageOptionsSchema.safeParse(options);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`);
-      throw rejection(`Invalid message options: ${problems.join('; ')}`);
+      throw rejection(`Invalid message options: ${problems.join('; ')}`, FailureType.InvalidMessageOptions);
     }
     const output = parsed.data?.output;
     const conflict = outputConflict(output, this.options);
-    if (conflict) throw rejection(`Invalid message options: output: ${conflict}`);
+    if (conflict) throw rejection(`Invalid message options: output: ${conflict}`, FailureType.InvalidMessageOptions);
     return output;
   }
 

@@ -51,11 +51,12 @@ describe('starting and continuing conversations', () => {
     const { runId } = await h.client.workflow.getHandle(id).describe();
     await h.conversations.end(id);
     await h.conversations.waitForResult(id);
-    // Closed: neither a start nor an update-with-start makes a blank conversation under the same id.
+    // Closed: neither a start nor an update-with-start makes a blank conversation under the same id (a message to
+    // it is refused as to any ended conversation).
     await assert.rejects(h.conversations.startConversation({ id, firstMessage: 'Hello again' }), again);
     await assert.rejects(
       h.conversations.sendMessage(id, 'Hello again', { start: {} }),
-      (err: ConversationError) => err.code === 'already_started',
+      (err: ConversationError) => err.code === 'rejected' && /has ended \(completed\)/.test(err.message),
     );
     assert.equal((await h.client.workflow.getHandle(id).describe()).runId, runId, 'no new run under the old id');
   });
@@ -140,13 +141,27 @@ describe('bad calls get a typed error and change nothing', () => {
   test('sending to a conversation that does not exist', async () => {
     await assert.rejects(h.conversations.sendMessage(`missing-${Date.now()}`, 'Hello'), isCode('not_found'));
   });
-  test('sending to a finished conversation', async () => {
+  test('sending to a finished conversation is rejected (it exists, it has ended), not not_found', async () => {
     const id = `finished-${Date.now()}`;
     await h.conversations.sendMessage(id, 'Hello', { start: { tools: [], closeAfterFirstReply: true } });
     await h.conversations.waitForResult(id);
-    await assert.rejects(h.conversations.sendMessage(id, 'Again'), (err: ConversationError) =>
-      ['not_found', 'rejected'].includes(err.code),
+    const ended = (err: unknown) => {
+      assert.ok(err instanceof ConversationError, String(err));
+      assert.equal(err.code, 'rejected', err.message);
+      assert.equal(err.message, `Conversation "${id}" has ended (completed); start a new one.`);
+      return true;
+    };
+    await assert.rejects(h.conversations.sendMessage(id, 'Again'), ended);
+    await assert.rejects(h.conversations.submitMessage(id, 'Again'), ended);
+    // With `start`, a closed conversation is not started again: the same answer.
+    await assert.rejects(h.conversations.sendMessage(id, 'Again', { start: { tools: [] } }), ended);
+    await assert.rejects(
+      h.conversations.approveToolCall(id, { callId: 'c', argumentsDigest: 'd', approve: true }),
+      ended,
     );
+    await assert.rejects(h.conversations.end(id), ended);
+    // Reading it still works.
+    assert.equal((await h.conversations.getState(id)).status, 'completed');
   });
   test('awaiting a turn that was never sent', async () => {
     const id = await h.conversations.startConversation({ tools: [] });

@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { ConversationClient } from '../../client/conversation-client';
+import { CONVERSATION_WORKFLOW, type ConversationInput } from '../../common/conversation-types';
+import { conversationOptionsSchema } from '../../common/options';
 import { ConversationError } from '../../client/errors';
 import { grpcStatusOf } from '../../client/grpc-status';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
@@ -35,6 +37,14 @@ function clientOfEmptyQueue(tools?: string[]): ConversationClient {
   });
 }
 
+/** A conversation started raw, with no worker there: the client itself starts none on a queue no worker polls. */
+async function startRaw(client: ConversationClient): Promise<string> {
+  const workflowId = `no-worker-${randomUUID()}`;
+  const input: ConversationInput = { options: conversationOptionsSchema.parse({}) };
+  await client.client.workflow.start(CONVERSATION_WORKFLOW, { workflowId, taskQueue: client.taskQueue, args: [input] });
+  return workflowId;
+}
+
 /** The call fails with `unavailable` naming the task queue, within `withinMs`. */
 async function unavailable(client: ConversationClient, call: () => Promise<unknown>, withinMs: number) {
   const started = Date.now();
@@ -56,17 +66,19 @@ async function unavailable(client: ConversationClient, call: () => Promise<unkno
 describe('no worker polls the task queue', () => {
   test('getState and getTranscript answer unavailable, naming the task queue, not a raw DEADLINE_EXCEEDED', async () => {
     const client = clientOfEmptyQueue([]);
-    const id = await client.startConversation({ id: `no-worker-query-${randomUUID()}` });
-    // The server holds the query for a worker until its own deadline (30 s)…
-    await unavailable(client, () => client.getState(id), 60_000);
-    // …or until the caller's, sooner. (Another conversation: the server holds one query per run at a time, and may
-    // still hold the first for a moment.)
-    const other = await client.startConversation({ id: `no-worker-query-${randomUUID()}` });
+    const id = await startRaw(client);
+    // The client looks for a worker while the query goes out, and answers as soon as it found none (the server would
+    // hold the query for one until its own deadline, 30 s)…
+    await unavailable(client, () => client.getState(id), 12_000);
+    // …or the caller's deadline ends it sooner. (Another conversation: the server holds one query per run at a time,
+    // and may still hold the first for a moment.)
+    const other = await startRaw(client);
     await unavailable(
       client,
       () => client.client.withDeadline(Date.now() + 3_000, () => client.getTranscript(other)),
-      30_000,
+      12_000,
     );
+    await unavailable(client, () => client.startConversation({ id: `no-worker-start-${randomUUID()}` }), 12_000);
     for (const workflowId of [id, other]) await client.client.workflow.getHandle(workflowId).terminate('test over');
   });
 
@@ -93,7 +105,7 @@ describe('no worker polls the task queue', () => {
       ),
     ]);
     // A conversation that exists (started without a message), and is sent one while no worker is there.
-    const id = await configured.startConversation({ id: `no-worker-send-${randomUUID()}` });
+    const id = await startRaw(configured);
     await unavailable(configured, () => configured.sendMessage(id, 'Hello'), within);
     await configured.client.workflow.getHandle(id).terminate('test over');
   });

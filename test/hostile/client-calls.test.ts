@@ -328,6 +328,61 @@ describe('option objects of the wrong type', () => {
   }
 });
 
+describe("a message's options against the new conversation's: refused before anything is created", () => {
+  const answer = { schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } };
+  const cases: [string, Parameters<ConversationClient['submitMessage']>[2], RegExp][] = [
+    [
+      'an answer in mode tool with thinking on',
+      { start: { thinking: { type: 'adaptive' } }, output: { ...answer, mode: 'tool' } },
+      /^Invalid message options: output: a typed answer in mode "tool" forces the answer tool/,
+    ],
+    [
+      'a typed answer with the legacy XML protocol',
+      { start: { protocol: 'legacy-xml' }, output: answer },
+      /^Invalid message options: output: typed answers need protocol "native"/,
+    ],
+    [
+      "an answer tool with the name of one of the conversation's tools",
+      { start: { tools: ['get_ticker_symbol'] }, output: { ...answer, mode: 'tool', toolName: 'get_ticker_symbol' } },
+      /^Invalid message options: output: the answer tool "get_ticker_symbol" has the name of one of the conversation's tools/,
+    ],
+  ];
+  for (const [what, options, names] of cases) {
+    test(`${what}: invalid_options from sendMessage, submitMessage and streamMessage`, async () => {
+      const id = `client-calls-conflict-${Date.now()}`;
+      await refused(() => conversations.sendMessage(id, 'hi', options), 'invalid_options', names);
+      await refused(() => conversations.submitMessage(id, 'hi', options), 'invalid_options', names);
+      await refused(() => conversations.streamMessage(id, 'hi', options), 'invalid_options', names);
+      await assert.rejects(h.client.workflow.getHandle(id).describe(), { name: 'WorkflowNotFoundError' });
+    });
+  }
+
+  test('a first message larger than the new conversation may carry is refused, and nothing is created', async () => {
+    const id = `client-calls-too-big-${Date.now()}`;
+    const options = { start: { limits: { maxCarriedBytes: 10_000 } } };
+    await refused(
+      () => conversations.submitMessage(id, 'x'.repeat(20_000), options),
+      'rejected',
+      /over its limit of 10000/,
+    );
+    await assert.rejects(h.client.workflow.getHandle(id).describe(), { name: 'WorkflowNotFoundError' });
+  });
+
+  test("a message whose own options conflict with an open conversation's is invalid_options too, and changes nothing", async () => {
+    const before = await conversations.getState(openId);
+    await assert.rejects(
+      conversations.submitMessage(openId, 'hi', { output: { ...answer, mode: 'tool', toolName: 'get_ticker_symbol' } }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConversationError, String(err));
+        assert.equal(err.code, 'invalid_options', err.message);
+        assert.match(err.message, /answer tool "get_ticker_symbol" has the name of one of the conversation's tools/);
+        return true;
+      },
+    );
+    assert.equal((await conversations.getState(openId)).turns, before.turns);
+  });
+});
+
 describe('message calls take one options object: the positional shape of old is refused with what to write', () => {
   // A call written for (id, text, start?, wait?) — plain JavaScript, or a cast — would otherwise half work: the start
   // options read as a message's, the answer format dropped. Each is refused before anything is sent.
@@ -430,6 +485,40 @@ describe('the CLI', () => {
     );
     return { code: result.code, json: JSON.parse(result.stdout) };
   }
+
+  test('any failure, a ConversationError or not, is {error:{code,message}} with --json and one line without', async () => {
+    const fails = (env: Record<string, string>, json: boolean) =>
+      run(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          join(__dirname, '..', '..', 'client', 'cli.ts'),
+          'state',
+          'any',
+          ...(json ? ['--json'] : []),
+        ],
+        { env: { ...process.env, TEMPORAL_TASK_QUEUE: h.taskQueue, ...env } },
+      ).then(
+        () => assert.fail('the CLI exited 0'),
+        (err: { code: number; stdout: string; stderr: string }) => err,
+      );
+    for (const [env, code, message] of [
+      // Nothing listens there.
+      [{ TEMPORAL_ADDRESS: '127.0.0.1:1' }, 'unavailable', /^Temporal cannot be reached at 127\.0\.0\.1:1: /],
+      // Not a ConversationError: thrown where the CLI reads its configuration.
+      [{ TEMPORAL_ADDRESS: temporalAddress, PAYLOAD_ENCRYPTION_KEYS: 'nonsense' }, 'internal', /not id:base64key/],
+    ] as const) {
+      const json = await fails(env, true);
+      assert.equal(json.code, 1);
+      const { error } = JSON.parse(json.stdout) as { error: { code: string; message: string } };
+      assert.equal(error.code, code);
+      assert.match(error.message, message);
+      const plain = await fails(env, false);
+      assert.equal(plain.code, 1);
+      assert.equal(plain.stderr, `error (${code}): ${error.message}\n`);
+    }
+  });
 
   test('an id with a control character is refused before anything is sent, with the rule it breaks', async () => {
     for (const args of [

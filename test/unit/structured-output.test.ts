@@ -340,16 +340,17 @@ describe('the state of a typed turn', () => {
     assert.equal(state.currentTurn?.forceAnswer, undefined);
   });
 
-  test('a message asking for a typed answer in a legacy XML conversation is rejected', () => {
+  test("a message asking for a typed answer in a legacy XML conversation is refused as invalid message options (the client's invalid_options)", () => {
     const state = new ConversationState({ options: withDefaults({ protocol: 'legacy-xml' }) }, 'run-1');
+    const invalidOptions = (pattern: RegExp) => (err: unknown) =>
+      err instanceof ApplicationFailure && err.type === 'InvalidMessageOptions' && pattern.test(err.message);
     assert.throws(
       () => state.validateMessage('q', { output: { schema: spec('native').schema } }),
-      (err: unknown) =>
-        err instanceof ApplicationFailure && err.type === 'Rejected' && /protocol "native"/.test(err.message),
+      invalidOptions(/protocol "native"/),
     );
     assert.throws(
       () => state.validateMessage('q', { output: { schema: 'no' } }),
-      /Invalid message options: output.schema/,
+      invalidOptions(/Invalid message options: output.schema/),
     );
   });
 
