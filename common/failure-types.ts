@@ -4,6 +4,11 @@
 export const FailureType = {
   /** An update's validator refused the call; nothing changed. The client reports it as `rejected`. */
   Rejected: 'Rejected',
+  /**
+   * An update's validator refused the call for now: as many callers wait on the conversation's turns as it takes
+   * (workflows/turn-waiters.ts); nothing changed. The client reports it as `busy`.
+   */
+  Busy: 'ConversationBusy',
   /** The workflow's own input (options, carried state) is not valid: the conversation fails at once. */
   InvalidConversationInput: 'InvalidConversationInput',
   /** The conversation names tools the workers do not register. */
