@@ -2,7 +2,9 @@
 // have in flight (`history.maxInFlightUpdates`, 10 by default) until their turn ends. Enough of them would take every
 // slot, and then nothing gets in — not even the approval the turn waits for. So a conversation takes at most
 // MAX_TURN_WAITERS of them at once, and refuses the next in the update's validator (a refused update is not written
-// to the history) with ConversationBusy, which the client reports as `busy`. Counted here, in the run's memory:
+// to the history, nor counted in the 2,000 updates a run takes) with ConversationBusy, which the client reports as
+// `busy`. A burst of callers may still meet Temporal's own limit for a moment (each holds a slot until the workflow
+// refuses it): their client retries, and is then refused `busy`. Counted here, in the run's memory:
 // validators do not run on replay, and a run that continues as new starts with none in flight.
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../common/failure-types';
