@@ -144,9 +144,9 @@ describe('callers that wait on turns, more than a conversation takes', () => {
       ['awaitTurn', [turn]],
       ['sendMessage', [extra]],
     ] as const) {
-      // Refused before it is accepted (or the test would wait for the turn's end).
-      const error = await handle
-        .startUpdate(update, { args: [...args], waitForStage: WorkflowUpdateStage.ACCEPTED })
+      // Refused at once; accepted, it would wait for the turn's end (the deadline ends the test's wait then).
+      const error = await h.client
+        .withDeadline(Date.now() + 20_000, () => handle.executeUpdate(update, { args: [...args] }))
         .then(
           () => assert.fail(`${update} was accepted`),
           (err: unknown) => err,
