@@ -19,7 +19,9 @@ export type ConversationErrorCode =
   /** No answer within the time the caller was willing to wait; the turn goes on in the workflow. */
   | 'timeout'
   /** No worker answered on the task queue. */
-  | 'unavailable';
+  | 'unavailable'
+  /** The conversation takes no more callers waiting on its turns for now (nothing was sent); try again shortly. */
+  | 'busy';
 
 export class ConversationError extends Error {
   override name = 'ConversationError';
@@ -34,6 +36,13 @@ export class ConversationError extends Error {
   }
 }
 
+/** The refusals of a conversation's validators, by failure type; any other failure ended the conversation. */
+const CODE_OF_FAILURE: Partial<Record<string, ConversationErrorCode>> = {
+  [FailureType.Rejected]: 'rejected',
+  [FailureType.Busy]: 'busy',
+  [FailureType.InvalidMessageOptions]: 'invalid_options',
+};
+
 /** Maps what Temporal's client throws onto ConversationError; anything unexpected passes through. */
 export function toConversationError(err: unknown, conversationId: string): unknown {
   if (err instanceof ConversationError) return err;
@@ -47,12 +56,7 @@ export function toConversationError(err: unknown, conversationId: string): unkno
   if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowFailedError) {
     const cause = err.cause;
     if (cause instanceof ApplicationFailure) {
-      const code =
-        cause.type === FailureType.Rejected
-          ? 'rejected'
-          : cause.type === FailureType.InvalidMessageOptions
-            ? 'invalid_options'
-            : 'conversation_failed';
+      const code = CODE_OF_FAILURE[cause.type ?? ''] ?? 'conversation_failed';
       return new ConversationError(code, cause.message, cause.type ?? undefined, { cause: err });
     }
     return new ConversationError('conversation_failed', cause?.message ?? err.message, undefined, { cause: err });

@@ -9,6 +9,11 @@ export const FailureType = {
    * mode `tool` with thinking on, say); nothing changed. The client reports it as `invalid_options`.
    */
   InvalidMessageOptions: 'InvalidMessageOptions',
+  /**
+   * An update's validator refused the call for now: as many callers wait on the conversation's turns as it takes
+   * (workflows/turn-waiters.ts); nothing changed. The client reports it as `busy`.
+   */
+  Busy: 'ConversationBusy',
   /** The workflow's own input (options, carried state) is not valid: the conversation fails at once. */
   InvalidConversationInput: 'InvalidConversationInput',
   /** The conversation names tools the workers do not register. */

@@ -136,9 +136,9 @@ export const MAX_POLL_WAIT_MS = 20_000;
 
 /**
  * Long polls a conversation holds at once; more are refused (READERS_BUSY) and those readers read by query instead.
- * Temporal's default of 10 updates in flight then always leaves 6 for the updates that carry work: `sendMessage` and
- * `awaitTurn` (each in flight until its turn ends), `approveToolCall` and `submitMessage`. The gateway shares one
- * reader per conversation, so 4 is room for a few gateways and clients at once.
+ * Temporal's default of 10 updates in flight then leaves 6 for the updates that carry work: 4 for the callers waiting
+ * on a turn (`sendMessage`, `awaitTurn`: workflows/turn-waiters.ts), 2 for those answered at once (`approveToolCall`,
+ * `submitMessage`). The gateway shares one reader per conversation, so 4 is room for a few gateways and clients at once.
  */
 export const MAX_POLLS_IN_FLIGHT = 4;
 

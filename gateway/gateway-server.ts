@@ -132,6 +132,7 @@ const STATUS_OF: Record<ConversationErrorCode, number> = {
   conversation_failed: 409,
   timeout: 504,
   unavailable: 503,
+  busy: 503,
 };
 
 /**

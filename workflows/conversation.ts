@@ -18,6 +18,7 @@ import type { DescribeToolsResult, ToolPolicy } from '../common/activity-contrac
 import type { ConversationInput, ConversationResult, TurnFailure, TurnOutcome } from '../common/conversation-types';
 import { FailureType, ModelFailureType } from '../common/failure-types';
 import { type McpTool, mcpToolsQuery } from '../common/mcp';
+import { conversationIdSchema } from '../common/conversation-id';
 import { describeIssues } from '../common/options';
 import { isUndecodable } from '../common/undecodable';
 import { readReply } from '../common/compaction';
@@ -54,6 +55,7 @@ import { BOUNDED_RESULTS_PATCH, runToolCalls, type ToolRun } from './run-tool-ca
 import { registerStreamReaders } from './stream-readers';
 import { searchAttributesPublisher } from './search-attributes-publisher';
 import { handleTypedReply } from './typed-answer';
+import { TurnWaiters } from './turn-waiters';
 import { waitForUser } from './wait-for-user';
 
 const { describeTools } = proxyLocalActivities<{
@@ -171,9 +173,12 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   return state.result();
 }
 
+/** Marks a conversation that refused its id at its start (common/conversation-id.ts). */
+const CONVERSATION_ID_PATCH = 'conversation-id-checked-at-start';
+
 /**
- * The input, checked; a bad one fails the conversation with InvalidConversationInput. What only continue-as-new writes
- * (`carried`, `stream`) is taken only by a run that continue-as-new started.
+ * The input, checked; a bad one fails the conversation with InvalidConversationInput, and so does an id the client
+ * refuses. What only continue-as-new writes (`carried`, `stream`) is taken only by a run that continue-as-new started.
  */
 function checkedInput(rawInput: unknown): ConversationInput {
   const invalid = (problem: string): never => {
@@ -182,10 +187,15 @@ function checkedInput(rawInput: unknown): ConversationInput {
     setCurrentDetails(`Failed: ${message}`);
     throw ApplicationFailure.create({ type: FailureType.InvalidConversationInput, message, nonRetryable: true });
   };
+  const continued = workflowInfo().continuedFromExecutionRunId !== undefined;
+  // An id no client could address again (a raw start); runs begun before this check replay without it.
+  const badId = continued ? undefined : conversationIdSchema.safeParse(workflowInfo().workflowId).error;
+  if (badId && patched(CONVERSATION_ID_PATCH)) {
+    return invalid(`${describeIssues(badId, 'id')} No client could address it: start it under another id.`);
+  }
   if (isUndecodable(rawInput)) return invalid(`it could not be decoded (${rawInput.undecodablePayload})`);
   const parsed = conversationInputSchema.safeParse(rawInput ?? {});
   if (!parsed.success) return invalid(describeIssues(parsed.error));
-  const continued = workflowInfo().continuedFromExecutionRunId !== undefined;
   if (!continued && (parsed.data.carried || parsed.data.stream)) {
     return invalid(
       'carried and stream are written by the conversation itself when it continues as new, never by a caller',
@@ -336,16 +346,28 @@ function registerHandlers(
   mcpTools: ReadonlyMap<string, McpTool>,
   stream: ConversationStream,
 ): void {
+  // Callers that wait for a turn's end hold an update slot each: a few at once (turn-waiters.ts).
+  const waiters = new TurnWaiters();
   const outcome = async (turn: number): Promise<TurnOutcome> => {
-    await condition(() => state.outcomeOf(turn) !== undefined);
-    return state.outcomeOf(turn)!;
+    const leave = waiters.enter();
+    try {
+      await condition(() => state.outcomeOf(turn) !== undefined);
+      return state.outcomeOf(turn)!;
+    } finally {
+      leave();
+    }
   };
   // A message's options (a typed answer of its own) are checked by the validator; the handler reads them again.
   const validator = (text: string, options?: MessageOptions) => state.validateMessage(text, options);
   setHandler(
     sendMessageUpdate,
     (text: string, options?: MessageOptions) => outcome(state.enqueue(text, state.messageOutput(options))),
-    { validator },
+    {
+      validator: (text: string, options?: MessageOptions) => {
+        validator(text, options);
+        waiters.admit();
+      },
+    },
   );
   setHandler(
     submitMessageUpdate,
@@ -355,7 +377,13 @@ function registerHandlers(
     }),
     { validator },
   );
-  setHandler(awaitTurnUpdate, outcome, { validator: (turn) => state.validateAwaitTurn(turn) });
+  setHandler(awaitTurnUpdate, outcome, {
+    validator: (turn) => {
+      state.validateAwaitTurn(turn);
+      // A turn already answered is answered at once: it holds no slot.
+      if (state.outcomeOf(turn) === undefined) waiters.admit();
+    },
+  });
   setHandler(approveToolCallUpdate, (decision) => state.decide(decision), {
     validator: (decision) => state.validateDecision(decision),
   });

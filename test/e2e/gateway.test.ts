@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { Client, Connection, WorkflowUpdateStage } from '@temporalio/client';
 import { ConversationClient } from '../../client/conversation-client';
 import { StreamView } from '../../client/stream-view';
-import { awaitTurnUpdate } from '../../common/workflow-messages';
+import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
+import { approveToolCallUpdate } from '../../common/workflow-messages';
 import type { StreamItem } from '../../common/stream-events';
 import { type Gateway, startGateway } from '../../gateway/gateway-server';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
@@ -298,17 +299,23 @@ describe('when Temporal refuses for now', () => {
     });
 
   test('a conversation out of update slots (RESOURCE_EXHAUSTED) is 503 busy with Retry-After, not 500', async () => {
+    // A conversation refuses long-held updates before they take Temporal's 10 slots (workflows/turn-waiters.ts), so
+    // the slots are taken here where nothing refuses: a workflow no worker runs keeps every update sent to it admitted,
+    // after its caller stopped waiting.
     const id = `gateway-busy-${Date.now()}`;
-    await h.conversations.submitMessage(id, uniquePrompt('Buy 3 shares of General Motors'), {
-      start: { tools: ['buy_stock'] },
+    const handle = await h.client.workflow.start(CONVERSATION_WORKFLOW, {
+      taskQueue: `no-worker-${id}`,
+      workflowId: id,
+      args: [{}],
     });
-    let pending;
-    while (!(pending = (await h.conversations.getState(id)).pendingApprovals[0]))
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    // Ten callers wait on the turn (awaitTurn): Temporal's limit of updates in flight for one workflow.
-    const handle = h.client.workflow.getHandle(id);
     for (let i = 0; i < 10; i++) {
-      await handle.startUpdate(awaitTurnUpdate, { args: [1], waitForStage: WorkflowUpdateStage.ACCEPTED });
+      const waited = h.client.withDeadline(Date.now() + 1_000, () =>
+        handle.startUpdate(approveToolCallUpdate, {
+          args: [{ callId: 'toolu_1', argumentsDigest: 'digest', approve: true }],
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+        }),
+      );
+      await assert.rejects(waited, 'no worker accepts it');
     }
     const connection = await Connection.connect({ address: temporalAddress, interceptors: [] });
     const busy = await gatewayOn(connection);
@@ -316,7 +323,7 @@ describe('when Temporal refuses for now', () => {
       const response = await fetch(`${busy.url}/api/conversations/${id}/approvals`, {
         method: 'POST',
         headers: json,
-        body: JSON.stringify({ callId: pending.callId, argumentsDigest: pending.argumentsDigest, approve: true }),
+        body: JSON.stringify({ callId: 'toolu_1', argumentsDigest: 'digest', approve: true }),
       });
       assert.deepEqual({ ...(await errorOf(response)), message: '' }, { status: 503, code: 'busy', message: '' });
       assert.equal(response.headers.get('retry-after'), '5');

@@ -5,78 +5,27 @@
 // 50 readers left in the middle of their polls.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import { ConversationClient } from '../../client/conversation-client';
 import { MAX_POLLS_IN_FLIGHT } from '../../common/stream-events';
 import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messages';
 import { startDevServer } from '../../testing/dev-server';
-import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { failedWorkflowTasks } from '../support/hostile';
+import { slotCountingClient, until, updatesOf } from '../support/updates-in-flight';
 
-const EventType = temporal.api.enums.v1.EventType;
 const READERS = 50;
-const RESOURCE_EXHAUSTED = 8;
 
 let h: Harness;
-let connection: Connection;
-/** Calls Temporal refused with RESOURCE_EXHAUSTED (its client retries them, so a refusal would only show as delay). */
-let exhausted = 0;
-let counted: ConversationClient;
+let counting: Awaited<ReturnType<typeof slotCountingClient>>;
 before(async () => {
   h = await startHarness();
-  const retry = defaultGrpcRetryOptions();
-  connection = await Connection.connect({
-    address: temporalAddress,
-    interceptors: [
-      makeGrpcRetryInterceptor({
-        ...retry,
-        retryableDecider(attempt, status) {
-          if (status.code === RESOURCE_EXHAUSTED) exhausted++;
-          return retry.retryableDecider(attempt, status);
-        },
-      }),
-    ],
-  });
-  counted = new ConversationClient({
-    client: new Client({ connection, namespace }),
-    taskQueue: h.taskQueue,
-    tools: ['buy_stock'],
-  });
+  counting = await slotCountingClient(h, ['buy_stock']);
 });
 after(async () => {
-  await connection?.close();
+  await counting?.close();
   await h?.close();
 });
 
-/** The long polls of the conversation's history: how many were ever in flight at once, and how many are now. */
-async function pollsOf(id: string): Promise<{ accepted: number; inFlight: number; mostAtOnce: number }> {
-  const history = await h.client.workflow.getHandle(id).fetchHistory();
-  const open = new Set<string>();
-  let accepted = 0;
-  let mostAtOnce = 0;
-  for (const event of history.events ?? []) {
-    if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED) {
-      const request = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
-      if (request?.input?.name !== 'pollEvents') continue;
-      open.add(request.meta?.updateId ?? '');
-      accepted++;
-      mostAtOnce = Math.max(mostAtOnce, open.size);
-    }
-    if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED) {
-      open.delete(event.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId ?? '');
-    }
-  }
-  return { accepted, inFlight: open.size, mostAtOnce };
-}
-
-async function until<T>(read: () => Promise<T | undefined | false>): Promise<T> {
-  for (;;) {
-    const value = await read();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const pollsOf = (id: string) => updatesOf(h.client, id, 'pollEvents');
 
 test(
   `${READERS} readers leave in the middle of their long polls: a message and an approval then go through at once, and the polls end by themselves`,
@@ -107,7 +56,8 @@ test(
     }
     await readers; // they end quietly
 
-    exhausted = 0;
+    counting.exhausted.count = 0;
+    const counted = counting.conversations;
     const turn = counted.sendMessage(id, uniquePrompt('Buy 3 shares of General Motors'));
     const pending = await until(async () => (await counted.getState(id)).pendingApprovals[0]);
     await counted.approveToolCall(id, {
@@ -117,7 +67,11 @@ test(
     });
     const result = await turn;
     assert.match(result.text, /filled/i);
-    assert.equal(exhausted, 0, 'neither the message nor the approval was refused for lack of an update slot');
+    assert.equal(
+      counting.exhausted.count,
+      0,
+      'neither the message nor the approval was refused for lack of an update slot',
+    );
 
     // No reader is left: every poll ends by itself, and never were more in flight than the conversation takes.
     const polls = await until(async () => {

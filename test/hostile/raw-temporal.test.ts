@@ -4,13 +4,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { setTimeout as delay } from 'node:timers/promises';
+import { WorkflowFailedError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure, RawValue } from '@temporalio/common';
 import { encode } from '@temporalio/common/lib/encoding';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { parseKeyRing } from '../../codec/keys';
 import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
+import { approveToolCallUpdate, awaitTurnUpdate } from '../../common/workflow-messages';
+import { MAX_TURN_WAITERS } from '../../workflows/turn-waiters';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import {
   answeredConversation,
@@ -21,6 +24,7 @@ import {
   skipWithoutCli,
   temporalCli,
 } from '../support/hostile';
+import { until } from '../support/updates-in-flight';
 
 const LONE_SURROGATE = '\ud800';
 const THREE_MIB = 'x'.repeat(3 * 2 ** 20);
@@ -121,6 +125,89 @@ describe('updates with arguments that cannot be sent back', () => {
     assert.ok((await failedWorkflowTasks(h, id)) <= 2);
     await assertWorkerServes(h);
   });
+});
+
+describe('callers that wait on turns, more than a conversation takes', () => {
+  test(`past ${MAX_TURN_WAITERS} waiting callers, awaitTurn and sendMessage are refused as busy, sending nothing; an approval and a known outcome still get in`, async () => {
+    const id = `raw-busy-${Date.now()}`;
+    await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: { tools: ['buy_stock'] } });
+    const { turn } = await h.conversations.submitMessage(id, uniquePrompt('Buy 3 shares of General Motors'));
+    const pending = await until(async () => (await h.conversations.getState(id)).pendingApprovals[0]);
+    const handle = h.client.workflow.getHandle(id);
+    const waiting = [];
+    for (let i = 0; i < MAX_TURN_WAITERS; i++) {
+      waiting.push(
+        await handle.startUpdate(awaitTurnUpdate, { args: [turn], waitForStage: WorkflowUpdateStage.ACCEPTED }),
+      );
+    }
+    const extra = uniquePrompt('One more');
+    for (const [update, args] of [
+      ['awaitTurn', [turn]],
+      ['sendMessage', [extra]],
+    ] as const) {
+      // Refused at once; accepted, it would wait for the turn's end (the deadline ends the test's wait then).
+      const error = await h.client
+        .withDeadline(Date.now() + 20_000, () => handle.executeUpdate(update, { args: [...args] }))
+        .then(
+          () => assert.fail(`${update} was accepted`),
+          (err: unknown) => err,
+        );
+      assert.ok(error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure, String(error));
+      assert.equal(error.cause.type, FailureType.Busy);
+      assert.match(
+        error.cause.message,
+        new RegExp(`^${MAX_TURN_WAITERS} callers wait on this conversation's turns already`),
+      );
+    }
+    // Turn 1 is answered already: asking for it holds no slot.
+    assert.equal((await handle.executeUpdate(awaitTurnUpdate, { args: [1] })).kind, 'reply');
+    await handle.executeUpdate(approveToolCallUpdate, {
+      args: [{ callId: pending.callId, argumentsDigest: pending.argumentsDigest, approve: true }],
+    });
+    for (const update of waiting) assert.equal((await update.result()).kind, 'reply');
+    assert.ok(
+      !JSON.stringify(await h.conversations.getTranscript(id)).includes(extra),
+      'the refused message was not taken',
+    );
+    await assertUnharmed(h, id);
+  });
+});
+
+describe('a conversation started raw under an id the client refuses', () => {
+  for (const [what, character] of [
+    ['a control character', '\u0007'],
+    ['a line break at its end', '\n'],
+    ['a Unicode line separator', '\u2028'],
+  ] as const) {
+    test(`${what}: the conversation fails at its start with InvalidConversationInput, saying why`, async () => {
+      const id = `raw-start-bad-id-${Date.now()}${character}`;
+      const handle = await h.client.workflow.start(CONVERSATION_WORKFLOW, {
+        taskQueue: h.taskQueue,
+        workflowId: id,
+        args: [{ firstMessage: uniquePrompt('Hello there') }],
+      });
+      // Bounded: a conversation that took the id would run until its idle timeout.
+      const ended = await Promise.race([
+        handle.result().then(
+          () => 'completed',
+          (err: unknown) => err,
+        ),
+        delay(30_000, 'still running', { ref: false }),
+      ]);
+      if (!(ended instanceof Error)) await handle.terminate('test over');
+      assert.ok(ended instanceof WorkflowFailedError && ended.cause instanceof ApplicationFailure, String(ended));
+      assert.equal(ended.cause.type, FailureType.InvalidConversationInput);
+      const code = character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+      assert.match(
+        ended.cause.message,
+        new RegExp(
+          `^Invalid conversation input: id: A conversation id is printable text; this one has a (control character|line break) \\(U\\+${code}\\) at position ${id.length - 1}\\. No client could address it: start it under another id\\.$`,
+        ),
+      );
+      assert.equal((await handle.describe()).status.name, 'FAILED');
+      await assertUnharmed(h, id);
+    });
+  }
 });
 
 describe('start inputs and signals from outside', { skip: skipWithoutCli }, () => {
