@@ -12,6 +12,7 @@ import { sendMessageUpdate } from '../../common/workflow-messages';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { RecordedRequest, ScriptStep } from '../../testing/messages-api/types';
 import { type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
+import { TAGGED_UNION_SCHEMA, taggedItems } from '../support/tagged-union-schema';
 
 let h: Harness;
 before(async () => {
@@ -361,32 +362,14 @@ describe('where an answer is checked: a local activity, its verdict recorded in 
       return [(converter.fromPayload(data) as { activity_type: string }).activity_type];
     });
   }
-  // 12 tagged objects: an item matching the last is tried against all 12 (25 units of work an item).
-  const Tagged = {
-    type: 'object',
-    properties: {
-      items: {
-        type: 'array',
-        items: {
-          anyOf: Array.from({ length: 12 }, (_, tag) => ({
-            type: 'object',
-            properties: { tag: { const: tag } },
-            required: ['tag'],
-          })),
-        },
-      },
-    },
-    required: ['items'],
-  };
-
   test('a right answer that costs more to check than workflow code may spend (400,000 units) is taken', async () => {
     const prompt = uniquePrompt('List the items, tagged.');
-    const answer = { items: Array.from({ length: 16_000 }, () => ({ tag: 11 })) };
+    const answer = taggedItems(16_000, 11);
     h.mock.script(prompt, [json(answer)]);
     const id = `typed-costly-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
       start: { timeouts: { idle: '10 minutes' } },
-      output: { schema: Tagged },
+      output: { schema: TAGGED_UNION_SCHEMA },
     });
     assert.deepEqual(reply.output, answer);
     assert.equal(reply.modelCalls, 1, 'taken at once, not sent back');

@@ -10,28 +10,11 @@ import {
   checkAnswer,
   checkTextAnswer,
 } from '../../common/structured-output';
+import { TAGGED_UNION_SCHEMA as TAGGED, taggedItems as tagged } from '../support/tagged-union-schema';
 
 // Verdicts, not time: an hour's limit, so a busy test machine cannot turn a check into a timed-out attempt.
 const { checkTypedAnswer } = createCheckAnswerActivity(3_600_000);
 
-/** 12 tagged objects: an item is tried against each until one matches (25 units of work for the last tag). */
-const TAGGED = {
-  type: 'object',
-  properties: {
-    items: {
-      type: 'array',
-      items: {
-        anyOf: Array.from({ length: 12 }, (_, tag) => ({
-          type: 'object',
-          properties: { tag: { const: tag } },
-          required: ['tag'],
-        })),
-      },
-    },
-  },
-  required: ['items'],
-};
-const tagged = (count: number, tag: unknown) => ({ items: Array.from({ length: count }, () => ({ tag })) });
 const QUOTE = {
   type: 'object',
   properties: { symbol: { type: 'string' }, currency: { default: 'USD' } },
