@@ -3,6 +3,7 @@ import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFo
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { FailureType } from '../common/failure-types';
 import { GrpcStatus, grpcStatusOf } from './grpc-status';
+import { missingSearchAttribute, missingSearchAttributesMessage } from './missing-search-attributes';
 
 export type ConversationErrorCode =
   | 'invalid_options'
@@ -19,7 +20,12 @@ export type ConversationErrorCode =
   /** No answer within the time the caller was willing to wait; the turn goes on in the workflow. */
   | 'timeout'
   /** No worker answered on the task queue. */
-  | 'unavailable';
+  | 'unavailable'
+  /**
+   * The namespace lacks the conversation search attributes, so nothing can start there until they are added (the
+   * message names ensureSearchAttributes and the Temporal CLI commands). Not a caller's bad option, not temporary.
+   */
+  | 'search_attributes_missing';
 
 export class ConversationError extends Error {
   override name = 'ConversationError';
@@ -37,6 +43,11 @@ export class ConversationError extends Error {
 /** Maps what Temporal's client throws onto ConversationError; anything unexpected passes through. */
 export function toConversationError(err: unknown, conversationId: string): unknown {
   if (err instanceof ConversationError) return err;
+  const missing = missingSearchAttribute(err);
+  if (missing) {
+    const message = missingSearchAttributesMessage(missing.namespace, missing.attribute);
+    return new ConversationError('search_attributes_missing', message, undefined, { cause: err });
+  }
   if (err instanceof WorkflowNotFoundError || isGrpcNotFound(err)) {
     return new ConversationError('not_found', `No open conversation "${conversationId}".`, undefined, { cause: err });
   }
