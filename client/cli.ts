@@ -246,7 +246,7 @@ async function announceApprovals(client: ConversationClient, id: string, until: 
       announced.add(pending.callId);
       console.error(
         `Waiting for approval of ${pending.tool}(${JSON.stringify(pending.input)}): ` +
-          `cli approve ${id} ${pending.callId} [--reject] [--reason TEXT]`,
+          `claude-temporal-orchestrator approve ${id} ${pending.callId} [--reject] [--reason TEXT]`,
       );
     }
     await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 500))]);
@@ -354,10 +354,11 @@ async function main(): Promise<void> {
     ...(process.env.TEMPORAL_UI_URL && { webUiUrl: process.env.TEMPORAL_UI_URL }),
     ...(dataConverter && { dataConverter }),
   });
-  // Where to read every step of a conversation: on stderr, so stdout stays the answer (or the JSON document).
+  // Where to read every step of a conversation: on stderr, so stdout stays the answer. With --json, nothing goes to
+  // stderr but an error: a script reads one document (`start --json` has the link as `url`).
   const showLink = (id: string): void => {
     const url = client.conversationUrl(id);
-    if (url) console.error(`Web UI: ${url}`);
+    if (url && !flags.json) console.error(`Web UI: ${url}`);
   };
   const need = (value: string | undefined, what: string): string => {
     if (!value) throw new ConversationError('invalid_options', `${command} needs ${what}.`);
@@ -382,14 +383,14 @@ async function main(): Promise<void> {
       showLink(id);
       const url = client.conversationUrl(id);
       if (!message) return out({ id, ...(url && { url }) }, () => console.log(id));
-      // The id at once (stdout; with --json, a note on stderr), then what the turn waits for, then its reply.
-      if (flags.json) console.error(`Conversation ${id} started; waiting for the reply to its first message.`);
-      else {
+      // The id at once, then what the turn waits for, then its reply. With --json, only the document at the end (a
+      // turn that waits for an approval shows it in `state ID --json`: pendingApprovals).
+      const turn = client.awaitTurn(id, 1);
+      if (!flags.json) {
         console.log(id);
         console.error('(waiting for the reply to the first message)');
+        await announceApprovals(client, id, turn);
       }
-      const turn = client.awaitTurn(id, 1);
-      await announceApprovals(client, id, turn);
       const reply = await turn;
       return out({ id, ...(url && { url }), reply }, () => console.log(reply.text));
     }
