@@ -278,6 +278,8 @@ describe('the package, installed from its tarball by another service', { timeout
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const snippets = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
     assert.ok(snippets.length >= 5, `found ${snippets.length} snippets`);
+    // They compile as the README says they must run: ES modules (top-level await, `./tools.js`), module nodenext.
+    assert.match(readme, /examples below are ES modules, as `tsc` with `"module": "nodenext"`[^]*?`"type": "module"`/);
     // Each snippet names its file on its first line (`// src/worker.ts`), so that snippets can import each other.
     const dir = path.join(example!.app, 'readme');
     fs.mkdirSync(dir, { recursive: true });
