@@ -19,6 +19,7 @@ export const connectionSettingsShape = {
   TEMPORAL_ADDRESS: z
     .string()
     .trim()
+    .max(1_000, 'must be at most 1,000 characters')
     .regex(/^[\x21-\x39\x3b-\x7e]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')
     .default('localhost:7233'),
   TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),

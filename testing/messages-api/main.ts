@@ -57,6 +57,16 @@ function nonNegativeInteger(flag: string | undefined, name: string, fallback: nu
   return value;
 }
 
+/** The port to listen on: the flag's, else the variable's, 0-65535 (0: a free one). */
+function portNumber(flag: string | undefined): number {
+  const raw = flag ?? process.env['MESSAGES_API_PORT'] ?? '';
+  if (raw.trim() === '') return 0;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535) {
+    refuse(`MESSAGES_API_PORT must be a port, 0-65535, got ${JSON.stringify(raw.slice(0, 40))}`);
+  }
+  return Number(raw);
+}
+
 /** The scripts of the script file, checked before the server starts. */
 function scriptFile(flag: string | undefined): [string, ScriptStep[]][] {
   const file = flag ?? process.env['MESSAGES_API_SCRIPT_FILE'];
@@ -80,7 +90,7 @@ async function main(): Promise<void> {
   const contextWindow = flags['context-window'] ?? process.env['MESSAGES_API_CONTEXT_WINDOW'];
   const server = await startMessagesApi({
     host: flags.host || process.env['MESSAGES_API_HOST'] || '127.0.0.1',
-    port: nonNegativeInteger(flags.port, 'MESSAGES_API_PORT', 0),
+    port: portNumber(flags.port),
     latencyMs: nonNegativeInteger(flags['latency-ms'], 'MESSAGES_API_LATENCY_MS', 0),
     ...(contextWindow && {
       contextWindowTokens: nonNegativeInteger(contextWindow, 'MESSAGES_API_CONTEXT_WINDOW', 1_000_000),
