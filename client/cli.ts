@@ -10,17 +10,22 @@
 //   approve ID CALL_ID [--reject] [--reason TEXT]
 //   end ID | cancel ID
 // Options for new conversations: --tools a,b  --mcp-servers a,b  --model M  --protocol native|legacy-xml  --system TEXT
-// --json prints machine-readable JSON (one document per command) and no progress.
+// --json prints machine-readable JSON (one document per command) and no progress. --help and --version need no
+// configuration. Temporal is reached as the worker and the gateway reach it (connection-settings.ts).
 import { createInterface } from 'node:readline';
 import type * as GatewayMain from '../gateway/main';
+import { GATEWAY_USAGE } from '../gateway/usage';
 import { parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConversationSnapshot, TokenUsage } from '../common/conversation-types';
 import { formatUsd } from '../common/pricing';
 import { conversationIdSchema } from '../common/conversation-id';
 import { checked } from './call-arguments';
+import { connectionOptions, loadConnectionSettings } from './connection-settings';
 import { ConversationClient, type StartOptions } from './conversation-client';
+import { ConfigError } from './environment-config';
 import { ConversationError, failureReport } from './errors';
+import { packageVersion } from './package-version';
 import { followConversation } from './progress';
 import { formatMessage, renderLine } from './transcript-format';
 
@@ -43,6 +48,7 @@ const { values: flags, positionals } = parseArgs({
     reject: { type: 'boolean', default: false },
     reason: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
+    version: { type: 'boolean', default: false },
   },
 });
 
@@ -64,8 +70,13 @@ New conversations: --tools a,b (default: every tool the task queue's workers run
 chat shows the model's thinking as it streams (thinking> …); --hide-thinking leaves it out.
 --json prints one JSON document per command and no progress.
 
-Environment: TEMPORAL_ADDRESS (localhost:7233), TEMPORAL_NAMESPACE (default), TEMPORAL_TASK_QUEUE
-(claude-conversations), TEMPORAL_UI_URL (the Web UI's base URL: conversations' links), PAYLOAD_ENCRYPTION_KEYS.`;
+--help prints this, --version the package's version.
+
+Environment (the worker's and the gateway's names): TEMPORAL_ADDRESS (localhost:7233), TEMPORAL_NAMESPACE (default),
+TEMPORAL_TASK_QUEUE (claude-conversations); Temporal Cloud or a TLS server: TEMPORAL_API_KEY (turns TLS on),
+TEMPORAL_TLS (true|false), TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (mTLS),
+TEMPORAL_TLS_SERVER_CA_CERT_PATH, TEMPORAL_TLS_SERVER_NAME; TEMPORAL_UI_URL (the Web UI's base URL: conversations'
+links), PAYLOAD_ENCRYPTION_KEYS.`;
 
 const out = (value: unknown, human: () => void) => (flags.json ? console.log(JSON.stringify(value, null, 2)) : human());
 
@@ -235,7 +246,7 @@ async function announceApprovals(client: ConversationClient, id: string, until: 
       announced.add(pending.callId);
       console.error(
         `Waiting for approval of ${pending.tool}(${JSON.stringify(pending.input)}): ` +
-          `cli approve ${id} ${pending.callId} [--reject] [--reason TEXT]`,
+          `claude-temporal-orchestrator approve ${id} ${pending.callId} [--reject] [--reason TEXT]`,
       );
     }
     await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 500))]);
@@ -325,27 +336,30 @@ async function chat(client: ConversationClient, id: string): Promise<void> {
 
 async function main(): Promise<void> {
   const [command, ...rest] = positionals;
-  if (!command || flags.help) {
-    console.log(USAGE);
-    return;
-  }
+  if (flags.version) return console.log(packageVersion());
+  if (flags.help && command === 'gateway') return console.log(GATEWAY_USAGE);
+  if (!command || flags.help) return console.log(USAGE);
   if (command === 'gateway') {
     // Loaded only for this command: the CLI's other commands need none of the gateway's code.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return (require('../gateway/main') as typeof GatewayMain).runGateway();
   }
   const dataConverter = dataConverterFromEnv(); // PAYLOAD_ENCRYPTION_KEYS: read what encrypted workers wrote
+  const settings = configured(loadConnectionSettings);
+  const { address, ...connection } = configured(() => connectionOptions(settings));
   const client = await ConversationClient.connect({
-    address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
-    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'claude-conversations',
+    address,
+    connection,
+    namespace: settings.TEMPORAL_NAMESPACE,
+    taskQueue: settings.TEMPORAL_TASK_QUEUE,
     ...(process.env.TEMPORAL_UI_URL && { webUiUrl: process.env.TEMPORAL_UI_URL }),
     ...(dataConverter && { dataConverter }),
   });
-  // Where to read every step of a conversation: on stderr, so stdout stays the answer (or the JSON document).
+  // Where to read every step of a conversation: on stderr, so stdout stays the answer. With --json, nothing goes to
+  // stderr but an error: a script reads one document (`start --json` has the link as `url`).
   const showLink = (id: string): void => {
     const url = client.conversationUrl(id);
-    if (url) console.error(`Web UI: ${url}`);
+    if (url && !flags.json) console.error(`Web UI: ${url}`);
   };
   const need = (value: string | undefined, what: string): string => {
     if (!value) throw new ConversationError('invalid_options', `${command} needs ${what}.`);
@@ -370,14 +384,14 @@ async function main(): Promise<void> {
       showLink(id);
       const url = client.conversationUrl(id);
       if (!message) return out({ id, ...(url && { url }) }, () => console.log(id));
-      // The id at once (stdout; with --json, a note on stderr), then what the turn waits for, then its reply.
-      if (flags.json) console.error(`Conversation ${id} started; waiting for the reply to its first message.`);
-      else {
+      // The id at once, then what the turn waits for, then its reply. With --json, only the document at the end (a
+      // turn that waits for an approval shows it in `state ID --json`: pendingApprovals).
+      const turn = client.awaitTurn(id, 1);
+      if (!flags.json) {
         console.log(id);
         console.error('(waiting for the reply to the first message)');
+        await announceApprovals(client, id, turn);
       }
-      const turn = client.awaitTurn(id, 1);
-      await announceApprovals(client, id, turn);
       const reply = await turn;
       return out({ id, ...(url && { url }), reply }, () => console.log(reply.text));
     }
@@ -441,6 +455,16 @@ async function main(): Promise<void> {
     }
     default:
       throw new ConversationError('invalid_options', `Unknown command ${JSON.stringify(command.slice(0, 40))}.`);
+  }
+}
+
+/** A bad setting in the environment is a bad option of this command: reported as every other one is. */
+function configured<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConversationError('invalid_options', err.message);
+    throw err;
   }
 }
 

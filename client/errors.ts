@@ -3,6 +3,7 @@ import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFo
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { FailureType } from '../common/failure-types';
 import { GrpcStatus, grpcStatusOf } from './grpc-status';
+import { missingSearchAttribute, missingSearchAttributesMessage } from './missing-search-attributes';
 
 export type ConversationErrorCode =
   | 'invalid_options'
@@ -21,7 +22,12 @@ export type ConversationErrorCode =
   /** No worker answered on the task queue. */
   | 'unavailable'
   /** The conversation takes no more callers waiting on its turns for now (nothing was sent); try again shortly. */
-  | 'busy';
+  | 'busy'
+  /**
+   * The namespace lacks the conversation search attributes, so nothing can start there until they are added (the
+   * message names ensureSearchAttributes and the Temporal CLI commands). Not a caller's bad option, not temporary.
+   */
+  | 'search_attributes_missing';
 
 export class ConversationError extends Error {
   override name = 'ConversationError';
@@ -46,6 +52,11 @@ const CODE_OF_FAILURE: Partial<Record<string, ConversationErrorCode>> = {
 /** Maps what Temporal's client throws onto ConversationError; anything unexpected passes through. */
 export function toConversationError(err: unknown, conversationId: string): unknown {
   if (err instanceof ConversationError) return err;
+  const missing = missingSearchAttribute(err);
+  if (missing) {
+    const message = missingSearchAttributesMessage(missing.namespace, missing.attribute);
+    return new ConversationError('search_attributes_missing', message, undefined, { cause: err });
+  }
   if (err instanceof WorkflowNotFoundError || isGrpcNotFound(err)) {
     return new ConversationError('not_found', `No open conversation "${conversationId}".`, undefined, { cause: err });
   }

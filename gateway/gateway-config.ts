@@ -9,7 +9,8 @@
 // every one and may list them all. A refusal names the variable and the entry's position, never a token.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../workers/config';
+import { connectionSettingsProblems, connectionSettingsShape } from '../client/connection-settings';
+import { ConfigError, parseEnvironment } from '../client/environment-config';
 
 /** What a bearer token may hold: visible ASCII (RFC 6750's b64token and more), no spaces, 16-4,096 characters. */
 export const tokenSchema = z
@@ -69,9 +70,8 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_MAX_STREAMS_PER_CONVERSATION: z.coerce.number().int().min(1).max(100_000).default(8),
   /** Bytes an event stream may have waiting for a slow reader before it is ended (the reader resumes). */
   GATEWAY_MAX_STREAM_BUFFER_BYTES: z.coerce.number().int().min(16_384).max(1_000_000_000).default(1_048_576),
-  TEMPORAL_ADDRESS: z.string().trim().min(1).default('localhost:7233'),
-  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('claude-conversations'),
+  /** TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, and TLS or an API key: as the worker and the CLI. */
+  ...connectionSettingsShape,
   /** The Temporal Web UI as a browser reaches it: the chat page links each conversation there. */
   TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
@@ -82,15 +82,9 @@ export type GatewayConfig = z.infer<typeof gatewayConfigSchema> & {
 };
 
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = gatewayConfigSchema.safeParse(present);
-  if (!parsed.success) {
-    // A token's own value is never quoted (zod's messages here name a rule, not the value).
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid gateway configuration:\n${lines.join('\n')}`);
-  }
-  const config = parsed.data;
-  const problems: string[] = [];
+  // A token's own value is never quoted (zod's messages here name a rule, not the value).
+  const config = parseEnvironment(gatewayConfigSchema, env, 'Invalid gateway configuration:');
+  const problems: string[] = connectionSettingsProblems(config);
   const tokens: GatewayToken[] = [];
   if (config.GATEWAY_TOKEN !== undefined) {
     tokens.push({ token: config.GATEWAY_TOKEN, principal: DEFAULT_PRINCIPAL, admin: true });

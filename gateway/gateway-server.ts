@@ -133,6 +133,8 @@ const STATUS_OF: Record<ConversationErrorCode, number> = {
   timeout: 504,
   unavailable: 503,
   busy: 503,
+  // The namespace is not set up: the service cannot serve conversations, and will not by itself (no Retry-After).
+  search_attributes_missing: 503,
 };
 
 /**
@@ -606,7 +608,8 @@ function describeError(err: unknown): {
     return { status: err.status, code: err.code, message: err.message, headers: err.headers };
   if (err instanceof ConversationError) {
     const status = STATUS_OF[err.code];
-    return { status, code: err.code, message: err.message, headers: status === 503 ? RETRY_SOON : {} };
+    const retrySoon = status === 503 && err.code !== 'search_attributes_missing';
+    return { status, code: err.code, message: err.message, headers: retrySoon ? RETRY_SOON : {} };
   }
   // Temporal refused for now (a limit such as the updates a conversation may have in flight), or cannot be reached:
   // the caller may try again, unlike after a 500.

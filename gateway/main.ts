@@ -2,23 +2,30 @@
 // The gateway as a command: `claude-temporal-orchestrator gateway` or `claude-temporal-orchestrator-gateway` (the
 // package's bins), `npm run gateway` here. The HTTP/SSE gateway and its chat page (gateway-server.ts), configured by
 // environment (gateway-config.ts): GATEWAY_TOKEN (one admin token) and/or GATEWAY_TOKENS / GATEWAY_TOKENS_FILE (tokens of
-// several principals); TEMPORAL_* as for the worker; PAYLOAD_ENCRYPTION_KEYS when the workers encrypt payloads. The
+// several principals); TEMPORAL_* (address, namespace, task queue, TLS or an API key: client/connection-settings.ts) as
+// for the worker and the CLI; PAYLOAD_ENCRYPTION_KEYS when the workers encrypt payloads. The
 // namespace must have the ConversationOwner search attribute (deploy/setup-namespace.sh registers it).
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 import type { Connection, ConnectionLike } from '@temporalio/client';
+import { connectionOptions } from '../client/connection-settings';
 import { ConversationClient } from '../client/conversation-client';
+import { ConfigError } from '../client/environment-config';
+import { packageVersion } from '../client/package-version';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import { ConversationOwner } from '../common/search-attributes';
-import { ConfigError } from '../workers/config';
 import { loadGatewayConfig } from './gateway-config';
 import { startGateway } from './gateway-server';
+import { GATEWAY_USAGE } from './usage';
 
 /** Runs the gateway from the environment until SIGINT or SIGTERM; resolves once it has stopped. */
 export async function runGateway(): Promise<void> {
   const config = loadGatewayConfig();
   const dataConverter = dataConverterFromEnv();
+  const { address, ...connection } = connectionOptions(config);
   const conversations = await ConversationClient.connect({
-    address: config.TEMPORAL_ADDRESS,
+    address,
+    connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...(dataConverter && { dataConverter }),
@@ -77,12 +84,29 @@ async function checkOwnerAttribute(connection: ConnectionLike, namespace: string
   }
 }
 
+/** Prints the help or the version when asked (true), before any configuration is read; refuses other arguments. */
+function answeredHelpOrVersion(): boolean {
+  const { values } = parseArgs({ options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } } });
+  if (values.version) console.log(packageVersion());
+  else if (values.help) console.log(GATEWAY_USAGE);
+  return Boolean(values.version || values.help);
+}
+
 if (require.main === module) {
-  runGateway().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err instanceof ConfigError ? err.message : err);
-      process.exit(1);
-    },
-  );
+  let answered = false;
+  try {
+    answered = answeredHelpOrVersion();
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${GATEWAY_USAGE}`);
+    process.exit(2);
+  }
+  if (!answered) {
+    runGateway().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err instanceof ConfigError ? err.message : err);
+        process.exit(1);
+      },
+    );
+  }
 }

@@ -18,7 +18,7 @@ import {
   Runtime,
   type Worker,
 } from '@temporalio/worker';
-import { LiveRelay } from '../activities/live-relay';
+import { LiveRelay, type LiveRelayOptions } from '../activities/live-relay';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
 import { type McpServersInput, parseMcpServers } from '../activities/mcp/mcp-server-config';
 import type { ToolDefinition } from '../activities/tool-definition';
@@ -34,7 +34,10 @@ export interface ConversationTestEnvOptions {
   /** The tools under test: the worker runs them, the client accepts their names. */
   tools: readonly ToolDefinition[];
   messagesApi?: MessagesApiOptions;
-  /** For the dev server started when TEMPORAL_ADDRESS is not set (or does not answer). */
+  /**
+   * For the dev server started when TEMPORAL_ADDRESS is not set (or does not answer): `{ port: 7233, uiPort: 8233 }`
+   * for fixed ports (default: free ones), `dbFile` to keep its database.
+   */
   devServer?: DevServerOptions;
   toolOptions?: ConversationWorkerOptions['toolOptions'];
   /**
@@ -55,10 +58,11 @@ export interface ConversationTestEnvOptions {
    */
   logLevel?: LogLevel;
   /**
-   * Streamed replies go from the worker to readers through its live relay, as with runWorker (default true); false:
-   * readers poll them from heartbeats through Temporal, as readers that cannot reach a worker do.
+   * Streamed replies go from the worker to readers through its live relay, as with runWorker (default true: on a free
+   * port of 127.0.0.1); `{ port, host }` where it listens (e.g. a fixed port a reader in another process reaches);
+   * false: readers poll them from heartbeats through Temporal, as readers that cannot reach a worker do.
    */
-  liveRelay?: boolean;
+  liveRelay?: boolean | LiveRelayOptions;
 }
 
 export interface ConversationTestEnv {
@@ -92,7 +96,10 @@ export async function startConversationTestEnv(options: ConversationTestEnvOptio
     const mcpServers = options.mcpServers ? parseMcpServers(options.mcpServers, process.env) : [];
     const mcp = new McpClientPool(mcpServers);
     cleanups.push(() => mcp.close());
-    const liveRelay = options.liveRelay === false ? undefined : await LiveRelay.start();
+    const liveRelay =
+      options.liveRelay === false
+        ? undefined
+        : await LiveRelay.start(options.liveRelay === true ? {} : (options.liveRelay ?? {}));
     if (liveRelay) cleanups.push(() => liveRelay.close());
     const workflowBundlePath = await workflowBundleOnce();
     const worker = await createConversationWorker({

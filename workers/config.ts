@@ -6,6 +6,10 @@ import { keyRingSchema } from '../codec/keys';
 import { durationMs } from '../common/options';
 import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES_LIMIT } from '../activities/reply-size-limit';
 import { modelPriceTableSchema } from '../common/pricing';
+import { connectionSettingsProblems, connectionSettingsShape } from '../client/connection-settings';
+import { ConfigError, parseEnvironment } from '../client/environment-config';
+
+export { ConfigError };
 
 /** Running activities get this long to finish when the worker is asked to stop. */
 export const DEFAULT_SHUTDOWN_GRACE_TIME = '30 seconds';
@@ -15,13 +19,8 @@ export const DEFAULT_SHUTDOWN_FORCE_MARGIN_MS = 10_000;
 const optionalText = z.string().trim().min(1).optional().catch(undefined);
 
 export const configSchema = z.object({
-  TEMPORAL_ADDRESS: z
-    .string()
-    .trim()
-    .regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')
-    .default('localhost:7233'),
-  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('claude-conversations'),
+  /** TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, and TLS or an API key: as the CLI and the gateway. */
+  ...connectionSettingsShape,
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   /** A workflow bundle of your own; default: the one the package ships (workflow-bundles.ts), else bundled at start. */
@@ -100,52 +99,27 @@ export const configSchema = z.object({
   MODEL_PRICES_FILE: optionalText,
   /** With keys: `refuse` (default) a payload that is not encrypted, or `accept` it with a warning (a migration). */
   PAYLOAD_ENCRYPTION_PLAINTEXT: plaintextPolicySchema,
-  /** Temporal Cloud / a TLS server: an API key (implies TLS), or mTLS client cert and key files (PEM). */
-  TEMPORAL_API_KEY: optionalText,
-  TEMPORAL_TLS: z
-    .enum(['true', 'false'])
-    .transform((value) => value === 'true')
-    .optional(),
-  TEMPORAL_TLS_CLIENT_CERT_PATH: optionalText,
-  TEMPORAL_TLS_CLIENT_KEY_PATH: optionalText,
-  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalText,
-  TEMPORAL_TLS_SERVER_NAME: optionalText,
 });
 
 export type WorkerConfig = z.infer<typeof configSchema>;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 export function loadConfig(env: Record<string, string | undefined> = process.env): WorkerConfig {
-  // Empty strings count as unset, as shells and compose files often produce them.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = configSchema.safeParse(present);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  if (!parsed.data.TEMPORAL_TLS_CLIENT_CERT_PATH !== !parsed.data.TEMPORAL_TLS_CLIENT_KEY_PATH) {
-    throw new ConfigError(
-      'Invalid configuration:\n  TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: set both (mTLS) or neither.',
-    );
-  }
-  const graceMs = durationMs(parsed.data.WORKER_SHUTDOWN_GRACE_TIME)!;
-  const forceMs = parsed.data.WORKER_SHUTDOWN_FORCE_TIME
-    ? durationMs(parsed.data.WORKER_SHUTDOWN_FORCE_TIME)
-    : undefined;
+  const config = parseEnvironment(configSchema, env);
+  const problems = connectionSettingsProblems(config);
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  const graceMs = durationMs(config.WORKER_SHUTDOWN_GRACE_TIME)!;
+  const forceMs = config.WORKER_SHUTDOWN_FORCE_TIME ? durationMs(config.WORKER_SHUTDOWN_FORCE_TIME) : undefined;
   if (forceMs !== undefined && forceMs <= graceMs) {
     throw new ConfigError(
-      `Invalid configuration:\n  WORKER_SHUTDOWN_FORCE_TIME: must be longer than WORKER_SHUTDOWN_GRACE_TIME (${parsed.data.WORKER_SHUTDOWN_GRACE_TIME}).`,
+      `Invalid configuration:\n  WORKER_SHUTDOWN_FORCE_TIME: must be longer than WORKER_SHUTDOWN_GRACE_TIME (${config.WORKER_SHUTDOWN_GRACE_TIME}).`,
     );
   }
-  if (!parsed.data.ANTHROPIC_API_KEY && !parsed.data.ANTHROPIC_BASE_URL) {
+  if (!config.ANTHROPIC_API_KEY && !config.ANTHROPIC_BASE_URL) {
     throw new ConfigError(
       'Invalid configuration:\n  ANTHROPIC_API_KEY: set it to talk to Claude, or set ANTHROPIC_BASE_URL to a local Messages API server (npm run messages-api).',
     );
   }
-  return parsed.data;
+  return config;
 }
 
 /** A key the local Messages API server accepts; never sent to the real API (there a real key is required). */

@@ -2,7 +2,7 @@
 // worker process configured by environment (config.ts); createConversationWorker builds one for your own process.
 export { createAnthropic } from './anthropic-client';
 export { ConfigError, configSchema, LOCAL_API_KEY, loadConfig, type WorkerConfig } from './config';
-export { connectionOptions } from './connection-options';
+export { connectionOptions, connectionSettingsSchema } from '../client/connection-settings';
 export { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
 export { runWorker, type RunWorkerOptions } from './run-worker';
 export { PREBUILT_BUNDLES_DIR, prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundles';

@@ -18,7 +18,7 @@ import { encryptingDataConverter } from '../codec/data-converter';
 import { createAnthropic } from './anthropic-client';
 import { LiveRelay } from '../activities/live-relay';
 import { ConfigError, loadConfig, shutdownForceMs, type WorkerConfig } from './config';
-import { connectionOptions } from './connection-options';
+import { connectionOptions } from '../client/connection-settings';
 import { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
 import { prebuiltWorkflowBundle } from './workflow-bundles';
 import { runUntilStopped } from './run-until-stopped';

@@ -115,9 +115,9 @@ test('with --fallback-models, the cost line names what each model answered and c
 });
 
 /** The CLI as a child process whose output is read while it runs. */
-function spawnCli(args: string[], stdin?: string) {
+function spawnCli(args: string[], stdin?: string, env: NodeJS.ProcessEnv = {}) {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue },
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const output = { stdout: '', stderr: '' };
@@ -156,7 +156,12 @@ test('start whose first message waits for an approval prints the id and what it 
   const started = spawnCli(['start', '--id', id, '--tools', 'buy_stock', prompt]);
   try {
     await started.until('stdout', new RegExp(`^${id}$`, 'm'));
-    const [, callId] = await started.until('stderr', /Waiting for approval of buy_stock\(.*\): cli approve \S+ (\S+)/);
+    // The command to give it, as a user of the package has it.
+    const [, named, callId] = await started.until(
+      'stderr',
+      /Waiting for approval of buy_stock\(.*\): claude-temporal-orchestrator approve (\S+) (\S+)/,
+    );
+    assert.equal(named, id);
     assert.equal(started.child.exitCode, null, 'the turn has not ended: it waits for the approval');
     const pending = (await h.conversations.getState(id)).pendingApprovals;
     assert.deepEqual(
@@ -167,6 +172,47 @@ test('start whose first message waits for an approval prints the id and what it 
     assert.equal(approved.json.approved, true);
     assert.equal(await started.exited, 0);
     assert.deepEqual(started.output.stdout.trimEnd().split('\n'), [id, 'Bought 2 GM.']);
+  } finally {
+    started.child.kill();
+  }
+});
+
+test('start --json writes one document to stdout and nothing to stderr, even while its turn waits for an approval', async () => {
+  const prompt = uniquePrompt('Buy 3 GM');
+  h.mock.script(prompt, [
+    {
+      reply: {
+        content: [{ type: 'tool_use', name: 'buy_stock', input: { symbol: 'GM', quantity: 3 } }],
+        stop_reason: 'tool_use',
+      },
+    },
+    { reply: { content: [{ type: 'text', text: 'Bought 3 GM.' }], stop_reason: 'end_turn' } },
+  ]);
+  const id = `cli-json-approval-${Date.now()}`;
+  const ui = 'http://ui.example.test:8233';
+  const started = spawnCli(['start', '--json', '--id', id, '--tools', 'buy_stock', prompt], undefined, {
+    TEMPORAL_UI_URL: ui,
+  });
+  try {
+    let pending: { callId: string }[] = [];
+    const deadline = Date.now() + 60_000;
+    while (pending.length === 0) {
+      assert.ok(Date.now() < deadline, 'no approval was asked for');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      pending = await h.conversations.getState(id).then(
+        (state) => state.pendingApprovals,
+        () => [],
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // what the CLI would say while it waits
+    assert.equal((await cli('approve', id, pending[0]!.callId)).json.approved, true);
+    assert.equal(await started.exited, 0, started.output.stderr);
+    assert.equal(started.output.stderr, '', 'no progress, note or link on stderr with --json');
+    const document = JSON.parse(started.output.stdout) as { id: string; url: string; reply: { text: string } };
+    assert.deepEqual(
+      { id: document.id, url: document.url, text: document.reply.text },
+      { id, url: `${ui}/namespaces/default/workflows/${id}`, text: 'Bought 3 GM.' },
+    );
   } finally {
     started.child.kill();
   }

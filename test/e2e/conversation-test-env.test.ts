@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { demoTools } from '../../testing/demo-tools';
 import { startConversationTestEnv } from '../../testing/conversation-test-env';
+import { freePorts } from '../../testing/free-port';
 
 test('two environments in sequence on one server, with the same fixed id, both complete', async () => {
   assert.ok(process.env.TEMPORAL_ADDRESS, 'the environments reuse the test run’s server');
@@ -45,6 +46,28 @@ test('keepConversations leaves them for a look after the test', async () => {
   }
   const description = await describeWith(env.temporal.address, id);
   assert.equal(description.status.name, 'COMPLETED');
+});
+
+test('fixed ports for a dev loop: the live relay and the local Messages API listen where they are told', async () => {
+  const [relayPort, apiPort] = await freePorts(2);
+  const env = await startConversationTestEnv({
+    tools: demoTools,
+    liveRelay: { port: relayPort },
+    messagesApi: { port: apiPort },
+  });
+  try {
+    assert.equal(env.messagesApi.url, `http://127.0.0.1:${apiPort}`);
+    // The relay answers on its port: an unknown feed is a 404 of the relay's own, not a refused connection.
+    const unknownFeed = await fetch(`http://127.0.0.1:${relayPort}/live/${'0'.repeat(32)}`);
+    assert.equal(unknownFeed.status, 404);
+    const reply = await env.conversations.sendMessage(`ports-${randomUUID()}`, 'Hello', {
+      start: { tools: [], closeAfterFirstReply: true },
+    });
+    assert.ok(reply.text.length > 0);
+  } finally {
+    await env.close();
+  }
+  await assert.rejects(fetch(`http://127.0.0.1:${relayPort}/`), 'close() stopped the relay');
 });
 
 /** Describes a workflow through a connection of its own (the environment's is closed). */

@@ -24,7 +24,6 @@ import { codecServerConfigSchema, loadCodecServerConfig } from '../../codec/serv
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { configSchema, loadConfig } from '../../workers/config';
-import { connectionOptions } from '../../workers/connection-options';
 import { registeredSearchAttributes } from '../../common/search-attributes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -236,51 +235,6 @@ describe('deploy/setup-namespace.sh against the dev server', () => {
       }
     },
   );
-});
-
-describe('Temporal Cloud settings (workers/worker.ts connectionOptions)', () => {
-  const base = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:1', TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233' };
-
-  test('an API key turns TLS on; TEMPORAL_TLS=false turns it off; nothing set is a plain connection', () => {
-    const withKey = connectionOptions(loadConfig({ ...base, TEMPORAL_API_KEY: 'cloud-api-key' }));
-    assert.deepEqual(
-      { tls: withKey.tls, apiKey: withKey.apiKey, address: withKey.address },
-      { tls: {}, apiKey: 'cloud-api-key', address: base.TEMPORAL_ADDRESS },
-    );
-    assert.equal(connectionOptions(loadConfig({ ...base, TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' })).tls, false);
-    const plain = connectionOptions(loadConfig(base));
-    assert.equal(plain.tls, false);
-    assert.equal(plain.apiKey, undefined);
-  });
-
-  test('mTLS: the client certificate pair, CA and server name are read from the configured files', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mtls-'));
-    after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    for (const name of ['client.pem', 'client.key', 'ca.pem'])
-      fs.writeFileSync(path.join(dir, name), `-----${name}-----`);
-    const options = connectionOptions(
-      loadConfig({
-        ...base,
-        TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'client.pem'),
-        TEMPORAL_TLS_CLIENT_KEY_PATH: path.join(dir, 'client.key'),
-        TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'ca.pem'),
-        TEMPORAL_TLS_SERVER_NAME: 'ns.acct.tmprl.cloud',
-      }),
-    );
-    const tls = options.tls as {
-      clientCertPair: { crt: Buffer; key: Buffer };
-      serverRootCACertificate: Buffer;
-      serverNameOverride: string;
-    };
-    assert.equal(tls.clientCertPair.crt.toString(), '-----client.pem-----');
-    assert.equal(tls.clientCertPair.key.toString(), '-----client.key-----');
-    assert.equal(tls.serverRootCACertificate.toString(), '-----ca.pem-----');
-    assert.equal(tls.serverNameOverride, 'ns.acct.tmprl.cloud');
-    assert.throws(
-      () => loadConfig({ ...base, TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'client.pem') }),
-      /set both \(mTLS\) or neither/,
-    );
-  });
 });
 
 // ---- The Dockerfile, replayed in a temp directory (WORKDIR). ----

@@ -71,7 +71,9 @@ describe('the package, installed from its tarball by another service', { timeout
     );
     const files = packed!.files.map((file) => file.path);
     for (const file of files) {
-      assert.ok(file.startsWith('dist/') || file === 'package.json' || file === 'README.md', `${file} is packed`);
+      // The README's links resolve in the tarball too: the docs and CONTRIBUTING.md ship beside it.
+      const text = /^(README|CONTRIBUTING)\.md$|^docs\/[\w-]+\.md$/.test(file);
+      assert.ok(file.startsWith('dist/') || file === 'package.json' || text, `${file} is packed`);
       assert.doesNotMatch(file, /(^|\/)(test|tests|scripts|bench|soak|results|test-artifacts|examples)\//, file);
       assert.doesNotMatch(file, /\.test\.|\.ts$(?<!\.d\.ts)|\.tgz$/, file);
     }
@@ -190,6 +192,42 @@ describe('the package, installed from its tarball by another service', { timeout
     assert.equal(help.code, 0, help.output);
     assert.match(help.stdout, /^usage: claude-temporal-orchestrator <command>/);
     assert.doesNotMatch(help.stdout, /\.ts\b|npm run/, 'help names only what ships');
+    // Every bin answers --help and --version with nothing configured (no token, no server).
+    const bare = Object.fromEntries(
+      Object.entries(npmEnv()).filter(([name]) => !/^(TEMPORAL|GATEWAY|MESSAGES_API|ANTHROPIC)_/.test(name)),
+    );
+    for (const bin of [
+      'claude-temporal-orchestrator-gateway',
+      'claude-temporal-orchestrator-messages-api',
+      'claude-temporal-orchestrator-dev-server',
+    ]) {
+      const shown = await npx([bin, '--help'], { env: bare });
+      assert.equal(shown.code, 0, shown.output);
+      assert.match(shown.stdout, new RegExp(`^usage: ${bin} `));
+      assert.equal((await npx([bin, '--version'], { env: bare })).stdout, '0.1.0\n');
+    }
+    // The local Messages API as a command, with a script file: what a dev loop points its worker at.
+    const scripts = path.join(app, 'scripts.json');
+    const scripted = [{ reply: { content: [{ type: 'text', text: 'From the file.' }], stop_reason: 'end_turn' } }];
+    fs.writeFileSync(scripts, JSON.stringify({ '[dev-loop]': scripted }));
+    const bin = path.join(app, 'node_modules', '.bin', 'claude-temporal-orchestrator-messages-api');
+    const messagesApi = startWithOutput(bin, ['--port', '0', '--script-file', scripts], { cwd: app, env: bare });
+    try {
+      const url = await messagesApi.waitFor(/listening on (http:\/\/\S+)/);
+      const answer = await fetch(`${url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'local', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: 'claude-sonnet-5-5',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'Hello [dev-loop]' }],
+        }),
+      });
+      assert.equal(answer.status, 200, await answer.clone().text());
+      assert.equal(((await answer.json()) as { content: { text: string }[] }).content[0]!.text, 'From the file.');
+    } finally {
+      assert.equal(await messagesApi.stop(), 0, messagesApi.output());
+    }
 
     const worker = await startExampleWorker(app, exampleEnv(taskQueue));
     try {
@@ -276,6 +314,8 @@ describe('the package, installed from its tarball by another service', { timeout
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const snippets = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
     assert.ok(snippets.length >= 5, `found ${snippets.length} snippets`);
+    // They compile as the README says they must run: ES modules (top-level await, `./tools.js`), module nodenext.
+    assert.match(readme, /examples below are ES modules, as `tsc` with `"module": "nodenext"`[^]*?`"type": "module"`/);
     // Each snippet names its file on its first line (`// src/worker.ts`), so that snippets can import each other.
     const dir = path.join(example!.app, 'readme');
     fs.mkdirSync(dir, { recursive: true });

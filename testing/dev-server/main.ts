@@ -1,11 +1,25 @@
-// `npm run dev-server [-- --port 7233] [--ui-port 8233] [--db-file F] [--namespace NS] [--codec-endpoint URL]`:
-// a dev server on 7233/8233 with its database under ~/.cache/claude-temporal-orchestrator/; prints the address and
-// the UI URL, and stops cleanly on Ctrl-C / SIGTERM.
+#!/usr/bin/env node
+// A Temporal dev server with the conversation search attributes, as a command: `claude-temporal-orchestrator-dev-server`
+// (the package's bin), `npm run dev-server` here. On 7233/8233 with its database under
+// ~/.cache/claude-temporal-orchestrator/; prints the address and the UI URL, and stops cleanly on Ctrl-C / SIGTERM.
 import fs from 'node:fs';
 import path from 'node:path';
+import { packageVersion } from '../../client/package-version';
 import { errorMessage } from './grpc-errors';
 import { defaultPersistentDbFile, startDevServer } from './start-dev-server';
 import type { DevServerOptions } from './types';
+
+const USAGE = `usage: claude-temporal-orchestrator-dev-server [options]
+
+A Temporal dev server (the official CLI's \`temporal server start-dev\`, SQLite) with the conversation search attributes
+registered, until Ctrl-C. The Temporal CLI is taken from PATH or TEMPORAL_CLI_PATH, else built or downloaded once.
+
+  --port N              the gRPC port (default 7233): TEMPORAL_ADDRESS=localhost:N for workers and clients
+  --ui-port N           the Web UI's port (default 8233)
+  --db-file F           the SQLite file (default: under ~/.cache/claude-temporal-orchestrator/, kept between runs)
+  --namespace NS        a namespace to create besides "default"
+  --codec-endpoint URL  the codec server the Web UI decodes payloads with
+  --help, --version`;
 
 function parseCliArgs(argv: string[]): DevServerOptions {
   const options: DevServerOptions = {};
@@ -17,12 +31,19 @@ function parseCliArgs(argv: string[]): DevServerOptions {
       i++;
       return value;
     };
+    const port = (): number => {
+      const text = need();
+      const number = Number(text);
+      if (!/^\d{1,5}$/.test(text) || number > 65_535)
+        throw new Error(`${flag} takes a port, 0-65535: ${text.slice(0, 40)}`);
+      return number;
+    };
     switch (flag) {
       case '--port':
-        options.port = Number(need());
+        options.port = port();
         break;
       case '--ui-port':
-        options.uiPort = Number(need());
+        options.uiPort = port();
         break;
       case '--db-file':
         options.dbFile = need();
@@ -34,15 +55,16 @@ function parseCliArgs(argv: string[]): DevServerOptions {
         options.codecEndpoint = need();
         break;
       default:
-        throw new Error(
-          `Unknown option ${flag}. Options: --port N --ui-port N --db-file F --namespace NS --codec-endpoint URL`,
-        );
+        throw new Error(`Unknown option ${flag}.\n\n${USAGE}`);
     }
   }
   return options;
 }
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--version')) return void console.log(packageVersion());
+  if (argv.includes('--help') || argv.includes('-h')) return void console.log(USAGE);
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   let stopping = false;
   const options: DevServerOptions = {

@@ -1,7 +1,7 @@
 // The conversation search attributes on a Temporal server: what a SQLite-backed dev server can hold, the
 // `--search-attribute` flags that register them at start, and registering (and checking) them on any server.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { SearchAttributeType as SearchAttributeTypes, TypedSearchAttributes } from '@temporalio/common';
 // Not re-exported from the package root in 1.24.
 import {
@@ -51,12 +51,27 @@ export function searchAttributeArgs(keys: readonly SearchAttributeKeyAny[] = reg
 
 /**
  * Makes sure every conversation search attribute exists in `namespace` with the right type: adds the missing ones
- * (an "already exists" race is fine) and fails if one exists with another type.
+ * (an "already exists" race is fine) and fails if one exists with another type. `server` is a `host:port` (a
+ * connection is opened and closed here: a service needs no `@temporalio/client` of its own for this) or a Connection.
  */
 export async function ensureSearchAttributes(
-  connection: Connection,
+  server: string | Connection,
   namespace: string,
   keys: readonly SearchAttributeKeyAny[] = registeredSearchAttributes,
+): Promise<void> {
+  if (typeof server !== 'string') return addMissing(server, namespace, keys);
+  const connection = await Connection.connect({ address: server });
+  try {
+    await addMissing(connection, namespace, keys);
+  } finally {
+    await connection.close();
+  }
+}
+
+async function addMissing(
+  connection: Connection,
+  namespace: string,
+  keys: readonly SearchAttributeKeyAny[],
 ): Promise<void> {
   const wanted = new Map<string, number>();
   for (const key of keys) {

@@ -1,56 +1,101 @@
-// CLI: `npm run messages-api` (or `tsx testing/messages-api/main.ts`). Starts the local Messages API server and
-// keeps it running until SIGINT/SIGTERM.
-//   MESSAGES_API_PORT        port to listen on (default 0: any free port; the URL is printed)
-//   MESSAGES_API_HOST        interface (default 127.0.0.1)
-//   MESSAGES_API_LATENCY_MS  latency added before every answer (default 0)
-//   MESSAGES_API_CONTEXT_WINDOW  the model's context window in input tokens (default 1,000,000)
-//   MESSAGES_API_TOKEN_DELAY_MS  stream replies token by token, this many ms apart (default 0: at once)
-//   MESSAGES_API_SCRIPT_FILE     a JSON file of scripts, {"<match>": [steps…]} (types.ts' ScriptStep); more can be
-//                                sent while it runs: POST /_test/scripts {"match", "steps"} (server.ts)
+#!/usr/bin/env node
+// The local Messages API server as a command: `claude-temporal-orchestrator-messages-api` (the package's bin), `npm run
+// messages-api` here. Runs until SIGINT/SIGTERM; USAGE below is what `--help` prints. A flag wins over its variable.
 import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { packageVersion } from '../../client/package-version';
 import { asScriptSteps, scriptFileSchema, scriptProblems } from './script-schema';
 import { startMessagesApi } from './server';
 import type { ScriptStep } from './types';
 
-function nonNegativeInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
+const USAGE = `usage: claude-temporal-orchestrator-messages-api [options]
+
+The local Messages API server: POST /v1/messages as the Anthropic API speaks it (JSON and SSE), with a deterministic
+demo model and replies scripted per conversation. Point a worker at it: ANTHROPIC_BASE_URL=<the URL it prints>.
+
+  --port N              MESSAGES_API_PORT            port (default 0: a free one; the URL is printed)
+  --host H              MESSAGES_API_HOST            interface (default 127.0.0.1)
+  --script-file F       MESSAGES_API_SCRIPT_FILE     a JSON file of scripts {"<match>": [steps…]}; more while it runs:
+                                                     POST /_test/scripts {"match", "steps"}
+  --latency-ms N        MESSAGES_API_LATENCY_MS      added before every answer (default 0)
+  --token-delay-ms N    MESSAGES_API_TOKEN_DELAY_MS  stream replies a token at a time, N ms apart (default 0)
+  --context-window N    MESSAGES_API_CONTEXT_WINDOW  the model's context window in input tokens (default 1,000,000)
+  --help, --version`;
+
+/** Exits 2 with the problem and the usage: what was asked cannot run. */
+function refuse(problem: string): never {
+  console.error(`${problem}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function commandLine() {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'script-file': { type: 'string' },
+        'latency-ms': { type: 'string' },
+        'token-delay-ms': { type: 'string' },
+        'context-window': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+    }).values;
+  } catch (error) {
+    return refuse((error as Error).message);
+  }
+}
+
+/** A flag's value, else its variable's, as a non-negative integer. */
+function nonNegativeInteger(flag: string | undefined, name: string, fallback: number): number {
+  const raw = flag ?? process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) {
-    console.error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
-    process.exit(2);
-  }
+  if (!Number.isInteger(value) || value < 0)
+    refuse(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
   return value;
 }
 
-/** The scripts of MESSAGES_API_SCRIPT_FILE, checked before the server starts. */
-function scriptFile(): [string, ScriptStep[]][] {
-  const file = process.env['MESSAGES_API_SCRIPT_FILE'];
+/** The port to listen on: the flag's, else the variable's, 0-65535 (0: a free one). */
+function portNumber(flag: string | undefined): number {
+  const raw = flag ?? process.env['MESSAGES_API_PORT'] ?? '';
+  if (raw.trim() === '') return 0;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535) {
+    refuse(`MESSAGES_API_PORT must be a port, 0-65535, got ${JSON.stringify(raw.slice(0, 40))}`);
+  }
+  return Number(raw);
+}
+
+/** The scripts of the script file, checked before the server starts. */
+function scriptFile(flag: string | undefined): [string, ScriptStep[]][] {
+  const file = flag ?? process.env['MESSAGES_API_SCRIPT_FILE'];
   if (!file) return [];
+  const label = flag ? '--script-file' : 'MESSAGES_API_SCRIPT_FILE';
   let parsed;
   try {
     parsed = scriptFileSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
   } catch (error) {
-    console.error(`MESSAGES_API_SCRIPT_FILE ${file}: ${(error as Error).message}`);
-    process.exit(2);
+    return refuse(`${label} ${file}: ${(error as Error).message}`);
   }
-  if (!parsed.success) {
-    console.error(`MESSAGES_API_SCRIPT_FILE ${file} is not a script file:\n${scriptProblems(parsed.error)}`);
-    process.exit(2);
-  }
+  if (!parsed.success) refuse(`${label} ${file} is not a script file:\n${scriptProblems(parsed.error)}`);
   return Object.entries(parsed.data).map(([match, steps]) => [match, asScriptSteps(steps)]);
 }
 
 async function main(): Promise<void> {
-  const scripts = scriptFile();
+  const flags = commandLine();
+  if (flags.version) return console.log(packageVersion());
+  if (flags.help) return console.log(USAGE);
+  const scripts = scriptFile(flags['script-file']);
+  const contextWindow = flags['context-window'] ?? process.env['MESSAGES_API_CONTEXT_WINDOW'];
   const server = await startMessagesApi({
-    host: process.env['MESSAGES_API_HOST'] || '127.0.0.1',
-    port: nonNegativeInteger('MESSAGES_API_PORT', 0),
-    latencyMs: nonNegativeInteger('MESSAGES_API_LATENCY_MS', 0),
-    ...(process.env['MESSAGES_API_CONTEXT_WINDOW'] && {
-      contextWindowTokens: nonNegativeInteger('MESSAGES_API_CONTEXT_WINDOW', 1_000_000),
+    host: flags.host || process.env['MESSAGES_API_HOST'] || '127.0.0.1',
+    port: portNumber(flags.port),
+    latencyMs: nonNegativeInteger(flags['latency-ms'], 'MESSAGES_API_LATENCY_MS', 0),
+    ...(contextWindow && {
+      contextWindowTokens: nonNegativeInteger(contextWindow, 'MESSAGES_API_CONTEXT_WINDOW', 1_000_000),
     }),
-    tokenDelayMs: nonNegativeInteger('MESSAGES_API_TOKEN_DELAY_MS', 0),
+    tokenDelayMs: nonNegativeInteger(flags['token-delay-ms'], 'MESSAGES_API_TOKEN_DELAY_MS', 0),
   });
   for (const [match, steps] of scripts) server.script(match, steps);
   console.log(`Local Messages API server listening on ${server.url}`);
