@@ -188,12 +188,14 @@ test('with payload encryption the relay carries ciphertext, and readers with the
 });
 
 test('a reader that stops reading while a long reply streams is dropped by the relay; when it reads again it resumes from its offset through the log, every event once', async () => {
-  const h = await harness({ liveRelay: { stalledReaderMs: 1_000 } });
+  // The worker keeps replies up to 2 MB (Temporal's limit), not 1.5 MB: this one is 1.5 MB.
+  const h = await harness({ liveRelay: { stalledReaderMs: 1_000 }, maxModelReplyBytes: 2_000_000 });
   // 1.5 MB of text (live, then as the log's events): more than the kernel's socket buffers take for a reader that
-  // reads nothing. It comes after 15 s, once the reader follows the conversation's feed and was paused.
+  // reads nothing. It comes after 30 s, once the reader (a process that starts slowly on a busy machine) follows the
+  // conversation's feed and was paused.
   const prompt = uniquePrompt('Write at length.');
   h.mock.script(prompt, [
-    { reply: { content: [{ type: 'text', text: 'word '.repeat(300_000) }], stop_reason: 'end_turn' }, delayMs: 15_000 },
+    { reply: { content: [{ type: 'text', text: 'word '.repeat(300_000) }], stop_reason: 'end_turn' }, delayMs: 30_000 },
   ]);
   const id = `relay-stalled-${Date.now()}`;
   const { offset } = await h.conversations.submitMessage(id, prompt, { start: {} });

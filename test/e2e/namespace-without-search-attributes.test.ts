@@ -14,7 +14,10 @@ import { ensureNamespace } from '../../testing/dev-server/ensure-namespace';
 import { temporalAddress } from '../support/harness';
 
 const namespace = `bare-${randomUUID().slice(0, 8)}`;
+const taskQueue = `bare-${randomUUID()}`;
 let conversations: ConversationClient;
+/** Ends the long poll that makes the task queue's poller live (below). */
+const polling = new AbortController();
 
 before(async () => {
   const connection = await Connection.connect({ address: temporalAddress });
@@ -27,7 +30,7 @@ before(async () => {
   conversations = await ConversationClient.connect({
     address: temporalAddress,
     namespace,
-    taskQueue: `bare-${randomUUID()}`,
+    taskQueue,
     tools: [],
   });
   // The frontend learns of a new namespace when its cache refreshes (seconds): until then a call meets "not found".
@@ -43,8 +46,25 @@ before(async () => {
   }
 });
 after(async () => {
+  polling.abort();
   await conversations?.client.connection.close();
 });
+
+/**
+ * A poller on the task queue, as a worker's, so that the client's look for a live worker passes and the start reaches
+ * the namespace: Temporal's own long poll, asked again until the test ends (a task it hands out is left to time out).
+ */
+async function pollWorkflowTasks(): Promise<void> {
+  const { connection } = conversations.client;
+  const poll = () =>
+    connection.workflowService.pollWorkflowTaskQueue({ namespace, taskQueue: { name: taskQueue }, identity: 'test' });
+  while (!polling.signal.aborted) {
+    // A long poll must have a deadline (the server refuses one without); a minute, as a worker's.
+    await connection
+      .withAbortSignal(polling.signal, () => connection.withDeadline(Date.now() + 60_000, poll))
+      .catch(() => new Promise((resolve) => setTimeout(resolve, 200))); // ended, or refused: ask again soon
+  }
+}
 
 /** The refusal of `call`: a ConversationError with the setup's code, whose message says how to set the namespace up. */
 async function refusedForMissingAttributes(call: () => Promise<unknown>): Promise<ConversationError> {
@@ -66,6 +86,7 @@ async function refusedForMissingAttributes(call: () => Promise<unknown>): Promis
 
 test('a start on a namespace without the search attributes is refused with the fix, and ensureSearchAttributes(address, …) is that fix', async () => {
   const id = `bare-${randomUUID()}`;
+  void pollWorkflowTasks();
   await refusedForMissingAttributes(() => conversations.startConversation({ id, tools: [] }));
   await refusedForMissingAttributes(() =>
     conversations.startConversation({ id: `${id}-2`, tools: [], firstMessage: 'Hello' }),
