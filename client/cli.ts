@@ -15,7 +15,7 @@
 import { createInterface } from 'node:readline';
 import type * as GatewayMain from '../gateway/main';
 import { GATEWAY_USAGE } from '../gateway/usage';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConversationSnapshot, TokenUsage } from '../common/conversation-types';
 import { formatUsd } from '../common/pricing';
@@ -29,28 +29,40 @@ import { packageVersion } from './package-version';
 import { followConversation } from './progress';
 import { formatMessage, renderLine } from './transcript-format';
 
-const { values: flags, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    json: { type: 'boolean', default: false },
-    id: { type: 'string' },
-    tools: { type: 'string' },
-    'mcp-servers': { type: 'string' },
-    model: { type: 'string' },
-    'fallback-models': { type: 'string' },
-    protocol: { type: 'string' },
-    system: { type: 'string' },
-    thinking: { type: 'string' },
-    effort: { type: 'string' },
-    'hide-thinking': { type: 'boolean', default: false },
-    threads: { type: 'boolean', default: false },
-    status: { type: 'string' },
-    reject: { type: 'boolean', default: false },
-    reason: { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-    version: { type: 'boolean', default: false },
-  },
-});
+const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  id: { type: 'string' },
+  tools: { type: 'string' },
+  'mcp-servers': { type: 'string' },
+  model: { type: 'string' },
+  'fallback-models': { type: 'string' },
+  protocol: { type: 'string' },
+  system: { type: 'string' },
+  thinking: { type: 'string' },
+  effort: { type: 'string' },
+  'hide-thinking': { type: 'boolean', default: false },
+  threads: { type: 'boolean', default: false },
+  status: { type: 'string' },
+  reject: { type: 'boolean', default: false },
+  reason: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+const { values: flags, positionals } = parsedArguments();
+
+/** The command line; an unknown or malformed flag is said as every other failure is, never as a stack trace. */
+function parsedArguments() {
+  try {
+    return parseArgs({ allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    const said = (err as Error).message.slice(0, 500); // it quotes the flag, which may be long
+    const error = { code: 'invalid_options', message: `${said} (--help lists the options)` };
+    if (process.argv.includes('--json')) console.log(JSON.stringify({ error }));
+    else console.error(`error (${error.code}): ${error.message}`);
+    process.exit(2);
+  }
+}
 
 const USAGE = `usage: claude-temporal-orchestrator <command> [options]
 

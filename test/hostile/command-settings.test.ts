@@ -105,6 +105,18 @@ describe('command lines', () => {
     }
   });
 
+  test('the CLI refuses an unknown or malformed flag with invalid_options and exit code 2: one line, or JSON with --json', async () => {
+    for (const args of [['list', '--bogus'], ['list', `--${SECRET.replace(/-/g, '')}x`], ['send', '--id'], ['-Z']]) {
+      const plain = await run(CLI, args);
+      assertRefused(plain, /^error \(invalid_options\): /m, `cli ${args.join(' ')}`);
+      assert.equal(plain.code, 2, plain.output);
+      const json = await run(CLI, [...args, '--json']);
+      assert.equal(json.code, 2, json.output);
+      const { error } = JSON.parse(json.stdout) as { error: { code: string; message: string } };
+      assert.equal(error.code, 'invalid_options', json.output);
+    }
+  });
+
   test('the dev server refuses bad flags before it starts anything', async () => {
     const cases: [string[], RegExp][] = [
       [['--port', '70000'], /--port takes a port/],
