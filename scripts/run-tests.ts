@@ -123,6 +123,10 @@ const OWN_PROCESS = [
   // Timing under load: 50 readers' long polls, and an MCP server restarted within its retries.
   'test/e2e/stream-readers-come-and-go.test.ts',
   'test/e2e/mcp-everything.test.ts',
+  // Costly typed answers: their check is a local activity, CPU-bound on the main thread for up to seconds at a time,
+  // which would stall the workers of the files beside them (a shared process's workers share that thread).
+  'test/hostile/typed-answer-schemas.test.ts',
+  'test/e2e/structured-output.test.ts',
 ];
 
 /** What one test process runs: a file, or `files` side by side, `concurrency` at a time. */
