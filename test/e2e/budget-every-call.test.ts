@@ -14,6 +14,7 @@ import type { TokenUsage } from '../../common/conversation-types';
 import { costUsd } from '../../common/pricing';
 import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { PRICES } from '../support/test-prices';
 
 let h: Harness;
 before(async () => {
@@ -23,7 +24,6 @@ after(async () => {
   await h?.close();
 });
 
-const PRICES = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
 /** Nothing cached: every figure below is input plus output. */
 const pinned = (input: number, output?: number): ScriptUsage => ({
   input_tokens: input,

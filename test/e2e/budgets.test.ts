@@ -15,6 +15,7 @@ import { ConversationCostUsd } from '../../common/search-attributes';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { PRICES } from '../support/test-prices';
 
 let h: Harness;
 before(async () => {
@@ -24,7 +25,6 @@ after(async () => {
   await h?.close();
 });
 
-const PRICES = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
 /** Every call: 1,000 input tokens and 100 output tokens, nothing cached (1,100 tokens, $0.0045 at PRICES). */
 const PLAIN: ScriptUsage = {
   input_tokens: 1_000,

@@ -12,6 +12,7 @@ import { ConversationCostUsd } from '../../common/search-attributes';
 import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { attemptsOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { assertUnharmed } from '../support/hostile';
+import { PRICES } from '../support/test-prices';
 
 let h: Harness;
 before(async () => {
@@ -21,7 +22,6 @@ after(async () => {
   await h?.close();
 });
 
-const PRICES = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
 /** What the API bills for a call that read a fetched PDF: 400,000 input tokens. */
 const PDF_CALL: ScriptUsage = {
   input_tokens: 400_000,

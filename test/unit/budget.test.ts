@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { billedTokens, checkBudget, estimateCallUsd, spentWith, type BudgetOptions } from '../../common/budget';
 import { withDefaults } from '../../common/options';
+import { PRICES } from '../support/test-prices';
 
-const PRICES = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
 const spent = (turnTokens: number, conversationTokens: number, turnUsd: number | null = 0, usd: number | null = 0) => ({
   turn: { tokens: turnTokens, usd: turnUsd },
   conversation: { tokens: conversationTokens, usd },

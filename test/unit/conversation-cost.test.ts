@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { withDefaults } from '../../common/options';
 import { ConversationState } from '../../workflows/conversation-state';
+import { PRICES } from '../support/test-prices';
 
-const PRICES = { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 };
 const usage = { inputTokens: 1_000, outputTokens: 100, cacheReadInputTokens: 10_000, cacheCreationInputTokens: 2_000 };
 const CALL_USD = (1_000 * 3 + 100 * 15 + 10_000 * 0.3 + 2_000 * 3.75) / 1e6;
 const near = (a: number | null, b: number) => assert.ok(a !== null && Math.abs(a - b) < 1e-12, `${a} ≠ ${b}`);
