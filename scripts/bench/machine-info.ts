@@ -1,4 +1,4 @@
-// The machine a bench ran on, as its results record it: the report prints it and the guard compares two runs by it.
+// The machine a bench ran on: its results record it, and the guard's baseline part of it (to judge time on the same one).
 import os from 'node:os';
 
 export interface MachineInfo {
