@@ -6,7 +6,8 @@ import type { BetaMessage, BetaMessageStreamParams } from '@anthropic-ai/sdk/res
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
-import { afterCompaction, readReply, type ReplyBlock } from '../common/compaction';
+import { afterCompaction, type ReplyBlock } from '../common/compaction';
+import { readReply } from '../common/protocols/read-reply';
 import { protocolFor } from '../common/protocols';
 import { cutDeepInput } from '../common/protocols/tool-use-blocks';
 import { callModelResultOf, compactedPromptTokens, withContextManagement } from './managed-context';

@@ -13,6 +13,7 @@
 // --json prints machine-readable JSON (one document per command) and no progress. --help and --version need no
 // configuration. Temporal is reached as the worker and the gateway reach it (connection-settings.ts).
 import { createInterface } from 'node:readline';
+// Stays: the CLI's `gateway` command runs the gateway (required only for that command, in main() below).
 import type * as GatewayMain from '../gateway/main';
 import { GATEWAY_USAGE } from '../gateway/usage';
 import { type ParseArgsConfig, parseArgs } from 'node:util';

@@ -6,13 +6,17 @@ import type { CallGuard } from './budget';
 import type { ReplyBlock } from './compaction';
 import type { CallContext } from './context-accounting';
 import type { ModelPrices } from './pricing';
-import type { ContainerRef, TokenUsage } from './conversation-types';
+import type { ContainerRef } from './conversation-types';
+import type { TokenUsage } from './usage';
 import { CALL_MCP_TOOL_ACTIVITY, LIST_MCP_SERVERS_ACTIVITY, LIST_MCP_TOOLS_ACTIVITY } from './mcp';
 import type { ProtocolName } from './protocols/types';
 import type { ServerToolsOption } from './server-tools';
 import type { OutputSpec } from './structured-output';
 import type { Effort, ThinkingOption } from './thinking';
 import type { ThreadRequest, ThreadUse } from './threads';
+import type { ToolPolicy } from './tool-policy';
+
+export type { ToolPolicy } from './tool-policy';
 
 /** The activity names the orchestrator uses itself; tools may not take them. */
 export const MODEL_ACTIVITY = 'callModel';
@@ -194,17 +198,6 @@ export interface SummariseContextResult {
   inputTokensBefore: number;
   /** What the attempts before it billed (they failed mid-stream). */
   failedAttempts?: TokenUsage;
-}
-
-/** How the workflow schedules one tool: the worker's tool definition is the source of truth. */
-export interface ToolPolicy {
-  name: string;
-  startToCloseTimeout: string;
-  /** A worker that stops heartbeating for this long is taken for dead and the call runs again elsewhere. */
-  heartbeatTimeout: string;
-  maximumAttempts: number;
-  initialInterval: string;
-  requiresApproval: boolean;
 }
 
 export interface DescribeToolsResult {

@@ -10,7 +10,7 @@
 // prompt and all of their max_tokens. A budget is a guard, not a meter: a call that turns out larger than estimated
 // can end over it, by at most its own worst case, and nothing is sent after that.
 import { z } from 'zod';
-import type { TokenUsage } from './conversation-types';
+import type { TokenUsage } from './usage';
 import { addCost, costUsd, type ModelPrices, formatUsd } from './pricing';
 import { sharedOnce } from './shared-once';
 

@@ -2,7 +2,7 @@
 // the API compacted or cleared anything, the peak, and the compactions so far. Kept in the state (and its snapshot),
 // carried across continue-as-new, and published as search attributes. Pure.
 import { z } from 'zod';
-import type { TokenUsage } from './conversation-types';
+import type { TokenUsage } from './usage';
 import { sharedOnce } from './shared-once';
 
 /** What one model call tells about its context (CallModelResult.context). */

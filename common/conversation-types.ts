@@ -8,6 +8,10 @@ import type { ProtocolName } from './protocols/types';
 import type { ConversationStreamInput } from './stream-event-schema';
 import type { OutputSpec } from './structured-output';
 import type { ThreadAnchor } from './threads';
+import type { TokenUsage } from './usage';
+
+// Token usage has its own file (usage.ts, a leaf): the files that count it are imported by this one.
+export type { TokenUsage } from './usage';
 
 export const CONVERSATION_WORKFLOW = 'conversation';
 
@@ -31,22 +35,6 @@ export const FINAL_STATUSES = [
 ] as const;
 
 export type ConversationStatus = (typeof OPEN_STATUSES)[number] | (typeof FINAL_STATUSES)[number];
-
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
-  /**
-   * Of `outputTokens`, those the model spent thinking (the API's `output_tokens_details.thinking_tokens`): already
-   * counted in `outputTokens`, priced and budgeted as output. Absent when no reply reported any.
-   */
-  thinkingTokens?: number;
-  /** Web searches the API's `web_search` server tool ran (`usage.server_tool_use`): priced per search. Absent: none. */
-  webSearchRequests?: number;
-  /** Pages the API's `web_fetch` server tool fetched (`usage.server_tool_use`): tokens only. Absent: none. */
-  webFetchRequests?: number;
-}
 
 /** The outcome of one user message: the model's final reply after all its tool calls. */
 export interface TurnResult {

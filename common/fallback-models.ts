@@ -5,9 +5,8 @@
 // activity of its own. Only overload switches: a 429 is the account's limit (the API says when to come back, and
 // Temporal waits that long), a 5xx is not tied to one model's capacity. Pure: the workflow and the tests use it.
 import { z } from 'zod';
-import type { TokenUsage } from './conversation-types';
 import { addCost } from './pricing';
-import { addUsage, ZERO_USAGE } from './usage';
+import { addUsage, type TokenUsage, ZERO_USAGE } from './usage';
 import { sharedOnce } from './shared-once';
 
 /** Attempts of one call on one model before it moves to the next, when the option does not say. */

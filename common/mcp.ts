@@ -6,10 +6,10 @@
 import type { Tool } from '@anthropic-ai/sdk/resources/messages';
 import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { ToolPolicy } from './activity-contracts';
 import type { ToolResultBlock } from './protocols/types';
 import { toolCallSummary } from './summaries';
 import { sharedOnce } from './shared-once';
+import type { ToolPolicy } from './tool-policy';
 
 export const LIST_MCP_SERVERS_ACTIVITY = 'listMcpServers';
 export const LIST_MCP_TOOLS_ACTIVITY = 'listMcpTools';

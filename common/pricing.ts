@@ -6,7 +6,7 @@
 // table. A model found in none of them has no price: its cost is reported as unknown (`null`), never as 0, so an
 // unpriced model cannot look free on a dashboard, and a USD budget cannot be kept for it (budget.ts).
 import { z } from 'zod';
-import type { TokenUsage } from './conversation-types';
+import type { TokenUsage } from './usage';
 import { sharedOnce } from './shared-once';
 
 /** USD per million tokens. `cacheWrite` is the 5-minute cache write (the orchestrator's breakpoints use that TTL). */

@@ -1,7 +1,23 @@
-// Token usage, summed per turn and per conversation. Pure.
+// Token usage: its shape (TokenUsage), and its sums per turn and per conversation. Pure, and a leaf of common/: the
+// files that count or price usage import it, so it imports none of them.
 import { z } from 'zod';
-import type { TokenUsage } from './conversation-types';
 import { sharedOnce } from './shared-once';
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  /**
+   * Of `outputTokens`, those the model spent thinking (the API's `output_tokens_details.thinking_tokens`): already
+   * counted in `outputTokens`, priced and budgeted as output. Absent when no reply reported any.
+   */
+  thinkingTokens?: number;
+  /** Web searches the API's `web_search` server tool ran (`usage.server_tool_use`): priced per search. Absent: none. */
+  webSearchRequests?: number;
+  /** Pages the API's `web_fetch` server tool fetched (`usage.server_tool_use`): tokens only. Absent: none. */
+  webFetchRequests?: number;
+}
 
 export const ZERO_USAGE: TokenUsage = {
   inputTokens: 0,

@@ -1,7 +1,8 @@
 // What tracing adds to a worker: Temporal's OpenTelemetry interceptors (a span per workflow run, update, activity
 // start and activity attempt, with the trace carried in Temporal headers), the GenAI spans of model and tool calls,
-// and the sink through which the workflow sandbox hands out its spans. The workflow-side interceptors must be in the
-// workflow bundle (workers/workflow-bundles.ts: the `traced` bundles, or `workflowModules` when bundling at start).
+// and the sink through which the workflow sandbox hands out its spans. The workflow-side interceptors
+// (workflow-interceptors.ts) must be in the workflow bundle: the `traced` bundles hold them, or `workflowModules` when
+// bundling at start.
 //
 // Replay-safe by construction: span ids inside the workflow come from its deterministic random source, and the SDK
 // calls the export sink only outside replay, so a worker that replays a history (after a crash, or an eviction from
@@ -16,7 +17,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { WorkerInterceptors, WorkerOptions } from '@temporalio/worker';
 import { genAiActivityInterceptor } from './genai-activity-interceptor';
-import { OTEL_WORKFLOW_INTERCEPTORS } from '../workers/workflow-bundles';
+import { OTEL_WORKFLOW_INTERCEPTORS } from './workflow-interceptors';
 
 export interface WorkerTracing {
   tracer: otel.Tracer;

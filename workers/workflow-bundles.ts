@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
+import { OTEL_WORKFLOW_INTERCEPTORS } from '../tracing/workflow-interceptors';
 import { PAYLOAD_CONVERTER_PATH, PLAIN_FAILURE_CONVERTER_PATH } from './worker-data-converter';
 
 /** The workflow code to bundle: the conversation workflow, resolved here so it works from source and from dist. */
@@ -19,10 +20,6 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 /** Where `npm run build` writes the pre-built bundles: dist/workflow-bundles/, beside dist/workers/. */
 export const PREBUILT_BUNDLES_DIR = path.join(__dirname, '..', 'workflow-bundles');
-
-/** Temporal's OpenTelemetry workflow interceptors: the module a traced bundle includes (resolved, never loaded here). */
-export const OTEL_WORKFLOW_INTERCEPTORS =
-  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
 export const PREBUILT_BUNDLES = {
   default: { file: 'default.js', failureConverterPath: PLAIN_FAILURE_CONVERTER_PATH, traced: false },

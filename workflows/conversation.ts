@@ -21,7 +21,7 @@ import { type McpTool, mcpToolsQuery } from '../common/mcp';
 import { conversationIdSchema } from '../common/conversation-id';
 import { describeIssues } from '../common/options';
 import { isUndecodable } from '../common/undecodable';
-import { readReply } from '../common/compaction';
+import { readReply } from '../common/protocols/read-reply';
 import { endsWithPausedTurn, PAUSED_TURN_PATCH } from '../common/paused-turn';
 import { CLOSE_SERVER_TOOL_CALLS_PATCH } from '../common/open-server-tool-calls';
 import { offersServerTools } from '../common/server-tools';

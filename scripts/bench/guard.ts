@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';
-import type { MachineInfo } from './report';
+import type { MachineInfo } from './machine-info';
 import { pairedRatios, runsOf, type SideBySideResult } from './side-by-side';
 import { QUIET_CORES } from './load';
 import { percentile } from './measure';

@@ -3,26 +3,16 @@
 // shared, loaded machine), and the console and HTML reports: the machine, every section's tables (table.ts), the guard
 // and the targets, rendered from one list of tables; the HTML page is self-contained (no script, no network).
 import { execFileSync } from 'node:child_process';
-import os from 'node:os';
 import type { BenchArgs, Section } from './args';
 import { type CostResult, costTables } from './cost';
 import { type GuardResult, guardTable } from './guard';
 import { type HistoryResult, historyTables } from './history-growth';
+import type { MachineInfo } from './machine-info';
 import { type OverheadResult, overheadTables } from './overhead';
 import { pairedRatios, type SideBySideResult, sideBySideTables } from './side-by-side';
 import { type StreamingResult, streamingTables } from './streaming';
 import { escapeXml, fmtMs, pct, renderHtml, renderText, type Table } from './table';
 import { type ThroughputResult, throughputTables } from './throughput';
-
-export interface MachineInfo {
-  cpus: number;
-  cpuModel: string;
-  totalMemoryBytes: number;
-  node: string;
-  platform: string;
-  loadAverageStart: number[];
-  loadAverageEnd: number[];
-}
 
 export interface BenchResults {
   startedAt: string;
@@ -40,19 +30,6 @@ export interface BenchResults {
   sideBySide?: SideBySideResult;
   guard?: GuardResult;
   targets: TargetCheck[];
-}
-
-export function machineInfo(loadAverageStart: number[]): MachineInfo {
-  const cpus = os.cpus();
-  return {
-    cpus: cpus.length,
-    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
-    totalMemoryBytes: os.totalmem(),
-    node: process.version,
-    platform: `${os.platform()} ${os.release()}`,
-    loadAverageStart,
-    loadAverageEnd: os.loadavg(),
-  };
 }
 
 export function gitState(): BenchResults['git'] {

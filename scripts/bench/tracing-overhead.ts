@@ -10,7 +10,8 @@ import { BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-tra
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { startTracing } from '../../tracing/tracing-sdk';
-import { OTEL_WORKFLOW_INTERCEPTORS, WORKFLOWS_PATH } from '../../workers/workflow-bundles';
+import { OTEL_WORKFLOW_INTERCEPTORS } from '../../tracing/workflow-interceptors';
+import { WORKFLOWS_PATH } from '../../workers/workflow-bundles';
 import { runMain } from '../script-main';
 import { Flags } from './args';
 import { echoCalls, echoTool } from './chain-script';

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { BetaCompactionBlock } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { afterCompaction, compactionOf, readReply, type ReplyBlock } from '../../common/compaction';
+import { afterCompaction, compactionOf, type ReplyBlock } from '../../common/compaction';
+import { readReply } from '../../common/protocols/read-reply';
 import { protocolFor } from '../../common/protocols';
 import { LEGACY_STOP_SEQUENCE } from '../../common/protocols/legacy-xml';
 

@@ -1,11 +1,12 @@
-// A model reply as it enters the transcript (common/compaction.ts readReply, common/protocols/): whatever the model, a
-// proxy or a fallback model sent, the assistant message is one the Messages API accepts back, and every tool call
-// has a well-formed id and an orchestrator-made ref. Pure, no server; the local API's validator is the judge.
+// A model reply as it enters the transcript (common/protocols/read-reply.ts, and each protocol's reader): whatever the
+// model, a proxy or a fallback model sent, the assistant message is one the Messages API accepts back, and every tool
+// call has a well-formed id and an orchestrator-made ref. Pure, no server; the local API's validator is the judge.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { forTheHistory } from '../../activities/model-activities';
-import { type ReplyBlock, type ReplyWithCompaction, readReply } from '../../common/compaction';
+import type { ReplyBlock, ReplyWithCompaction } from '../../common/compaction';
+import { readReply } from '../../common/protocols/read-reply';
 import { canonicalJson, digest } from '../../common/digest';
 import { jsonText } from '../../common/json-text';
 import { protocolFor } from '../../common/protocols';

@@ -8,7 +8,7 @@ import { buildModelRequest } from '../../activities/model-request';
 import { callModelResultOf } from '../../activities/managed-context';
 import { StreamMerger } from '../../client/stream-merger';
 import { StreamView } from '../../client/stream-view';
-import { readReply } from '../../common/compaction';
+import { readReply } from '../../common/protocols/read-reply';
 import { modelOutputCap, nextMaxTokens } from '../../common/max-tokens-ladder';
 import { withDefaults } from '../../common/options';
 import { nativeProtocol } from '../../common/protocols/native';
