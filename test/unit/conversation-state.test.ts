@@ -40,10 +40,10 @@ describe('turns', () => {
     const state = fresh('Hello');
     state.beginTurn();
     assert.equal(state.newMessages().length, 1);
-    state.appendReply(
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
-      'msg_1',
-    );
+    state.appendReply({
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
+      replyId: 'msg_1',
+    });
     assert.equal(state.newMessages().length, 0);
     state.appendResults({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }] });
     assert.deepEqual(
@@ -57,7 +57,7 @@ describe('turns', () => {
     state.beginTurn();
     state.recordModelCall(usage);
     state.recordModelCall(usage);
-    const result = state.finishTurn('Hi!', 'end_turn', 'awaiting_user');
+    const result = state.finishTurn({ text: 'Hi!', stopReason: 'end_turn', status: 'awaiting_user' });
     assert.deepEqual(result.usage, {
       inputTokens: 20,
       outputTokens: 10,
@@ -79,14 +79,14 @@ describe('turns', () => {
   test('a failed turn answers its caller, leaves the transcript as it was, and the conversation takes the next message', () => {
     const state = fresh('Hello');
     state.beginTurn();
-    state.appendReply({ role: 'assistant', content: 'Hi' }, 'msg_1');
-    state.finishTurn('Hi', 'end_turn', 'awaiting_user');
+    state.appendReply({ message: { role: 'assistant', content: 'Hi' }, replyId: 'msg_1' });
+    state.finishTurn({ text: 'Hi', stopReason: 'end_turn', status: 'awaiting_user' });
     state.enqueue('Use a tool');
     state.beginTurn();
-    state.appendReply(
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
-      'msg_2',
-    );
+    state.appendReply({
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
+      replyId: 'msg_2',
+    });
     state.appendResults({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }] });
     state.failTurn({ type: 'ModelAuthentication', message: '401 authentication_error: invalid x-api-key' });
     assert.deepEqual(state.outcomeOf(2), {
@@ -161,7 +161,7 @@ describe('awaiting a turn', () => {
     for (let turn = 1; turn <= KEPT_OUTCOMES + 1; turn++) {
       state.enqueue(`message ${turn}`);
       state.beginTurn();
-      state.finishTurn(`answer ${turn}`, 'end_turn', 'awaiting_user');
+      state.finishTurn({ text: `answer ${turn}`, stopReason: 'end_turn', status: 'awaiting_user' });
     }
     assertRejected(() => state.validateAwaitTurn(1), /no longer kept/);
     state.validateAwaitTurn(2);
@@ -239,7 +239,7 @@ describe('continue-as-new', () => {
     state.enqueue('Next');
     state.beginTurn();
     state.recordModelCall(usage);
-    state.appendReply({ role: 'assistant', content: 'thinking' }, 'msg_1');
+    state.appendReply({ message: { role: 'assistant', content: 'thinking' }, replyId: 'msg_1' });
     const next = new ConversationState({ options: state.options, carried: state.toCarriedState() }, 'run-2');
     assert.equal(next.runs, 2);
     assert.deepEqual(next.transcript, state.transcript);
@@ -266,7 +266,7 @@ describe('limits', () => {
     state.beginTurn();
     assert.equal(state.tooLargeToCarry, false);
     // 5,000 characters of CJK text: 15,000 bytes, which the character count would have missed.
-    state.appendReply({ role: 'assistant', content: '字'.repeat(5_000) }, 'msg_1');
+    state.appendReply({ message: { role: 'assistant', content: '字'.repeat(5_000) }, replyId: 'msg_1' });
     assert.equal(state.tooLargeToCarry, true);
     assert.ok(state.carriedBytes() >= 18_000);
     assert.equal(new ConversationState({ options, carried: state.toCarriedState() }, 'run-2').tooLargeToCarry, true);
