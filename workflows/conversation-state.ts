@@ -119,11 +119,8 @@ export class ConversationState {
   /** With the workflow id, makes each tool call's idempotency key unique to this conversation. */
   readonly firstRunId: string;
   readonly runs: number;
-  /** Asked when a cap would change what the orchestrator writes (PatchMarkers). */
-  readonly keepUncut: () => boolean;
-  /** Asked when a message would drop a server tool call left open (PatchMarkers). */
-  readonly closesServerToolCalls: () => boolean;
-
+  readonly #keepUncut: () => boolean;
+  readonly #closesServerToolCalls: () => boolean;
   #modelCalls: number;
   #toolCalls: number;
   #usage: TokenUsage;
@@ -176,8 +173,8 @@ export class ConversationState {
   constructor(input: ConversationInput, firstRunId: string, markers: PatchMarkers = {}) {
     const carried = input.carried;
     this.options = input.options;
-    this.keepUncut = markers.keepUncut ?? (() => false);
-    this.closesServerToolCalls = markers.closesServerToolCalls ?? (() => true);
+    this.#keepUncut = markers.keepUncut ?? (() => false);
+    this.#closesServerToolCalls = markers.closesServerToolCalls ?? (() => true);
     this.#optionsBytes = jsonBytes(input.options);
     this.transcript = [];
     for (const message of carried?.transcript ?? []) this.#push(message);
@@ -205,6 +202,16 @@ export class ConversationState {
     this.#turnStartReply = { id: undefined, sentUpTo: this.#currentTurn?.transcriptStart ?? this.transcript.length };
     if (input.firstMessage !== undefined && !carried) this.enqueue(input.firstMessage);
     if (this.#currentTurn || this.#pending.length > 0) this.#status = 'running';
+  }
+
+  /** Asked when a cap would change what the orchestrator writes (PatchMarkers). */
+  get keepUncut(): () => boolean {
+    return this.#keepUncut;
+  }
+
+  /** Asked when a message would drop a server tool call left open (PatchMarkers). */
+  get closesServerToolCalls(): () => boolean {
+    return this.#closesServerToolCalls;
   }
 
   get status(): ConversationStatus {
