@@ -20,8 +20,8 @@ import { fallbackEstimate, nextCallEstimate, rungEstimate } from './budget-guard
 import { resolveFallbackPrices } from './model-prices';
 import type { ConversationState } from './conversation-state';
 import type { ConversationStream } from './conversation-stream';
+import type { OfferedTools } from './offered-tools';
 import { modelOutputCap, nextMaxTokens } from '../common/max-tokens-ladder';
-import { anchorOf, continuableFrom } from '../common/threads';
 import { type Admission, admit, isRefusal, type Sent, sendModelCall, UNCHECKED } from './model-requests';
 
 export { MODEL_RETRY } from './model-requests';
@@ -32,23 +32,29 @@ export type ModelStep =
   | { kind: 'over_budget'; scope: BudgetScope; message: string }
   | { kind: 'failed'; failure: TurnFailure };
 
-/** The tools a model call offers, by name; MCP tools come from the run's recorded list `mcpToolSet`. */
-export interface OfferedTools {
-  tools: string[];
-  mcpToolSet?: string;
+/** One model step's request (askModel). */
+export interface ModelStepRequest {
+  state: ConversationState;
+  offered: OfferedTools;
+  /** Where readers see the calls and the reply. */
+  stream: ConversationStream;
+  /**
+   * Every call is checked at the door, the first against its estimate, each rung at its worst case; false only for
+   * histories from before the every-request patch (their step's first call was checked before it, the rungs not at
+   * all: model-requests.ts checksEveryRequest).
+   */
+  everyRequestChecked: boolean;
+  /** The step continues the paused turn the transcript ends with, and its reply joins that turn's message. */
+  joinsPausedTurn?: boolean;
 }
 
-/**
- * `checked`: every call is checked at the door, the first against its estimate, each rung at its worst case; false
- * only for histories from before (their step's first call was checked before it, the rungs not at all).
- */
-export async function askModel(
-  state: ConversationState,
-  offered: OfferedTools,
-  stream: ConversationStream,
-  checked: boolean,
+export async function askModel({
+  state,
+  offered,
+  stream,
+  everyRequestChecked,
   joinsPausedTurn = false,
-): Promise<ModelStep> {
+}: ModelStepRequest): Promise<ModelStep> {
   const { options } = state;
   // The models this call may go to: the conversation's first, then its fallback models, each after the one before
   // stayed overloaded for `fallbackAfter` attempts (common/fallback-models.ts). The rest of the step stays on the
@@ -75,8 +81,8 @@ export async function askModel(
   // What the admitted call was estimated at: a fallback call is the same request, priced at its model's prices.
   let estimate: CallEstimate | undefined;
   // Without limits every admission is the same `ok`: the estimate (and its await) is skipped.
-  if (checked && hasLimits(options.budget)) {
-    const next = await nextCallEstimate(state, offered, true);
+  if (everyRequestChecked && hasLimits(options.budget)) {
+    const next = await nextCallEstimate({ state, offered, everyRequestChecked: true });
     if (!isRefusal(next)) estimate = next;
     admission = isRefusal(next) ? next : admit(state, next);
   }
@@ -84,15 +90,8 @@ export async function askModel(
   for (;;) {
     if (!admission.ok) return { kind: 'over_budget', scope: admission.scope, message: admission.message };
     const callNumber = state.modelCalls + 1;
-    const continuing = threads
-      ? continuableFrom(
-          state.thread,
-          { lastReplyId: state.lastReplyId, transcriptLength: state.transcript.length },
-          { firstOfStep, joinsPausedTurn },
-        )
-      : undefined;
-    // A reply is continued once, whatever comes of this call.
-    if (continuing) state.thread = undefined;
+    // A reply is continued once, whatever comes of this call: the state lets go of the anchor as it is taken.
+    const continuing = threads ? state.takeThreadContinuation({ firstOfStep, joinsPausedTurn }) : undefined;
     firstOfStep = false;
     const summary =
       modelCallSummary(model, callNumber, maxTokens, options) +
@@ -163,7 +162,7 @@ export async function askModel(
       await resolveFallbackPrices(state, model);
       cap = options.maxTokensCap ?? modelOutputCap(model);
       maxTokens = Math.min(maxTokens, cap);
-      if (checked && estimate) {
+      if (everyRequestChecked && estimate) {
         estimate = fallbackEstimate(state, estimate, model);
         admission = admit(state, estimate, model);
       }
@@ -171,10 +170,7 @@ export async function askModel(
     }
     const reply = sent.value;
     const costUsd = state.recordModelCall(reply.usage, model);
-    if (threads) {
-      state.thread = anchorOf(reply);
-      if (reply.thread?.mode === 'unthreaded') state.threadsUnsupported = true;
-    }
+    if (threads) state.recordThreadUse(reply);
     if (reply.stop_reason !== 'max_tokens') {
       publishReply(stream, callNumber, reply);
       stream.publish({
@@ -191,8 +187,8 @@ export async function askModel(
     stream.publish({ type: 'model_output_discarded', call: callNumber, reason: 'max_tokens' });
     const next = nextMaxTokens(maxTokens, cap);
     if (next === undefined) return { kind: 'max_tokens_exhausted', maxTokens };
-    if (checked) {
-      estimate = rungEstimate(state, reply.usage, maxTokens, next, model);
+    if (everyRequestChecked) {
+      estimate = rungEstimate(state, { cutOff: reply.usage, cutAt: maxTokens, maxTokens: next, model });
       admission = admit(state, estimate, model);
     }
     maxTokens = next;

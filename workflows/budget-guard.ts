@@ -17,19 +17,26 @@ import {
   roughTokens,
 } from '../common/budget';
 import type { TokenUsage } from '../common/conversation-types';
-import type { OfferedTools } from './ask-model';
 import type { ConversationState } from './conversation-state';
 import { admit, countPrompt, isRefusal } from './model-requests';
+import type { OfferedTools } from './offered-tools';
 
-/** The next model call of a step. `checked`: count_tokens itself is not sent once the budget is spent. */
-export async function nextCallEstimate(
-  state: ConversationState,
-  offered: OfferedTools,
-  checked: boolean,
-): Promise<CallEstimate | BudgetRefusal> {
+/** The next model call of a step, as the budget estimates it (nextCallEstimate). */
+export interface NextCall {
+  state: ConversationState;
+  offered: OfferedTools;
+  /**
+   * The history comes after the every-request patch (model-requests.ts checksEveryRequest): count_tokens itself is
+   * not sent once the budget is spent.
+   */
+  everyRequestChecked: boolean;
+}
+
+export async function nextCallEstimate(next: NextCall): Promise<CallEstimate | BudgetRefusal> {
+  const { state } = next;
   const { budget, promptCaching } = state.options;
   const counting = hasLimits(budget) && budget.estimate === 'count-tokens';
-  const counted = counting ? await countedPrompt(state, offered, checked) : undefined;
+  const counted = counting ? await countedPrompt(next) : undefined;
   if (isRefusal(counted)) return counted;
   const prompt = counted ?? estimatedPrompt(state);
   const outputTokens = state.lastCallUsage?.outputTokens ?? 0;
@@ -42,13 +49,22 @@ export async function nextCallEstimate(
   return { promptTokens: prompt, outputTokens, usd };
 }
 
+/** A retry up the max_tokens ladder (rungEstimate). */
+export interface Rung {
+  /** What the cut-off reply billed. */
+  cutOff: TokenUsage;
+  /** The max_tokens the reply was cut off at. */
+  cutAt: number;
+  /** The retry's max_tokens. */
+  maxTokens: number;
+  /** The model the retry goes to (a fallback model's, or the conversation's). */
+  model?: string;
+}
+
 /** A retry with `maxTokens` of a reply that `cutOff` billed and that stopped at `cutAt` output tokens. */
 export function rungEstimate(
   state: ConversationState,
-  cutOff: TokenUsage,
-  cutAt: number,
-  maxTokens: number,
-  model = state.options.model,
+  { cutOff, cutAt, maxTokens, model = state.options.model }: Rung,
 ): CallEstimate {
   const prompt = promptTokens(cutOff);
   // With prompt caching the retry reads from the cache what the cut-off call wrote to it.
@@ -97,7 +113,7 @@ export function summaryEstimate(state: ConversationState, maxTokens: number): Ca
 
 /** The check of histories from before every request was checked: the first call of a step, before any summary. */
 export async function checkNextCall(state: ConversationState, offered: OfferedTools): Promise<BudgetVerdict> {
-  const estimate = await nextCallEstimate(state, offered, false);
+  const estimate = await nextCallEstimate({ state, offered, everyRequestChecked: false });
   if (isRefusal(estimate)) return estimate;
   const admission = admit(state, estimate);
   return admission.ok ? { ok: true } : admission;
@@ -110,11 +126,11 @@ function estimatedPrompt(state: ConversationState): number {
   return roughTokens(state.options.system ?? '') + roughTokens(state.transcript);
 }
 
-async function countedPrompt(
-  state: ConversationState,
-  offered: OfferedTools,
-  checked: boolean,
-): Promise<number | undefined | BudgetRefusal> {
+async function countedPrompt({
+  state,
+  offered,
+  everyRequestChecked,
+}: NextCall): Promise<number | undefined | BudgetRefusal> {
   const { options } = state;
   const input: CallModelInput = {
     callNumber: state.modelCalls + 1,
@@ -131,5 +147,5 @@ async function countedPrompt(
       promptCaching: options.promptCaching,
     },
   };
-  return countPrompt(state, input, checked);
+  return countPrompt({ state, input, everyRequestChecked });
 }

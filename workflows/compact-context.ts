@@ -13,13 +13,12 @@ import { setCurrentDetails } from '@temporalio/workflow';
 import type { CallModelResult, SummariseContextResult } from '../common/activity-contracts';
 import type { BudgetRefusal } from '../common/budget';
 import { compactionOf } from '../common/compaction';
-import { contextOfUsage, estimatedNextInput, recordCall, recordCompaction } from '../common/context-accounting';
+import { contextOfUsage, estimatedNextInput } from '../common/context-accounting';
 import { summarisingItself } from '../common/context-options';
 import { summaryCut, summaryMessage } from '../common/orchestrator-summary';
 import { firstLine } from '../common/summaries';
 import { jsonBytes } from '../common/utf8-length';
-import type { OfferedTools } from './ask-model';
-import { summaryEstimate } from './budget-guard';
+import { type NextCall, summaryEstimate } from './budget-guard';
 import type { ConversationState } from './conversation-state';
 import { type Admission, admit, sendSummary, UNCHECKED } from './model-requests';
 
@@ -27,12 +26,12 @@ import { type Admission, admit, sendSummary, UNCHECKED } from './model-requests'
 export function followContext(state: ConversationState, reply: CallModelResult): void {
   // A reply without `context` was sampled from its usage's prompt (and 0.1.0 always sent one).
   const call = reply.context ?? contextOfUsage(reply.usage);
-  state.context = recordCall(state.context, call, reply.usage.outputTokens);
+  state.recordCallContext(call, reply.usage.outputTokens);
   const at = state.transcript.length - 1;
   const block = compactionOf(state.transcript[at]);
   if (!block || at === 0) return;
   state.compactHead(at, []);
-  state.context = recordCompaction(state.context, {
+  state.recordCompaction({
     afterCall: state.modelCalls,
     by: 'api',
     inputTokensBefore: call.inputTokensBefore,
@@ -44,13 +43,14 @@ export function followContext(state: ConversationState, reply: CallModelResult):
 
 /**
  * Before a model call: the orchestrator's own compaction, when it is due. Returns the budget's refusal when the
- * summary call would not fit (`checked`: false only for histories from before every request was checked).
+ * summary call would not fit (checked only when `everyRequestChecked`: false for histories from before the
+ * every-request patch).
  */
-export async function compactIfDue(
-  state: ConversationState,
-  offered: OfferedTools,
-  checked: boolean,
-): Promise<BudgetRefusal | undefined> {
+export async function compactIfDue({
+  state,
+  offered,
+  everyRequestChecked,
+}: NextCall): Promise<BudgetRefusal | undefined> {
   const { options } = state;
   const context = options.contextManagement;
   if (!summarisingItself(context)) return undefined;
@@ -59,7 +59,7 @@ export async function compactIfDue(
   if (expected < context.compaction.triggerTokens) return undefined;
   const cut = summaryCut(state.transcript);
   if (cut === undefined) return undefined;
-  const admission: Admission | BudgetRefusal = checked
+  const admission: Admission | BudgetRefusal = everyRequestChecked
     ? admit(state, summaryEstimate(state, context.compaction.summaryMaxTokens))
     : UNCHECKED;
   if (!admission.ok) return admission;
@@ -113,7 +113,7 @@ export async function compactIfDue(
   const result: SummariseContextResult = sent.value;
   state.recordExtraUsage(result.usage);
   state.compactHead(cut, [summaryMessage(result.summary)]);
-  state.context = recordCompaction(state.context, {
+  state.recordCompaction({
     afterCall: state.modelCalls,
     by: 'orchestrator',
     inputTokensBefore: result.inputTokensBefore,

@@ -1,6 +1,7 @@
-// Everything a conversation remembers, and every way it changes, as a plain class: status, turns, transcript,
-// approvals and what runs now change only through the named methods below. The workflow file wires handlers and
-// activities around it; this logic is unit-tested without Temporal. Pure and deterministic.
+// Everything a conversation remembers, and every way it changes, as a plain class: status, turns, transcript, costs,
+// prices, the context, threads, approvals and what runs now sit in private fields and change only through the named
+// methods below (the Anthropic SDK's BetaToolRunner does the same). The workflow file wires handlers and activities
+// around it; this logic is unit-tested without Temporal. Pure and deterministic.
 import type { MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import { ApplicationFailure } from '@temporalio/common';
 import type {
@@ -21,7 +22,14 @@ import type {
   TurnResult,
 } from '../common/conversation-types';
 import { OPEN_STATUSES } from '../common/conversation-types';
-import { type ContextAccounting, ZERO_CONTEXT } from '../common/context-accounting';
+import {
+  type CallContext,
+  type CompactionRecord,
+  type ContextAccounting,
+  recordCall,
+  recordCompaction,
+  ZERO_CONTEXT,
+} from '../common/context-accounting';
 import { boundedMessage } from '../common/bounded-text';
 import { boundedText } from '../common/safe-text';
 import { compactedHead } from '../common/orchestrator-summary';
@@ -34,7 +42,7 @@ import { billedTokens, promptTokens, type BudgetScope, type Spent } from '../com
 import { addCost, costUsd, type ModelPrices } from '../common/pricing';
 import { addModelUsage, type UsageByModel } from '../common/fallback-models';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
-import type { ThreadAnchor } from '../common/threads';
+import { anchorOf, continuableFrom, type ThreadAnchor } from '../common/threads';
 import { type OutputSpec, outputConflict } from '../common/structured-output';
 import {
   approvalDecisionSchema,
@@ -66,118 +74,203 @@ export function rejection(message: string, type: string = FailureType.Rejected):
   });
 }
 
+/** A reply entering the transcript (ConversationState.appendReply). */
+export interface AppendedReply {
+  message: MessageParam;
+  /** The API's id of the reply: the next call builds on it (the worker's cache, a thread). */
+  replyId: string;
+  /** The reply continues the paused turn the transcript ends with, and joins its message (paused-turn.ts). */
+  joinsPausedTurn?: boolean;
+  /** Why it stopped: server tool calls it leaves open go, unless it stopped where they may stay open. */
+  stopReason?: StopReason | null;
+}
+
+/** How a turn ends (ConversationState.finishTurn). */
+export interface TurnEnding {
+  /** The model's last words, or what stopped the turn. */
+  text: string;
+  /** The last reply's stop reason; null (the default) when the turn ended without one. */
+  stopReason?: TurnResult['stopReason'];
+  /** The turn's status; a final one ends the conversation too. */
+  status: ConversationStatus;
+  /** The typed answer, when the turn asked for one. */
+  answer?: { output: unknown };
+}
+
+/** A threaded call's reply, as far as its thread goes (common/threads.ts anchorOf). */
+type ThreadedReply = Parameters<typeof anchorOf>[0];
+/** Where a call continues a thread from (common/threads.ts continuableFrom). */
+type ThreadContinuation = ReturnType<typeof continuableFrom>;
+
+/**
+ * Where a run replayed from an older history must do as that history did: the workflow answers each with a patch
+ * marker, asked only when the answer would change what the orchestrator writes. By default, the current behaviour.
+ */
+export interface PatchMarkers {
+  /** True in a run replayed from before texts were bounded (0.1.0 wrote them uncut), so it does again. */
+  keepUncut?: () => boolean;
+  /** False in a run replayed from before open server tool calls were closed (open-server-tool-calls.ts). */
+  closesServerToolCalls?: () => boolean;
+}
+
 export class ConversationState {
   readonly options: ConversationOptions;
   readonly transcript: MessageParam[];
   /** With the workflow id, makes each tool call's idempotency key unique to this conversation. */
   readonly firstRunId: string;
   readonly runs: number;
-  modelCalls: number;
-  toolCalls: number;
-  usage: TokenUsage;
+  readonly #keepUncut: () => boolean;
+  readonly #closesServerToolCalls: () => boolean;
+  #modelCalls: number;
+  #toolCalls: number;
+  #usage: TokenUsage;
   /** USD so far; null once a call had no price (common/pricing.ts). */
-  costUsd: number | null;
+  #costUsd: number | null;
   /** The model's prices for this run (resolved when it starts); null: unknown, costs are then unknown too. */
-  prices: ModelPrices | null = null;
+  #prices: ModelPrices | null = null;
   /** Fallback models' prices, resolved the first time a call goes to one in this run. */
-  readonly fallbackPrices = new Map<string, ModelPrices | null>();
+  readonly #fallbackPrices = new Map<string, ModelPrices | null>();
   /** Usage and cost per model, kept when the conversation has fallback models (common/fallback-models.ts). */
-  byModel: UsageByModel | undefined;
+  #byModel: UsageByModel | undefined;
   /** The last model call's usage (carried to the next run): the budget's estimate of the next call starts from it. */
-  lastCallUsage: TokenUsage | undefined;
-  lastText: string;
+  #lastCallUsage: TokenUsage | undefined;
+  #lastText: string;
   /** Model calls in this run: continue-as-new keeps each run's history bounded. */
-  modelCallsThisRun = 0;
+  #modelCallsThisRun = 0;
   /** The turn being worked on. */
-  currentTurn: TurnInProgress | undefined;
+  #currentTurn: TurnInProgress | undefined;
   /** Transcript length right after the last reply the worker's model-context cache knows about. */
-  sentUpTo: number;
+  #sentUpTo: number;
   /** The id of that reply (undefined before the first reply of a run). */
-  lastReplyId: string | undefined;
+  #lastReplyId: string | undefined;
   /** Input tokens per call before and after compaction or clearing, and the compactions so far. */
-  context: ContextAccounting;
+  #context: ContextAccounting;
   /** The code execution container the API named last (server tools): sent back with every call until it expires. */
-  container: ContainerRef | undefined;
+  #container: ContainerRef | undefined;
   /** Threads on: the reply the next call may continue from (common/threads.ts); a continue takes it away. */
-  thread: ThreadAnchor | undefined;
+  #thread: ThreadAnchor | undefined;
   /** Threads on, but the API cannot thread this conversation's requests: they go whole from then on. */
-  threadsUnsupported = false;
-  /**
-   * Asked when a cap would change what the orchestrator writes: true in a run replayed from before texts were bounded
-   * (0.1.0 wrote them uncut), so it does again. The workflow sets it (it asks a patch marker); by default texts are cut.
-   */
-  keepUncut: () => boolean = () => false;
-  /**
-   * Asked when a message would drop a server tool call left open (open-server-tool-calls.ts): false in a run replayed
-   * from before, which kept every call as it came. The workflow sets it (it asks a patch marker); by default they go.
-   */
-  closesServerToolCalls: () => boolean = () => true;
-
-  private statusValue: ConversationStatus = 'awaiting_user';
-  private endWanted: boolean;
-  private handingOver = false;
-  private nextTurn: number;
-  private transcriptBytes = 0;
+  #threadsUnsupported = false;
+  #status: ConversationStatus = 'awaiting_user';
+  #endRequested: boolean;
+  /** Set once the run decided to continue-as-new: waiting callers are told to ask the next run. */
+  #handingOver = false;
+  #nextTurn: number;
+  #transcriptBytes = 0;
   /** The options never change; their size (the system prompt among them) is counted once. */
-  private readonly optionsBytes: number;
+  readonly #optionsBytes: number;
   /** The reply id and cache position when the current turn began: a failed turn goes back to them. */
-  private turnStartReply: { id: string | undefined; sentUpTo: number } = { id: undefined, sentUpTo: 0 };
-  private readonly pending: PendingMessage[];
-  private readonly outcomes: TurnOutcome[];
-  private readonly runningNow = new Map<string, ActivityInProgress>();
-  private readonly approvals = new Map<string, { request: PendingApproval; decision?: ApprovalDecision }>();
+  #turnStartReply: { id: string | undefined; sentUpTo: number } = { id: undefined, sentUpTo: 0 };
+  readonly #pending: PendingMessage[];
+  readonly #outcomes: TurnOutcome[];
+  readonly #runningNow = new Map<string, ActivityInProgress>();
+  readonly #approvals = new Map<string, { request: PendingApproval; decision?: ApprovalDecision }>();
   /** The user message the current turn's message joined (see beginTurn), restored if the turn fails. */
-  private joinedMessage: MessageParam | undefined;
+  #joinedMessage: MessageParam | undefined;
   /** Why the conversation failed as a whole, for every caller still waiting on a turn. */
-  private fatal: TurnFailure | undefined;
+  #fatal: TurnFailure | undefined;
 
-  constructor(input: ConversationInput, firstRunId: string) {
+  constructor(input: ConversationInput, firstRunId: string, markers: PatchMarkers = {}) {
     const carried = input.carried;
     this.options = input.options;
-    this.optionsBytes = jsonBytes(input.options);
+    this.#keepUncut = markers.keepUncut ?? (() => false);
+    this.#closesServerToolCalls = markers.closesServerToolCalls ?? (() => true);
+    this.#optionsBytes = jsonBytes(input.options);
     this.transcript = [];
-    for (const message of carried?.transcript ?? []) this.push(message);
-    this.pending = carried ? [...carried.pendingMessages] : [];
-    this.outcomes = carried ? [...carried.outcomes] : [];
-    this.nextTurn = carried?.nextTurn ?? 1;
-    this.modelCalls = carried?.modelCalls ?? 0;
-    this.toolCalls = carried?.toolCalls ?? 0;
-    this.usage = carried?.usage ?? ZERO_USAGE;
+    for (const message of carried?.transcript ?? []) this.#push(message);
+    this.#pending = carried ? [...carried.pendingMessages] : [];
+    this.#outcomes = carried ? [...carried.outcomes] : [];
+    this.#nextTurn = carried?.nextTurn ?? 1;
+    this.#modelCalls = carried?.modelCalls ?? 0;
+    this.#toolCalls = carried?.toolCalls ?? 0;
+    this.#usage = carried?.usage ?? ZERO_USAGE;
     // A state carried from before costs were kept had calls nobody priced: unknown, not 0.
-    this.costUsd = carried ? (carried.costUsd ?? null) : 0;
-    this.lastCallUsage = carried?.lastCallUsage;
+    this.#costUsd = carried ? (carried.costUsd ?? null) : 0;
+    this.#lastCallUsage = carried?.lastCallUsage;
     this.runs = (carried?.runs ?? 0) + 1;
-    this.lastText = carried?.lastText ?? '';
-    this.endWanted = carried?.endRequested ?? false;
+    this.#lastText = carried?.lastText ?? '';
+    this.#endRequested = carried?.endRequested ?? false;
     this.firstRunId = carried?.firstRunId ?? firstRunId;
-    this.currentTurn = carried?.currentTurn ? { ...carried.currentTurn } : undefined;
-    this.context = carried?.context ?? ZERO_CONTEXT;
-    this.container = carried?.container;
-    this.thread = carried?.threadAnchor;
-    this.threadsUnsupported = carried?.threadsUnsupported === true;
-    if (this.options.fallbackModels) this.byModel = carried?.byModel ?? {};
+    this.#currentTurn = carried?.currentTurn ? { ...carried.currentTurn } : undefined;
+    this.#context = carried?.context ?? ZERO_CONTEXT;
+    this.#container = carried?.container;
+    this.#thread = carried?.threadAnchor;
+    this.#threadsUnsupported = carried?.threadsUnsupported === true;
+    if (this.options.fallbackModels) this.#byModel = carried?.byModel ?? {};
     // A new run's worker cache is empty: the first model call reads the transcript once by query.
-    this.sentUpTo = this.transcript.length;
-    this.turnStartReply = { id: undefined, sentUpTo: this.currentTurn?.transcriptStart ?? this.transcript.length };
+    this.#sentUpTo = this.transcript.length;
+    this.#turnStartReply = { id: undefined, sentUpTo: this.#currentTurn?.transcriptStart ?? this.transcript.length };
     if (input.firstMessage !== undefined && !carried) this.enqueue(input.firstMessage);
-    if (this.currentTurn || this.pending.length > 0) this.statusValue = 'running';
+    if (this.#currentTurn || this.#pending.length > 0) this.#status = 'running';
+  }
+
+  /** Asked when a cap would change what the orchestrator writes (PatchMarkers). */
+  get keepUncut(): () => boolean {
+    return this.#keepUncut;
+  }
+
+  /** Asked when a message would drop a server tool call left open (PatchMarkers). */
+  get closesServerToolCalls(): () => boolean {
+    return this.#closesServerToolCalls;
   }
 
   get status(): ConversationStatus {
-    return this.statusValue;
+    return this.#status;
   }
 
   get isOpen(): boolean {
-    return (OPEN_STATUSES as readonly string[]).includes(this.statusValue);
+    return (OPEN_STATUSES as readonly string[]).includes(this.#status);
   }
 
   get endRequested(): boolean {
-    return this.endWanted;
+    return this.#endRequested;
   }
 
-  /** Set once the run decided to continue-as-new: waiting callers are told to ask the next run. */
-  get movingOn(): boolean {
-    return this.handingOver;
+  get modelCalls(): number {
+    return this.#modelCalls;
+  }
+
+  get modelCallsThisRun(): number {
+    return this.#modelCallsThisRun;
+  }
+
+  get costUsd(): number | null {
+    return this.#costUsd;
+  }
+
+  get byModel(): UsageByModel | undefined {
+    return this.#byModel;
+  }
+
+  get lastCallUsage(): TokenUsage | undefined {
+    return this.#lastCallUsage;
+  }
+
+  /** The turn being worked on. */
+  get currentTurn(): Readonly<TurnInProgress> | undefined {
+    return this.#currentTurn;
+  }
+
+  /** Transcript length right after the last reply the worker's model-context cache knows about. */
+  get sentUpTo(): number {
+    return this.#sentUpTo;
+  }
+
+  /** The id of that reply (undefined before the first reply of a run). */
+  get lastReplyId(): string | undefined {
+    return this.#lastReplyId;
+  }
+
+  get context(): ContextAccounting {
+    return this.#context;
+  }
+
+  get thread(): ThreadAnchor | undefined {
+    return this.#thread;
+  }
+
+  get threadsUnsupported(): boolean {
+    return this.#threadsUnsupported;
   }
 
   // ── user messages ────────────────────────────────────────────────────────────────────────────────
@@ -187,8 +280,8 @@ export class ConversationState {
     const parsed = userMessageSchema.safeParse(text);
     if (!parsed.success) throw rejection(parsed.error.issues[0]!.message);
     const output = this.messageOutput(options);
-    if (!this.isOpen || this.endWanted) throw rejection(`The conversation has ended (${this.statusValue}).`);
-    if (this.pending.length >= MAX_PENDING_MESSAGES) {
+    if (!this.isOpen || this.#endRequested) throw rejection(`The conversation has ended (${this.#status}).`);
+    if (this.#pending.length >= MAX_PENDING_MESSAGES) {
       throw rejection(`${MAX_PENDING_MESSAGES} messages are already waiting for an answer; send this one later.`);
     }
     const after = this.carriedBytes() + utf8Length(parsed.data) + (output ? jsonBytes(output) : 0) + 64;
@@ -216,48 +309,48 @@ export class ConversationState {
   }
 
   enqueue(text: string, output?: OutputSpec): number {
-    const turn = this.nextTurn++;
-    this.pending.push({ turn, text, ...(output && { output }) });
+    const turn = this.#nextTurn++;
+    this.#pending.push({ turn, text, ...(output && { output }) });
     return turn;
   }
 
   get hasPendingMessage(): boolean {
-    return this.pending.length > 0;
+    return this.#pending.length > 0;
   }
 
   requestEnd(): void {
-    this.endWanted = true;
+    this.#endRequested = true;
   }
 
   /** Nothing to do until a person writes. */
   waitForUser(): void {
-    this.statusValue = 'awaiting_user';
+    this.#status = 'awaiting_user';
   }
 
   /** Starts the next user turn: its message enters the transcript. */
   beginTurn(): TurnInProgress {
-    const next = this.pending.shift();
+    const next = this.#pending.shift();
     if (!next) throw new Error('beginTurn without a pending message');
-    this.closeOpenServerToolCalls();
-    this.turnStartReply = { id: this.lastReplyId, sentUpTo: this.sentUpTo };
+    this.#closeOpenServerToolCalls();
+    this.#turnStartReply = { id: this.#lastReplyId, sentUpTo: this.#sentUpTo };
     let message: MessageParam = { role: 'user', content: next.text };
     const last = this.transcript.at(-1);
-    this.joinedMessage = undefined;
+    this.#joinedMessage = undefined;
     if (last?.role === 'user') {
-      this.joinedMessage = last;
+      this.#joinedMessage = last;
       // The orchestrator's summary, left by a turn that failed after compacting, tool results a turn stopped by its
       // budget gathered, or the tool_result of a typed answer given with the answer tool (typed-answer.ts): the
       // message joins it.
-      this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
-      this.sentUpTo = Math.min(this.sentUpTo, this.transcript.length);
-      this.turnStartReply = { id: undefined, sentUpTo: 0 };
+      this.#transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
+      this.#sentUpTo = Math.min(this.#sentUpTo, this.transcript.length);
+      this.#turnStartReply = { id: undefined, sentUpTo: 0 };
       const blocks = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
       message = { role: 'user', content: [...blocks, { type: 'text', text: next.text }] };
     }
     const transcriptStart = this.transcript.length;
-    this.push(message);
+    this.#push(message);
     const output = next.output ?? this.options.output;
-    this.currentTurn = {
+    this.#currentTurn = {
       turn: next.turn,
       modelCalls: 0,
       toolCalls: 0,
@@ -266,47 +359,69 @@ export class ConversationState {
       transcriptStart,
       ...(output && { output, answerAttempts: 0 }),
     };
-    this.statusValue = 'running';
-    return this.currentTurn;
+    this.#status = 'running';
+    return this.#currentTurn;
+  }
+
+  // ── prices ───────────────────────────────────────────────────────────────────────────────────────
+
+  /** The conversation's model's prices for this run (null: unknown, costs are then unknown too). */
+  get prices(): ModelPrices | null {
+    return this.#prices;
+  }
+
+  /** Resolved when the run starts (workflows/model-prices.ts). */
+  setPrices(prices: ModelPrices | null): void {
+    this.#prices = prices;
+  }
+
+  /** Whether this run resolved `model`'s prices as a fallback model's (null, unknown, counts as resolved). */
+  hasFallbackPrices(model: string): boolean {
+    return this.#fallbackPrices.has(model);
+  }
+
+  /** Resolved the first time a call of this run goes to the fallback model `model`. */
+  setFallbackPrices(model: string, prices: ModelPrices | null): void {
+    this.#fallbackPrices.set(model, prices);
+  }
+
+  /** The prices a call to `model` is costed and checked at (null: unknown). */
+  pricesOf(model: string): ModelPrices | null {
+    return model === this.options.model ? this.#prices : (this.#fallbackPrices.get(model) ?? null);
   }
 
   // ── model replies and tool results ───────────────────────────────────────────────────────────────
 
-  /** The prices a call to `model` is costed and checked at (null: unknown). */
-  pricesOf(model: string): ModelPrices | null {
-    return model === this.options.model ? this.prices : (this.fallbackPrices.get(model) ?? null);
-  }
-
   /** Counts a model call of `model` and its tokens; returns what it cost (null: unknown). */
   recordModelCall(usage: TokenUsage, model = this.options.model): number | null {
-    this.modelCalls++;
-    this.modelCallsThisRun++;
-    this.lastCallUsage = usage;
-    this.usage = addUsage(this.usage, usage);
-    if (this.currentTurn) {
-      this.currentTurn.modelCalls++;
-      this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
+    this.#modelCalls++;
+    this.#modelCallsThisRun++;
+    this.#lastCallUsage = usage;
+    this.#usage = addUsage(this.#usage, usage);
+    if (this.#currentTurn) {
+      this.#currentTurn.modelCalls++;
+      this.#currentTurn.usage = addUsage(this.#currentTurn.usage, usage);
     }
-    return this.addCostOf(usage, model, true);
+    return this.#addCostOf(usage, model, { answered: true });
   }
 
   /** A model call of the orchestrator's own (a summary): its tokens count, but it is not one of the turn's calls. */
   recordExtraUsage(usage: TokenUsage, model = this.options.model): void {
-    this.usage = addUsage(this.usage, usage);
-    if (this.currentTurn) this.currentTurn.usage = addUsage(this.currentTurn.usage, usage);
-    this.addCostOf(usage, model, false);
+    this.#usage = addUsage(this.#usage, usage);
+    if (this.#currentTurn) this.#currentTurn.usage = addUsage(this.#currentTurn.usage, usage);
+    this.#addCostOf(usage, model, { answered: false });
   }
 
   /** `answered`: a model call's reply (counted as one of the model's calls), not billed failed attempts. */
-  private addCostOf(usage: TokenUsage, model: string, answered: boolean): number | null {
+  #addCostOf(usage: TokenUsage, model: string, { answered }: { answered: boolean }): number | null {
     const prices = this.pricesOf(model);
     const cost = prices ? costUsd(usage, prices) : null;
-    this.costUsd = addCost(this.costUsd, cost);
-    if (this.currentTurn) this.currentTurn.costUsd = addCost(this.currentTurn.costUsd ?? null, cost);
-    if (this.byModel) {
-      this.byModel = addModelUsage(this.byModel, model, usage, cost, answered);
-      if (this.currentTurn) {
-        this.currentTurn.byModel = addModelUsage(this.currentTurn.byModel, model, usage, cost, answered);
+    this.#costUsd = addCost(this.#costUsd, cost);
+    if (this.#currentTurn) this.#currentTurn.costUsd = addCost(this.#currentTurn.costUsd ?? null, cost);
+    if (this.#byModel) {
+      this.#byModel = addModelUsage(this.#byModel, model, usage, cost, answered);
+      if (this.#currentTurn) {
+        this.#currentTurn.byModel = addModelUsage(this.#currentTurn.byModel, model, usage, cost, answered);
       }
     }
     return cost;
@@ -314,16 +429,16 @@ export class ConversationState {
 
   /** What the current turn and the conversation have spent, for the budget (common/budget.ts). */
   spent(): { turn: Spent; conversation: Spent } {
-    const turn = this.currentTurn;
+    const turn = this.#currentTurn;
     return {
       turn: { tokens: turn ? billedTokens(turn.usage) : 0, usd: turn ? (turn.costUsd ?? null) : 0 },
-      conversation: { tokens: billedTokens(this.usage), usd: this.costUsd },
+      conversation: { tokens: billedTokens(this.#usage), usd: this.#costUsd },
     };
   }
 
   /** The last call's prompt in this run (input, cache writes and reads), if there was one. */
   get lastPromptTokens(): number | undefined {
-    return this.lastCallUsage && promptTokens(this.lastCallUsage);
+    return this.#lastCallUsage && promptTokens(this.#lastCallUsage);
   }
 
   /**
@@ -333,24 +448,68 @@ export class ConversationState {
    */
   compactHead(count: number, head: MessageParam[]): void {
     const removed = this.transcript.splice(0, count, ...head);
-    for (const message of removed) this.transcriptBytes -= jsonBytes(message) + 1;
-    for (const message of head) this.transcriptBytes += jsonBytes(message) + 1;
+    for (const message of removed) this.#transcriptBytes -= jsonBytes(message) + 1;
+    for (const message of head) this.#transcriptBytes += jsonBytes(message) + 1;
     const shift = head.length - count;
-    this.sentUpTo = Math.max(0, this.sentUpTo + shift);
+    this.#sentUpTo = Math.max(0, this.#sentUpTo + shift);
     // The API's thread holds the transcript as it was: the next call starts a new one.
-    this.thread = undefined;
-    if (this.currentTurn && this.currentTurn.transcriptStart < count) {
-      this.currentTurn.transcriptStart = 0;
-      this.turnStartReply = { id: undefined, sentUpTo: 0 };
-    } else if (this.currentTurn) {
-      this.currentTurn.transcriptStart += shift;
-      this.turnStartReply = { ...this.turnStartReply, sentUpTo: Math.max(0, this.turnStartReply.sentUpTo + shift) };
+    this.#thread = undefined;
+    if (this.#currentTurn && this.#currentTurn.transcriptStart < count) {
+      this.#currentTurn.transcriptStart = 0;
+      this.#turnStartReply = { id: undefined, sentUpTo: 0 };
+    } else if (this.#currentTurn) {
+      this.#currentTurn.transcriptStart += shift;
+      this.#turnStartReply = { ...this.#turnStartReply, sentUpTo: Math.max(0, this.#turnStartReply.sentUpTo + shift) };
     }
   }
 
+  // ── the context ──────────────────────────────────────────────────────────────────────────────────
+
+  /** A reply came: its call's input tokens before and after any compaction or clearing, and its output tokens. */
+  recordCallContext(call: CallContext, outputTokens: number): void {
+    this.#context = recordCall(this.#context, call, outputTokens);
+  }
+
+  /** The context was compacted (by the API or the orchestrator): counted, and its summary kept (shortened). */
+  recordCompaction(compaction: CompactionRecord): void {
+    this.#context = recordCompaction(this.#context, compaction);
+  }
+
+  /** The code execution container a reply named: sent back with every call until it expires (liveContainer). */
+  setContainer(container: ContainerRef): void {
+    this.#container = container;
+  }
+
+  /** The code execution container to send back: the one the API named last, until its expiry (workflow time). */
+  liveContainer(): string | undefined {
+    return this.#container && Date.parse(this.#container.expiresAt) > Date.now() ? this.#container.id : undefined;
+  }
+
+  // ── message threads (common/threads.ts) ──────────────────────────────────────────────────────────
+
+  /**
+   * The thread the next call of a step continues, if it may; a reply is continued once, whatever comes of the call,
+   * so the anchor goes as the call takes it.
+   */
+  takeThreadContinuation(call: { firstOfStep: boolean; joinsPausedTurn: boolean }): ThreadContinuation {
+    const continuing = continuableFrom(
+      this.#thread,
+      { lastReplyId: this.#lastReplyId, transcriptLength: this.transcript.length },
+      call,
+    );
+    if (continuing) this.#thread = undefined;
+    return continuing;
+  }
+
+  /** A threaded call's reply: the anchor it leaves (none after some replies); one that went unthreaded ends threads. */
+  recordThreadUse(reply: ThreadedReply): void {
+    this.#thread = anchorOf(reply);
+    if (reply.thread?.mode === 'unthreaded') this.#threadsUnsupported = true;
+  }
+
   /** A typed answer was checked (right or wrong); `forceAnswer`: the next call must call the answer tool. */
-  recordAnswerAttempt(forceAnswer: boolean): number {
-    const turn = this.currentTurn;
+  recordAnswerAttempt({ forceAnswer }: { forceAnswer: boolean }): number {
+    const turn = this.#currentTurn;
     if (!turn) throw new Error('no turn is in progress');
     turn.answerAttempts = (turn.answerAttempts ?? 0) + 1;
     if (forceAnswer) turn.forceAnswer = true;
@@ -360,23 +519,20 @@ export class ConversationState {
 
   /** A cut-off reply forced the turn up the `max_tokens` ladder: later calls of the turn start there. */
   raiseMaxTokens(maxTokens: number): void {
-    if (this.currentTurn) this.currentTurn.maxTokens = maxTokens;
+    if (this.#currentTurn) this.#currentTurn.maxTokens = maxTokens;
   }
 
-  /**
-   * `joins`: the reply continues the paused turn the transcript ends with, and joins its message (paused-turn.ts). The
-   * server tool calls it leaves open go, unless it stopped (`stopReason`) where they may stay open.
-   */
-  appendReply(message: MessageParam, replyId: string, joins = false, stopReason: StopReason | null = null): void {
+  /** A model's reply enters the transcript (what the next call builds on). */
+  appendReply({ message, replyId, joinsPausedTurn = false, stopReason = null }: AppendedReply): void {
     const last = this.transcript.at(-1);
-    const joined = joins && last?.role === 'assistant';
-    if (joined) this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
+    const joined = joinsPausedTurn && last?.role === 'assistant';
+    if (joined) this.#transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
     const reply = joined ? joinPausedTurn(last, message) : message;
     const closed = closedReply(this.transcript, reply, stopReason);
-    this.push(closed !== reply && this.closesServerToolCalls() ? closed : reply);
-    this.sentUpTo = this.transcript.length;
-    this.lastReplyId = replyId;
-    if (this.thread?.id === replyId) this.thread = { ...this.thread, at: this.transcript.length };
+    this.#push(closed !== reply && this.closesServerToolCalls() ? closed : reply);
+    this.#sentUpTo = this.transcript.length;
+    this.#lastReplyId = replyId;
+    if (this.#thread?.id === replyId) this.#thread = { ...this.#thread, at: this.transcript.length };
   }
 
   /**
@@ -385,38 +541,33 @@ export class ConversationState {
    * them) would now be refused by the API, so they go. The worker's copy and the API's thread hold the message as it
    * was: the next call sends it again, and starts a new thread.
    */
-  private closeOpenServerToolCalls(): void {
+  #closeOpenServerToolCalls(): void {
     const at = this.transcript.at(-1)?.role === 'assistant' ? this.transcript.length - 1 : this.transcript.length - 2;
     const open = this.transcript[at];
     if (!open || open.role !== 'assistant') return;
     const closed = withServerToolCallsClosed(open);
     if (closed === open || !this.closesServerToolCalls()) return;
     this.transcript[at] = closed;
-    this.transcriptBytes += jsonBytes(closed) - jsonBytes(open);
-    this.sentUpTo = Math.min(this.sentUpTo, at);
-    this.lastReplyId = undefined;
-    this.thread = undefined;
+    this.#transcriptBytes += jsonBytes(closed) - jsonBytes(open);
+    this.#sentUpTo = Math.min(this.#sentUpTo, at);
+    this.#lastReplyId = undefined;
+    this.#thread = undefined;
   }
 
   /** What the orchestrator writes: every text in it bounded (common/bounded-text.ts), unless `keepUncut()`. */
   appendResults(message: MessageParam): void {
     const bounded = boundedMessage(message, this.options.protocol, this.options.limits.maxResultChars);
-    this.push(bounded === message || !this.keepUncut() ? bounded : message);
+    this.#push(bounded === message || !this.keepUncut() ? bounded : message);
   }
 
   recordToolCalls(count: number): void {
-    this.toolCalls += count;
-    if (this.currentTurn) this.currentTurn.toolCalls += count;
+    this.#toolCalls += count;
+    if (this.#currentTurn) this.#currentTurn.toolCalls += count;
   }
 
   /** Messages added since the last reply: what the next model call must carry. */
-  /** The code execution container to send back: the one the API named last, until its expiry (workflow time). */
-  liveContainer(): string | undefined {
-    return this.container && Date.parse(this.container.expiresAt) > Date.now() ? this.container.id : undefined;
-  }
-
   newMessages(): MessageParam[] {
-    return this.transcript.slice(this.sentUpTo);
+    return this.transcript.slice(this.#sentUpTo);
   }
 
   /**
@@ -426,11 +577,11 @@ export class ConversationState {
    */
   carriedBytes(): number {
     return (
-      this.transcriptBytes +
-      jsonBytes(this.pending) +
-      jsonBytes(this.outcomes) +
-      this.optionsBytes +
-      utf8Length(this.lastText) +
+      this.#transcriptBytes +
+      jsonBytes(this.#pending) +
+      jsonBytes(this.#outcomes) +
+      this.#optionsBytes +
+      utf8Length(this.#lastText) +
       CARRIED_OVERHEAD_BYTES
     );
   }
@@ -439,19 +590,19 @@ export class ConversationState {
     return this.carriedBytes() > this.options.limits.maxCarriedBytes;
   }
 
-  private push(message: MessageParam): void {
+  #push(message: MessageParam): void {
     this.transcript.push(message);
-    this.transcriptBytes += jsonBytes(message) + 1;
+    this.#transcriptBytes += jsonBytes(message) + 1;
   }
 
   // ── what runs now ────────────────────────────────────────────────────────────────────────────────
 
   startActivity(key: string, activity: ActivityInProgress): void {
-    this.runningNow.set(key, activity);
+    this.#runningNow.set(key, activity);
   }
 
   finishActivity(key: string): void {
-    this.runningNow.delete(key);
+    this.#runningNow.delete(key);
   }
 
   // ── ending a turn ────────────────────────────────────────────────────────────────────────────────
@@ -460,13 +611,8 @@ export class ConversationState {
    * Ends the current turn with the model's last words (and its typed answer, when the turn asked for one); a final
    * `status` ends the conversation too.
    */
-  finishTurn(
-    text: string,
-    stopReason: TurnResult['stopReason'],
-    status: ConversationStatus,
-    answer?: { output: unknown },
-  ): TurnResult {
-    const turn = this.takeCurrentTurn();
+  finishTurn({ text, stopReason = null, status, answer }: TurnEnding): TurnResult {
+    const turn = this.#takeCurrentTurn();
     const result: TurnResult = {
       turn: turn.turn,
       status,
@@ -477,11 +623,11 @@ export class ConversationState {
       usage: turn.usage,
       ...(answer && { output: answer.output }),
       costUsd: turn.costUsd ?? null,
-      ...(this.byModel && { byModel: turn.byModel ?? {} }),
+      ...(this.#byModel && { byModel: turn.byModel ?? {} }),
     };
-    this.keep({ kind: 'reply', result });
-    this.lastText = text;
-    this.statusValue = status;
+    this.#keep({ kind: 'reply', result });
+    this.#lastText = text;
+    this.#status = status;
     return result;
   }
 
@@ -491,9 +637,9 @@ export class ConversationState {
    * turn's budget leaves the conversation open; the conversation's budget ends it.
    */
   finishTurnOverBudget(message: string, scope: BudgetScope): TurnResult {
-    const result = this.finishTurn(message, null, 'budget_exhausted');
+    const result = this.finishTurn({ text: message, status: 'budget_exhausted' });
     // A one-shot question has no next turn: it ends as its turn did.
-    if (scope === 'turn' && !this.options.closeAfterFirstReply) this.statusValue = 'awaiting_user';
+    if (scope === 'turn' && !this.options.closeAfterFirstReply) this.#status = 'awaiting_user';
     return result;
   }
 
@@ -502,51 +648,51 @@ export class ConversationState {
    * The turn's messages leave the transcript, so the next message starts from the last good reply.
    */
   failTurn(failure: TurnFailure): void {
-    const turn = this.takeCurrentTurn();
-    this.keep({ kind: 'failed', turn: turn.turn, failure });
+    const turn = this.#takeCurrentTurn();
+    this.#keep({ kind: 'failed', turn: turn.turn, failure });
     // A turn that compacted the context keeps the compaction: it stands for the turns before it too.
     // Tool results a budget-stopped turn left are put back: the model's tool calls before them need them.
-    const joined = this.joinedMessage ? [this.joinedMessage] : [];
+    const joined = this.#joinedMessage ? [this.#joinedMessage] : [];
     const head = turn.transcriptStart === 0 ? compactedHead(this.transcript) : joined;
-    while (this.transcript.length > turn.transcriptStart) this.transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
-    for (const message of head) this.push(message);
+    while (this.transcript.length > turn.transcriptStart) this.#transcriptBytes -= jsonBytes(this.transcript.pop()) + 1;
+    for (const message of head) this.#push(message);
     // The worker's cached copy may hold the failed turn's replies: point the next call at the last good reply.
-    this.lastReplyId = this.turnStartReply.id;
-    this.sentUpTo = Math.min(this.turnStartReply.sentUpTo, this.transcript.length);
+    this.#lastReplyId = this.#turnStartReply.id;
+    this.#sentUpTo = Math.min(this.#turnStartReply.sentUpTo, this.transcript.length);
     // A thread anchored in the failed turn holds what the transcript no longer has.
-    if (this.thread?.id !== this.lastReplyId) this.thread = undefined;
-    this.lastText = failure.message;
-    this.statusValue = 'awaiting_user';
+    if (this.#thread?.id !== this.#lastReplyId) this.#thread = undefined;
+    this.#lastText = failure.message;
+    this.#status = 'awaiting_user';
   }
 
   /** The conversation cannot go on: the current turn and every waiting one fail with this. */
   failConversation(failure: TurnFailure): void {
-    this.fatal = failure;
-    if (this.currentTurn) this.keep({ kind: 'failed', turn: this.takeCurrentTurn().turn, failure });
-    this.statusValue = 'failed';
-    this.lastText = failure.message;
+    this.#fatal = failure;
+    if (this.#currentTurn) this.#keep({ kind: 'failed', turn: this.#takeCurrentTurn().turn, failure });
+    this.#status = 'failed';
+    this.#lastText = failure.message;
   }
 
   /** A final status without a turn to end (idle timeout, `end()`, cancellation). */
   close(status: Exclude<ConversationStatus, (typeof OPEN_STATUSES)[number]>): void {
-    this.statusValue = status;
+    this.#status = status;
   }
 
   /** Waiting callers are told to ask the next run from now on. */
   handOver(): void {
-    this.handingOver = true;
+    this.#handingOver = true;
   }
 
-  private takeCurrentTurn(): TurnInProgress {
-    const turn = this.currentTurn;
+  #takeCurrentTurn(): TurnInProgress {
+    const turn = this.#currentTurn;
     if (!turn) throw new Error('no turn is in progress');
-    this.currentTurn = undefined;
+    this.#currentTurn = undefined;
     return turn;
   }
 
-  private keep(outcome: TurnOutcome): void {
-    this.outcomes.push(outcome);
-    if (this.outcomes.length > KEPT_OUTCOMES) this.outcomes.shift();
+  #keep(outcome: TurnOutcome): void {
+    this.#outcomes.push(outcome);
+    if (this.#outcomes.length > KEPT_OUTCOMES) this.#outcomes.shift();
   }
 
   // ── callers waiting on turns ─────────────────────────────────────────────────────────────────────
@@ -555,42 +701,42 @@ export class ConversationState {
   validateAwaitTurn(turn: unknown): void {
     const parsed = turnNumberSchema.safeParse(turn);
     if (!parsed.success) throw rejection('A turn is a whole number from 1 on.');
-    if (parsed.data >= this.nextTurn) throw rejection(`This conversation has no turn ${parsed.data}.`);
-    if (this.outcomeOf(parsed.data) !== undefined || this.isWaiting(parsed.data)) return;
+    if (parsed.data >= this.#nextTurn) throw rejection(`This conversation has no turn ${parsed.data}.`);
+    if (this.outcomeOf(parsed.data) !== undefined || this.#isWaiting(parsed.data)) return;
     throw rejection(
       `Turn ${parsed.data}'s outcome is no longer kept (only the last ${KEPT_OUTCOMES} are); read the transcript instead.`,
     );
   }
 
-  private isWaiting(turn: number): boolean {
-    return this.currentTurn?.turn === turn || this.pending.some((message) => message.turn === turn);
+  #isWaiting(turn: number): boolean {
+    return this.#currentTurn?.turn === turn || this.#pending.some((message) => message.turn === turn);
   }
 
   get lastOutcome(): TurnOutcome | undefined {
-    return this.outcomes.at(-1);
+    return this.#outcomes.at(-1);
   }
 
   /** Undefined while the turn is still being worked on (or waits for its turn). */
   outcomeOf(turn: number): TurnOutcome | undefined {
-    const kept = this.outcomes.find(
+    const kept = this.#outcomes.find(
       (outcome) => (outcome.kind === 'reply' ? outcome.result.turn : outcome.turn) === turn,
     );
     if (kept) return kept;
-    if (!this.isWaiting(turn)) return undefined;
-    if (this.fatal) return { kind: 'failed', turn, failure: this.fatal };
+    if (!this.#isWaiting(turn)) return undefined;
+    if (this.#fatal) return { kind: 'failed', turn, failure: this.#fatal };
     if (!this.isOpen) {
-      const message = `The conversation ended (${this.statusValue}) before turn ${turn} was answered.`;
+      const message = `The conversation ended (${this.#status}) before turn ${turn} was answered.`;
       return { kind: 'failed', turn, failure: { type: FailureType.ConversationEnded, message } };
     }
-    if (this.handingOver) return { kind: 'continued', turn };
+    if (this.#handingOver) return { kind: 'continued', turn };
     return undefined;
   }
 
   // ── approvals ────────────────────────────────────────────────────────────────────────────────────
 
   requestApproval(request: PendingApproval): void {
-    this.approvals.set(request.callId, { request });
-    this.statusValue = 'awaiting_approval';
+    this.#approvals.set(request.callId, { request });
+    this.#status = 'awaiting_approval';
   }
 
   /** Throws a rejection unless `decision` is a whole, well-typed answer to a call that waits for one. */
@@ -601,7 +747,7 @@ export class ConversationState {
       throw rejection(`Invalid approval decision: ${problems.join('; ')}`);
     }
     const { callId, argumentsDigest } = parsed.data;
-    const waiting = this.approvals.get(callId);
+    const waiting = this.#approvals.get(callId);
     if (!waiting || waiting.decision) throw rejection(`No tool call ${callId} is waiting for approval.`);
     if (argumentsDigest !== waiting.request.argumentsDigest) {
       throw rejection(`The arguments of ${callId} are not the ones approved (digest mismatch).`);
@@ -609,57 +755,57 @@ export class ConversationState {
   }
 
   decide(decision: ApprovalDecision): void {
-    const waiting = this.approvals.get(decision.callId);
+    const waiting = this.#approvals.get(decision.callId);
     if (waiting) waiting.decision = approvalDecisionSchema.parse(decision);
   }
 
   decisionOf(callId: string): ApprovalDecision | undefined {
-    return this.approvals.get(callId)?.decision;
+    return this.#approvals.get(callId)?.decision;
   }
 
   /** The call got its answer (or none came in time): it no longer waits. */
   settleApproval(callId: string): void {
-    this.approvals.delete(callId);
-    if (this.approvals.size === 0 && this.statusValue === 'awaiting_approval') this.statusValue = 'running';
+    this.#approvals.delete(callId);
+    if (this.#approvals.size === 0 && this.#status === 'awaiting_approval') this.#status = 'running';
   }
 
   // ── views ────────────────────────────────────────────────────────────────────────────────────────
 
   snapshot(): ConversationSnapshot {
     return {
-      status: this.statusValue,
+      status: this.#status,
       model: this.options.model,
       protocol: this.options.protocol,
       turns: this.turnsDone(),
-      modelCalls: this.modelCalls,
-      toolCalls: this.toolCalls,
-      usage: this.usage,
-      costUsd: this.costUsd,
-      ...(this.byModel && { byModel: this.byModel }),
+      modelCalls: this.#modelCalls,
+      toolCalls: this.#toolCalls,
+      usage: this.#usage,
+      costUsd: this.#costUsd,
+      ...(this.#byModel && { byModel: this.#byModel }),
       transcriptLength: this.transcript.length,
-      lastText: this.lastText,
-      pendingApprovals: [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request),
-      running: [...this.runningNow.values()],
+      lastText: this.#lastText,
+      pendingApprovals: [...this.#approvals.values()].filter((a) => !a.decision).map((a) => a.request),
+      running: [...this.#runningNow.values()],
       runs: this.runs,
-      context: this.context,
+      context: this.#context,
     };
   }
 
   /** Turns answered (or failed) so far. */
   turnsDone(): number {
-    return this.nextTurn - 1 - this.pending.length - (this.currentTurn ? 1 : 0);
+    return this.#nextTurn - 1 - this.#pending.length - (this.#currentTurn ? 1 : 0);
   }
 
   result(): ConversationResult {
     return {
-      status: this.statusValue,
-      text: this.lastText,
+      status: this.#status,
+      text: this.#lastText,
       turns: this.turnsDone(),
-      modelCalls: this.modelCalls,
-      toolCalls: this.toolCalls,
-      usage: this.usage,
-      costUsd: this.costUsd,
-      ...(this.byModel && { byModel: this.byModel }),
+      modelCalls: this.#modelCalls,
+      toolCalls: this.#toolCalls,
+      usage: this.#usage,
+      costUsd: this.#costUsd,
+      ...(this.#byModel && { byModel: this.#byModel }),
       transcriptLength: this.transcript.length,
     };
   }
@@ -668,24 +814,24 @@ export class ConversationState {
   toCarriedState(): CarriedState {
     return {
       transcript: this.transcript,
-      outcomes: this.outcomes,
-      pendingMessages: this.pending,
-      ...(this.currentTurn && { currentTurn: this.currentTurn }),
-      nextTurn: this.nextTurn,
-      modelCalls: this.modelCalls,
-      toolCalls: this.toolCalls,
-      usage: this.usage,
+      outcomes: this.#outcomes,
+      pendingMessages: this.#pending,
+      ...(this.#currentTurn && { currentTurn: this.#currentTurn }),
+      nextTurn: this.#nextTurn,
+      modelCalls: this.#modelCalls,
+      toolCalls: this.#toolCalls,
+      usage: this.#usage,
       runs: this.runs,
-      lastText: this.lastText,
-      endRequested: this.endWanted,
+      lastText: this.#lastText,
+      endRequested: this.#endRequested,
       firstRunId: this.firstRunId,
-      context: this.context,
-      costUsd: this.costUsd,
-      ...(this.lastCallUsage && { lastCallUsage: this.lastCallUsage }),
-      ...(this.container && { container: this.container }),
-      ...(this.byModel && { byModel: this.byModel }),
-      ...(this.thread && { threadAnchor: this.thread }),
-      ...(this.threadsUnsupported && { threadsUnsupported: true as const }),
+      context: this.#context,
+      costUsd: this.#costUsd,
+      ...(this.#lastCallUsage && { lastCallUsage: this.#lastCallUsage }),
+      ...(this.#container && { container: this.#container }),
+      ...(this.#byModel && { byModel: this.#byModel }),
+      ...(this.#thread && { threadAnchor: this.#thread }),
+      ...(this.#threadsUnsupported && { threadsUnsupported: true as const }),
     };
   }
 }

@@ -43,11 +43,12 @@ import {
   transcriptRangeSchema,
 } from '../common/workflow-messages';
 import { summarisingItself } from '../common/context-options';
-import { askModel, type OfferedTools } from './ask-model';
+import { askModel } from './ask-model';
 import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
 import { checksEveryRequest } from './model-requests';
 import { ConversationState } from './conversation-state';
+import type { OfferedTools } from './offered-tools';
 import { listConversationMcpTools } from './mcp-tools';
 import { resolveModelPrices } from './model-prices';
 import { ConversationStream } from './conversation-stream';
@@ -73,11 +74,12 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   // The input is checked here again: the Temporal CLI and the Web UI can start this workflow with anything, and a
   // bad input must end the conversation with a status, never fail its workflow task over and over.
   const input = checkedInput(rawInput);
-  const state = new ConversationState(input, workflowInfo().firstExecutionRunId);
-  // Histories from 0.1.0 wrote tool errors and results into the transcript uncut: they replay that way.
-  state.keepUncut = () => !patched(BOUNDED_RESULTS_PATCH);
-  // Histories from before kept server tool calls left open as they came: they replay that way.
-  state.closesServerToolCalls = () => patched(CLOSE_SERVER_TOOL_CALLS_PATCH);
+  const state = new ConversationState(input, workflowInfo().firstExecutionRunId, {
+    // Histories from 0.1.0 wrote tool errors and results into the transcript uncut: they replay that way.
+    keepUncut: () => !patched(BOUNDED_RESULTS_PATCH),
+    // Histories from before kept server tool calls left open as they came: they replay that way.
+    closesServerToolCalls: () => patched(CLOSE_SERVER_TOOL_CALLS_PATCH),
+  });
   // checkedInput takes a log only in a run that continue-as-new started.
   const stream = new ConversationStream(input.stream);
   const publish = searchAttributesPublisher(state);
@@ -98,7 +100,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       );
     }
     const policies = new Map<string, ToolPolicy>(catalog.tools.map((policy) => [policy.name, policy]));
-    state.prices = await resolveModelPrices(state.options, catalog);
+    state.setPrices(await resolveModelPrices(state.options, catalog));
     const run: Conversation = {
       state,
       stream,
@@ -211,26 +213,24 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
   for (;;) {
     const turn = state.currentTurn!;
     if (state.tooLargeToCarry) {
-      state.finishTurn(
-        `The conversation reached ${state.carriedBytes()} bytes, over its limit of ${limits.maxCarriedBytes}; start a new conversation.`,
-        null,
-        'limit_reached',
-      );
+      state.finishTurn({
+        text: `The conversation reached ${state.carriedBytes()} bytes, over its limit of ${limits.maxCarriedBytes}; start a new conversation.`,
+        status: 'limit_reached',
+      });
       return 'done';
     }
     if (shouldContinueAsNew(state)) return 'continue-as-new';
     if (turn.modelCalls >= limits.maxModelCallsPerTurn) {
-      state.finishTurn(
-        `Stopped after ${turn.modelCalls} model calls (limit ${limits.maxModelCallsPerTurn}).`,
-        null,
-        'limit_reached',
-      );
+      state.finishTurn({
+        text: `Stopped after ${turn.modelCalls} model calls (limit ${limits.maxModelCallsPerTurn}).`,
+        status: 'limit_reached',
+      });
       return 'done';
     }
     // Every request to the model is checked against the budget where it goes out (model-requests.ts); histories
     // from before checked only here, before any summary.
-    const checked = checksEveryRequest(state);
-    const budget = checked ? { ok: true as const } : await checkNextCall(state, run.offered);
+    const everyRequestChecked = checksEveryRequest(state);
+    const budget = everyRequestChecked ? { ok: true as const } : await checkNextCall(state, run.offered);
     if (!budget.ok) {
       state.finishTurnOverBudget(budget.message, budget.scope);
       return 'done';
@@ -238,46 +238,51 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
     // Each await in workflow code costs the worker a promise and its stack trace: steps that cannot summarise or
     // give a typed answer (most) skip those awaits.
     const refusedSummary = summarisingItself(state.options.contextManagement)
-      ? await compactIfDue(state, run.offered, checked)
+      ? await compactIfDue({ state, offered: run.offered, everyRequestChecked })
       : undefined;
     if (refusedSummary) {
       state.finishTurnOverBudget(refusedSummary.message, refusedSummary.scope);
       return 'done';
     }
     // A turn the API paused goes back as it is; the continuation joins its message (histories from before: follows it).
-    const joins = endsWithPausedTurn(state.transcript) && patched(PAUSED_TURN_PATCH);
-    const step = await askModel(state, run.offered, run.stream, checked, joins);
+    const joinsPausedTurn = endsWithPausedTurn(state.transcript) && patched(PAUSED_TURN_PATCH);
+    const step = await askModel({
+      state,
+      offered: run.offered,
+      stream: run.stream,
+      everyRequestChecked,
+      joinsPausedTurn,
+    });
     if (step.kind === 'over_budget') {
       state.finishTurnOverBudget(step.message, step.scope);
       return 'done';
     }
     if (step.kind === 'failed') {
       if (step.failure.type === ModelFailureType.ContextWindowExceeded) {
-        state.finishTurn(
-          `The conversation no longer fits in the model's context window: ${step.failure.message}`,
-          null,
-          'context_window_exceeded',
-        );
+        state.finishTurn({
+          text: `The conversation no longer fits in the model's context window: ${step.failure.message}`,
+          status: 'context_window_exceeded',
+        });
       } else {
         failTurn(state, step.failure);
       }
       return 'done';
     }
     if (step.kind === 'max_tokens_exhausted') {
-      state.finishTurn(
-        `The reply did not fit in ${step.maxTokens} output tokens, the top of the max_tokens ladder.`,
-        'max_tokens',
-        'max_tokens_exhausted',
-      );
+      state.finishTurn({
+        text: `The reply did not fit in ${step.maxTokens} output tokens, the top of the max_tokens ladder.`,
+        stopReason: 'max_tokens',
+        status: 'max_tokens_exhausted',
+      });
       return 'done';
     }
     const { reply } = step;
     if (reply.stop_reason === 'model_context_window_exceeded') {
-      state.finishTurn(
-        "The conversation no longer fits in the model's context window.",
-        reply.stop_reason,
-        'context_window_exceeded',
-      );
+      state.finishTurn({
+        text: "The conversation no longer fits in the model's context window.",
+        stopReason: reply.stop_reason,
+        status: 'context_window_exceeded',
+      });
       return 'done';
     }
     // What the model sent, made into what the API takes back (ids, inputs, empty replies: common/protocols).
@@ -285,11 +290,11 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       serverTools: offersServerTools(state.options.serverTools),
     });
     const { stopReason } = reading;
-    state.appendReply(reading.assistant, reply.id, joins, stopReason);
-    if (reply.container) state.container = reply.container;
+    state.appendReply({ message: reading.assistant, replyId: reply.id, joinsPausedTurn, stopReason });
+    if (reply.container) state.setContainer(reply.container);
     followContext(state, reply);
     if (stopReason === 'refusal') {
-      state.finishTurn(reading.text || 'The model declined to answer.', stopReason, 'refused');
+      state.finishTurn({ text: reading.text || 'The model declined to answer.', stopReason, status: 'refused' });
       return 'done';
     }
     if (stopReason === 'pause_turn') continue; // the server paused a long turn: send it back as it is
@@ -297,15 +302,16 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
     if (typed === 'done') return 'done';
     if (typed === 'next') continue;
     if (reading.toolCalls.length === 0) {
-      state.finishTurn(reading.text, stopReason, state.options.closeAfterFirstReply ? 'completed' : 'awaiting_user');
+      const status = state.options.closeAfterFirstReply ? 'completed' : 'awaiting_user';
+      state.finishTurn({ text: reading.text, stopReason, status });
       return 'done';
     }
     if (turn.toolCalls + reading.toolCalls.length > limits.maxToolCallsPerTurn) {
-      state.finishTurn(
-        `Stopped: the model asked for more than ${limits.maxToolCallsPerTurn} tool calls in one turn.`,
+      state.finishTurn({
+        text: `Stopped: the model asked for more than ${limits.maxToolCallsPerTurn} tool calls in one turn.`,
         stopReason,
-        'limit_reached',
-      );
+        status: 'limit_reached',
+      });
       return 'done';
     }
     const outcomes = await runToolCalls(run, reading.toolCalls);

@@ -30,6 +30,6 @@ export async function resolveModelPrices(
  * only), read by the same local activity the first time a call of this run goes to it.
  */
 export async function resolveFallbackPrices(state: ConversationState, model: string): Promise<void> {
-  if (model === state.options.model || state.fallbackPrices.has(model)) return;
-  state.fallbackPrices.set(model, await modelPrices(model));
+  if (model === state.options.model || state.hasFallbackPrices(model)) return;
+  state.setFallbackPrices(model, await modelPrices(model));
 }

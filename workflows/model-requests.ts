@@ -120,12 +120,17 @@ const { countPromptTokens } = proxyActivities<ModelActivities>({
  * The prompt of the call `input` describes, counted by the API (count_tokens is free: no estimate of its own). Not
  * sent once the budget is spent already; undefined when the count failed.
  */
-export async function countPrompt(
-  state: ConversationState,
-  input: CallModelInput,
-  checked: boolean,
-): Promise<number | undefined | BudgetRefusal> {
-  if (checked) {
+export async function countPrompt({
+  state,
+  input,
+  everyRequestChecked,
+}: {
+  state: ConversationState;
+  input: CallModelInput;
+  /** The history comes after the every-request patch (checksEveryRequest): the budget is checked first. */
+  everyRequestChecked: boolean;
+}): Promise<number | undefined | BudgetRefusal> {
+  if (everyRequestChecked) {
     const admission = admit(state, { promptTokens: 0, outputTokens: 0, usd: 0 });
     if (!admission.ok) return admission;
   }

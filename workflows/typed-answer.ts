@@ -84,7 +84,7 @@ async function toolAnswer(
         ? { ok: false, error: call.malformed }
         : await checkedAnswer(spec.schema, { value: call.input });
   // Every answer call gets its tool_result, so the transcript stays valid whatever follows.
-  const answered = (content: string, isError: boolean) =>
+  const answered = ({ content, isError }: { content: string; isError: boolean }) =>
     state.appendResults(
       protocol.renderResults(answers.map((answer) => ({ callId: answer.id, name: answer.name, isError, content }))),
     );
@@ -95,8 +95,8 @@ async function toolAnswer(
     stopReason,
     check,
     text,
-    (error) => answered(correctionText(spec, error), true),
-    () => answered(ANSWER_RECEIVED, false),
+    (error) => answered({ content: correctionText(spec, error), isError: true }),
+    () => answered({ content: ANSWER_RECEIVED, isError: false }),
   );
 }
 
@@ -114,12 +114,12 @@ function settle(
   accepted?: () => void,
 ): TypedReplyStep {
   const { state } = run;
-  const attempts = state.recordAnswerAttempt(!check.ok && spec.mode === 'tool');
+  const attempts = state.recordAnswerAttempt({ forceAnswer: !check.ok && spec.mode === 'tool' });
   const decision = afterAnswer(check, attempts);
   if (decision === 'accept' && check.ok) {
     accepted?.();
     const status = state.options.closeAfterFirstReply ? 'completed' : 'awaiting_user';
-    state.finishTurn(text, stopReason, status, { output: check.value });
+    state.finishTurn({ text, stopReason, status, answer: { output: check.value } });
     return 'done';
   }
   const error = check.ok ? '' : check.error;

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterCompaction } from '../../common/compaction';
-import { recordCall, recordCompaction } from '../../common/context-accounting';
 import { withDefaults } from '../../common/options';
 import { summaryMessage } from '../../common/orchestrator-summary';
 import { ConversationState } from '../../workflows/conversation-state';
@@ -19,10 +18,10 @@ function chainState(steps: number): ConversationState {
   );
   state.beginTurn();
   for (let i = 0; i < steps; i++) {
-    state.appendReply(
-      { role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'get_weather', input: {} }] },
-      `msg_${i}`,
-    );
+    state.appendReply({
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'get_weather', input: {} }] },
+      replyId: `msg_${i}`,
+    });
     state.appendResults({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: BIG }] });
   }
   return state;
@@ -34,7 +33,7 @@ function appendCompactedReply(state: ConversationState, id: string): void {
     role: 'assistant',
     content: [compaction, { type: 'tool_use', id: `c-${id}`, name: 'get_weather', input: {} }],
   } as unknown as MessageParam;
-  state.appendReply(reply, id);
+  state.appendReply({ message: reply, replyId: id });
   state.compactHead(state.transcript.length - 1, []);
 }
 
@@ -106,20 +105,18 @@ describe("after the orchestrator's own summary", () => {
 describe('context accounting', () => {
   test('per call before and after, the peak, compactions; carried to the next run and shown in the state', () => {
     const state = chainState(1);
-    state.context = recordCall(
-      state.context,
+    state.recordCallContext(
       { inputTokens: 60_000, inputTokensBefore: 90_000, clearedToolUses: 4, clearedInputTokens: 30_000 },
       200,
     );
-    state.context = recordCompaction(state.context, {
+    state.recordCompaction({
       afterCall: 12,
       by: 'api',
       inputTokensBefore: 151_000,
       messages: 24,
       summary: 'y'.repeat(1_000),
     });
-    state.context = recordCall(
-      state.context,
+    state.recordCallContext(
       { inputTokens: 3_000, inputTokensBefore: 151_000, clearedToolUses: 0, clearedInputTokens: 0 },
       100,
     );

@@ -15,16 +15,16 @@ function priced(prices = PRICES, closeAfterFirstReply = false) {
     { options: withDefaults({ tools: ['get_weather'], closeAfterFirstReply }), firstMessage: 'Weather?' },
     'run-1',
   );
-  state.prices = prices;
+  state.setPrices(prices);
   return state;
 }
 
 function toolRound(state: ConversationState, n: number) {
   state.recordModelCall(usage);
-  state.appendReply(
-    { role: 'assistant', content: [{ type: 'tool_use', id: `t${n}`, name: 'get_weather', input: {} }] },
-    `msg_${n}`,
-  );
+  state.appendReply({
+    message: { role: 'assistant', content: [{ type: 'tool_use', id: `t${n}`, name: 'get_weather', input: {} }] },
+    replyId: `msg_${n}`,
+  });
   state.appendResults({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${n}`, content: 'sunny' }] });
   state.recordToolCalls(1);
 }
@@ -35,7 +35,7 @@ describe('cost', () => {
     state.beginTurn();
     toolRound(state, 1);
     state.recordModelCall(usage);
-    const result = state.finishTurn('Sunny.', 'end_turn', 'awaiting_user');
+    const result = state.finishTurn({ text: 'Sunny.', stopReason: 'end_turn', status: 'awaiting_user' });
     near(result.costUsd, 2 * CALL_USD);
     near(state.snapshot().costUsd, 2 * CALL_USD);
     near(state.result().costUsd, 2 * CALL_USD);
@@ -45,7 +45,7 @@ describe('cost', () => {
     const state = new ConversationState({ options: withDefaults({}), firstMessage: 'Hi' }, 'run-1');
     state.beginTurn();
     state.recordModelCall(usage);
-    assert.equal(state.finishTurn('Hi.', 'end_turn', 'awaiting_user').costUsd, null);
+    assert.equal(state.finishTurn({ text: 'Hi.', stopReason: 'end_turn', status: 'awaiting_user' }).costUsd, null);
     assert.equal(state.snapshot().costUsd, null);
   });
 
@@ -54,11 +54,11 @@ describe('cost', () => {
     state.beginTurn();
     toolRound(state, 1);
     const next = new ConversationState({ options: state.options, carried: state.toCarriedState() }, 'run-2');
-    next.prices = PRICES;
+    next.setPrices(PRICES);
     assert.deepEqual(next.lastCallUsage, usage, 'the next run estimates its first call from the last one');
     next.recordModelCall(usage);
     near(next.snapshot().costUsd, 2 * CALL_USD);
-    near(next.finishTurn('Sunny.', 'end_turn', 'awaiting_user').costUsd, 2 * CALL_USD);
+    near(next.finishTurn({ text: 'Sunny.', stopReason: 'end_turn', status: 'awaiting_user' }).costUsd, 2 * CALL_USD);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   MAX_REJECTION_CHARS,
 } from '../../workflows/conversation-state';
 import type { ConversationInput } from '../../common/conversation-types';
+import { PRICES } from '../support/test-prices';
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 2, cacheCreationInputTokens: 1 };
 const RUN_ID = 'run-1';
@@ -40,10 +41,10 @@ describe('turns', () => {
     const state = fresh('Hello');
     state.beginTurn();
     assert.equal(state.newMessages().length, 1);
-    state.appendReply(
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
-      'msg_1',
-    );
+    state.appendReply({
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
+      replyId: 'msg_1',
+    });
     assert.equal(state.newMessages().length, 0);
     state.appendResults({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }] });
     assert.deepEqual(
@@ -57,7 +58,7 @@ describe('turns', () => {
     state.beginTurn();
     state.recordModelCall(usage);
     state.recordModelCall(usage);
-    const result = state.finishTurn('Hi!', 'end_turn', 'awaiting_user');
+    const result = state.finishTurn({ text: 'Hi!', stopReason: 'end_turn', status: 'awaiting_user' });
     assert.deepEqual(result.usage, {
       inputTokens: 20,
       outputTokens: 10,
@@ -79,14 +80,14 @@ describe('turns', () => {
   test('a failed turn answers its caller, leaves the transcript as it was, and the conversation takes the next message', () => {
     const state = fresh('Hello');
     state.beginTurn();
-    state.appendReply({ role: 'assistant', content: 'Hi' }, 'msg_1');
-    state.finishTurn('Hi', 'end_turn', 'awaiting_user');
+    state.appendReply({ message: { role: 'assistant', content: 'Hi' }, replyId: 'msg_1' });
+    state.finishTurn({ text: 'Hi', stopReason: 'end_turn', status: 'awaiting_user' });
     state.enqueue('Use a tool');
     state.beginTurn();
-    state.appendReply(
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
-      'msg_2',
-    );
+    state.appendReply({
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
+      replyId: 'msg_2',
+    });
     state.appendResults({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }] });
     state.failTurn({ type: 'ModelAuthentication', message: '401 authentication_error: invalid x-api-key' });
     assert.deepEqual(state.outcomeOf(2), {
@@ -161,7 +162,7 @@ describe('awaiting a turn', () => {
     for (let turn = 1; turn <= KEPT_OUTCOMES + 1; turn++) {
       state.enqueue(`message ${turn}`);
       state.beginTurn();
-      state.finishTurn(`answer ${turn}`, 'end_turn', 'awaiting_user');
+      state.finishTurn({ text: `answer ${turn}`, stopReason: 'end_turn', status: 'awaiting_user' });
     }
     assertRejected(() => state.validateAwaitTurn(1), /no longer kept/);
     state.validateAwaitTurn(2);
@@ -239,7 +240,7 @@ describe('continue-as-new', () => {
     state.enqueue('Next');
     state.beginTurn();
     state.recordModelCall(usage);
-    state.appendReply({ role: 'assistant', content: 'thinking' }, 'msg_1');
+    state.appendReply({ message: { role: 'assistant', content: 'thinking' }, replyId: 'msg_1' });
     const next = new ConversationState({ options: state.options, carried: state.toCarriedState() }, 'run-2');
     assert.equal(next.runs, 2);
     assert.deepEqual(next.transcript, state.transcript);
@@ -266,7 +267,7 @@ describe('limits', () => {
     state.beginTurn();
     assert.equal(state.tooLargeToCarry, false);
     // 5,000 characters of CJK text: 15,000 bytes, which the character count would have missed.
-    state.appendReply({ role: 'assistant', content: '字'.repeat(5_000) }, 'msg_1');
+    state.appendReply({ message: { role: 'assistant', content: '字'.repeat(5_000) }, replyId: 'msg_1' });
     assert.equal(state.tooLargeToCarry, true);
     assert.ok(state.carriedBytes() >= 18_000);
     assert.equal(new ConversationState({ options, carried: state.toCarriedState() }, 'run-2').tooLargeToCarry, true);
@@ -279,5 +280,187 @@ describe('limits', () => {
     assert.ok(before > 10_000, `the 10,000-byte system prompt is counted (${before})`);
     state.enqueue('ü'.repeat(2_000));
     assert.ok(state.carriedBytes() >= before + 4_000);
+  });
+});
+
+describe('what only the named methods change', () => {
+  const reply = (text: string) => ({ role: 'assistant' as const, content: text });
+
+  test('fields the workflow reads cannot be written from outside: the assignment is refused, the value stays', () => {
+    const state = fresh('Hello');
+    const attempts: Array<() => void> = [
+      // @ts-expect-error prices change only through setPrices
+      () => (state.prices = PRICES),
+      // @ts-expect-error the context changes only through recordCallContext and recordCompaction
+      () => (state.context = { ...state.context, inputTokens: 1 }),
+      // @ts-expect-error the anchor changes only through recordThreadUse and takeThreadContinuation
+      () => (state.thread = { id: 'msg_x', fingerprint: 'f' }),
+      // @ts-expect-error threads end only through recordThreadUse
+      () => (state.threadsUnsupported = true),
+      // @ts-expect-error counted only by recordModelCall
+      () => (state.modelCalls = 7),
+      // @ts-expect-error the patch markers come with the constructor
+      () => (state.keepUncut = () => true),
+      // @ts-expect-error the patch markers come with the constructor
+      () => (state.closesServerToolCalls = () => false),
+    ];
+    for (const attempt of attempts) {
+      try {
+        attempt();
+      } catch {
+        // strict mode throws on a getter without a setter; either way nothing may change
+      }
+    }
+    assert.equal(state.prices, null);
+    assert.equal(state.context.inputTokens, 0);
+    assert.equal(state.thread, undefined);
+    assert.equal(state.threadsUnsupported, false);
+    assert.equal(state.modelCalls, 0);
+    assert.equal(state.keepUncut(), false);
+    assert.equal(state.closesServerToolCalls(), true);
+  });
+
+  test('setPrices: calls are costed at the prices set, unknown (null) before', () => {
+    const unpriced = fresh('Hello');
+    unpriced.beginTurn();
+    unpriced.recordModelCall(usage);
+    assert.equal(unpriced.costUsd, null);
+    const state = fresh('Hello');
+    state.setPrices(PRICES);
+    assert.equal(state.prices, PRICES);
+    state.beginTurn();
+    assert.ok(state.recordModelCall(usage)! > 0);
+    assert.equal(state.costUsd, state.spent().conversation.usd);
+  });
+
+  test('setFallbackPrices and hasFallbackPrices: a fallback model is priced at its own prices, once resolved', () => {
+    const state = fresh('Hello');
+    const opus = { ...PRICES, input: 15 };
+    assert.equal(state.hasFallbackPrices('claude-opus-5-5'), false);
+    state.setFallbackPrices('claude-opus-5-5', opus);
+    state.setFallbackPrices('unpriced-model', null);
+    assert.equal(state.hasFallbackPrices('claude-opus-5-5'), true);
+    assert.equal(state.hasFallbackPrices('unpriced-model'), true, 'an unknown price is resolved too');
+    assert.equal(state.pricesOf('claude-opus-5-5'), opus);
+    assert.equal(state.pricesOf('unpriced-model'), null);
+  });
+
+  test('recordCallContext and recordCompaction: the context accounting the snapshot shows', () => {
+    const state = fresh('Hello');
+    state.recordCallContext(
+      { inputTokens: 500, inputTokensBefore: 900, clearedToolUses: 2, clearedInputTokens: 400 },
+      20,
+    );
+    state.recordCompaction({ afterCall: 3, by: 'api', inputTokensBefore: 1_000, messages: 4, summary: 'short' });
+    const { context } = state.snapshot();
+    assert.equal(context.inputTokens, 500);
+    assert.equal(context.outputTokens, 20);
+    assert.equal(context.clearedToolUses, 2);
+    assert.equal(context.peakInputTokens, 1_000);
+    assert.equal(context.compactions, 1);
+    assert.equal(context.lastCompaction?.summary, 'short');
+    assert.deepEqual(state.toCarriedState().context, context);
+  });
+
+  test('setContainer: the container goes back with each call until it expires, and to the next run', () => {
+    const state = fresh('Hello');
+    assert.equal(state.liveContainer(), undefined);
+    state.setContainer({ id: 'container_1', expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    assert.equal(state.liveContainer(), 'container_1');
+    assert.equal(state.toCarriedState().container?.id, 'container_1');
+    state.setContainer({ id: 'container_2', expiresAt: new Date(Date.now() - 1).toISOString() });
+    assert.equal(state.liveContainer(), undefined, 'expired');
+  });
+
+  test('recordThreadUse: a reply leaves an anchor; one that went unthreaded leaves none and ends threads', () => {
+    const state = fresh('Hello');
+    state.beginTurn();
+    state.recordThreadUse({ id: 'msg_1', stop_reason: 'end_turn', thread: { mode: 'created', fingerprint: 'f' } });
+    assert.deepEqual(state.thread, { id: 'msg_1', fingerprint: 'f' });
+    assert.equal(state.threadsUnsupported, false);
+    state.recordThreadUse({ id: 'msg_2', stop_reason: 'end_turn', thread: { mode: 'unthreaded' } });
+    assert.equal(state.thread, undefined);
+    assert.equal(state.threadsUnsupported, true);
+  });
+
+  test('takeThreadContinuation: the first call of a step continues from the last reply, once', () => {
+    const state = fresh('Hello');
+    state.beginTurn();
+    state.recordThreadUse({ id: 'msg_1', stop_reason: 'tool_use', thread: { mode: 'created', fingerprint: 'f' } });
+    state.appendReply({ message: reply('Looking.'), replyId: 'msg_1' });
+    state.appendResults({ role: 'user', content: 'results' });
+    assert.equal(state.takeThreadContinuation({ firstOfStep: false, joinsPausedTurn: false }), undefined, 'a rung');
+    assert.deepEqual(state.thread?.id, 'msg_1', 'a call that may not continue leaves the anchor');
+    assert.deepEqual(state.takeThreadContinuation({ firstOfStep: true, joinsPausedTurn: false }), {
+      id: 'msg_1',
+      fingerprint: 'f',
+      from: 2,
+    });
+    assert.equal(state.thread, undefined, 'a reply is continued once');
+    assert.equal(state.takeThreadContinuation({ firstOfStep: true, joinsPausedTurn: false }), undefined);
+  });
+
+  test('the patch markers: by default texts are cut and open server tool calls close; a replayed run says otherwise', () => {
+    const long = { role: 'user' as const, content: [{ type: 'text' as const, text: 'x'.repeat(300_000) }] };
+    const cut = fresh('Hello');
+    cut.appendResults(long);
+    assert.ok(JSON.stringify(cut.transcript).length < 300_000);
+    assert.equal(cut.closesServerToolCalls(), true);
+    const uncut = new ConversationState({ options: withDefaults({}), firstMessage: 'Hello' }, RUN_ID, {
+      keepUncut: () => true,
+      closesServerToolCalls: () => false,
+    });
+    uncut.appendResults(long);
+    assert.deepEqual(uncut.transcript.at(-1), long);
+    assert.equal(uncut.closesServerToolCalls(), false);
+  });
+
+  test('finishTurn: no stop reason unless given, and the typed answer when there is one', () => {
+    const state = fresh('Hello');
+    state.beginTurn();
+    const stopped = state.finishTurn({ text: 'Stopped.', status: 'limit_reached' });
+    assert.equal(stopped.stopReason, null);
+    assert.equal('output' in stopped, false);
+    assert.equal(state.status, 'limit_reached');
+    const typed = fresh('Hello');
+    typed.beginTurn();
+    const answered = typed.finishTurn({
+      text: 'null',
+      stopReason: 'end_turn',
+      status: 'awaiting_user',
+      answer: { output: null },
+    });
+    assert.equal(answered.stopReason, 'end_turn');
+    assert.equal('output' in answered && answered.output, null, 'a null answer is an answer');
+  });
+
+  test('appendReply: a reply joins the paused turn only when it says so', () => {
+    const state = fresh('Hello');
+    state.beginTurn();
+    state.appendReply({ message: reply('Searching'), replyId: 'msg_1', stopReason: 'pause_turn' });
+    state.appendReply({ message: reply('Found.'), replyId: 'msg_2', joinsPausedTurn: true });
+    assert.equal(state.transcript.length, 2);
+    assert.deepEqual(state.transcript[1], {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Searching' },
+        { type: 'text', text: 'Found.' },
+      ],
+    });
+    assert.equal(state.lastReplyId, 'msg_2');
+    state.appendReply({ message: reply('More.'), replyId: 'msg_3' });
+    assert.equal(state.transcript.length, 3, 'follows it, unless told to join');
+  });
+
+  test('recordAnswerAttempt: counts the attempts; forceAnswer holds only until an attempt without it', () => {
+    const state = stateOf({
+      options: withDefaults({ output: { schema: { type: 'object' }, mode: 'tool' } }),
+      firstMessage: 'Hello',
+    });
+    state.beginTurn();
+    assert.equal(state.recordAnswerAttempt({ forceAnswer: true }), 1);
+    assert.equal(state.currentTurn?.forceAnswer, true);
+    assert.equal(state.recordAnswerAttempt({ forceAnswer: false }), 2);
+    assert.equal(state.currentTurn?.forceAnswer, undefined);
   });
 });

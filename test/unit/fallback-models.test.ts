@@ -166,8 +166,8 @@ describe('usage and cost per model', () => {
       { options: withDefaults({ fallbackModels: ['claude-opus-5-5'] }), firstMessage: 'Hello' },
       'run-1',
     );
-    state.prices = SONNET;
-    state.fallbackPrices.set('claude-opus-5-5', OPUS);
+    state.setPrices(SONNET);
+    state.setFallbackPrices('claude-opus-5-5', OPUS);
     state.beginTurn();
     return state;
   };
@@ -186,7 +186,7 @@ describe('usage and cost per model', () => {
     near(state.costUsd, costUsd(usage, SONNET) + 2 * costUsd(usage, OPUS));
     const expected = byModel;
     assert.deepEqual(state.currentTurn!.byModel, expected);
-    const result = state.finishTurn('Hi', 'end_turn', 'awaiting_user');
+    const result = state.finishTurn({ text: 'Hi', stopReason: 'end_turn', status: 'awaiting_user' });
     assert.deepEqual(result.byModel, expected);
     assert.deepEqual(state.snapshot().byModel, expected);
   });
@@ -219,12 +219,12 @@ describe('usage and cost per model', () => {
 
   test('without fallback models nothing per model is kept, carried or reported', () => {
     const state = new ConversationState({ options: withDefaults({}), firstMessage: 'Hello' }, 'run-1');
-    state.prices = SONNET;
+    state.setPrices(SONNET);
     state.beginTurn();
     state.recordModelCall(usage);
     assert.equal(state.byModel, undefined);
     assert.equal('byModel' in state.toCarriedState(), false);
-    assert.equal('byModel' in state.finishTurn('Hi', 'end_turn', 'awaiting_user'), false);
+    assert.equal('byModel' in state.finishTurn({ text: 'Hi', stopReason: 'end_turn', status: 'awaiting_user' }), false);
     assert.equal('byModel' in state.snapshot(), false);
   });
 });

@@ -7,7 +7,7 @@ import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resource
 import { withDefaults } from '../../common/options';
 import { closedReply, leavesServerToolCallsOpen, withServerToolCallsClosed } from '../../common/open-server-tool-calls';
 import { withReply } from '../../common/paused-turn';
-import { ConversationState } from '../../workflows/conversation-state';
+import { ConversationState, type PatchMarkers } from '../../workflows/conversation-state';
 
 const block = (fields: Record<string, unknown>) => fields as unknown as ContentBlockParam;
 const call = (id: string) => block({ type: 'server_tool_use', id, name: 'web_search', input: { query: 'GM' } });
@@ -102,10 +102,11 @@ describe('stray server tool results', () => {
 });
 
 describe('the conversation closes open calls when a user message follows', () => {
-  const started = () => {
+  const started = (markers?: PatchMarkers) => {
     const state = new ConversationState(
       { options: withDefaults({ tools: ['get_ticker_symbol'] }), firstMessage: 'GM?' },
       'run-1',
+      markers,
     );
     state.beginTurn();
     return state;
@@ -113,8 +114,13 @@ describe('the conversation closes open calls when a user message follows', () =>
 
   test('a paused turn the budget stopped: closed when the next message comes, and sent again whole', () => {
     const state = started();
-    state.appendReply(assistant(text('Searching.'), call('srvtoolu_a')), 'msg_1', false, 'pause_turn');
-    state.thread = { id: 'msg_1', fingerprint: 'f', at: 2 };
+    state.recordThreadUse({ id: 'msg_1', stop_reason: 'pause_turn', thread: { mode: 'created', fingerprint: 'f' } });
+    state.appendReply({
+      message: assistant(text('Searching.'), call('srvtoolu_a')),
+      replyId: 'msg_1',
+      stopReason: 'pause_turn',
+    });
+    assert.deepEqual(state.thread, { id: 'msg_1', fingerprint: 'f', at: 2 });
     state.finishTurnOverBudget('over budget', 'turn');
     assert.deepEqual(state.transcript[1], assistant(text('Searching.'), call('srvtoolu_a')), 'kept until then');
     state.enqueue('Ford?');
@@ -131,7 +137,7 @@ describe('the conversation closes open calls when a user message follows', () =>
 
   test('a deferring reply whose tool results the budget left: the message joins them, the call before goes', () => {
     const state = started();
-    state.appendReply(assistant(call('srvtoolu_a'), toolUse), 'msg_1', false, 'tool_use');
+    state.appendReply({ message: assistant(call('srvtoolu_a'), toolUse), replyId: 'msg_1', stopReason: 'tool_use' });
     state.appendResults({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'GM' }] });
     state.finishTurnOverBudget('over budget', 'turn');
     state.enqueue('Go on.');
@@ -148,8 +154,12 @@ describe('the conversation closes open calls when a user message follows', () =>
 
   test('nothing open: nothing changes, and the next call still builds on the worker’s copy', () => {
     const state = started();
-    state.appendReply(assistant(call('srvtoolu_a'), result('srvtoolu_a'), text('GM.')), 'msg_1', false, 'end_turn');
-    state.finishTurn('GM.', 'end_turn', 'awaiting_user');
+    state.appendReply({
+      message: assistant(call('srvtoolu_a'), result('srvtoolu_a'), text('GM.')),
+      replyId: 'msg_1',
+      stopReason: 'end_turn',
+    });
+    state.finishTurn({ text: 'GM.', stopReason: 'end_turn', status: 'awaiting_user' });
     state.enqueue('Ford?');
     state.beginTurn();
     assert.equal(state.lastReplyId, 'msg_1');
@@ -157,12 +167,11 @@ describe('the conversation closes open calls when a user message follows', () =>
   });
 
   test('a run replayed from before (no patch) keeps every call as it came', () => {
-    const state = started();
     let asked = 0;
-    state.closesServerToolCalls = () => (asked++, false);
-    state.appendReply(assistant(text('a'), call('srvtoolu_a')), 'msg_1', false, 'end_turn');
+    const state = started({ closesServerToolCalls: () => (asked++, false) });
+    state.appendReply({ message: assistant(text('a'), call('srvtoolu_a')), replyId: 'msg_1', stopReason: 'end_turn' });
     assert.deepEqual(state.transcript[1], assistant(text('a'), call('srvtoolu_a')));
-    state.finishTurn('a', 'end_turn', 'awaiting_user');
+    state.finishTurn({ text: 'a', stopReason: 'end_turn', status: 'awaiting_user' });
     state.enqueue('Ford?');
     state.beginTurn();
     assert.deepEqual(state.transcript[1], assistant(text('a'), call('srvtoolu_a')));

@@ -325,7 +325,7 @@ describe('the state of a typed turn', () => {
     state.enqueue('first');
     state.enqueue('second', spec('tool'));
     assert.equal(state.beginTurn().output?.mode, 'native');
-    state.finishTurn('{}', 'end_turn', 'awaiting_user', { output: {} });
+    state.finishTurn({ text: '{}', stopReason: 'end_turn', status: 'awaiting_user', answer: { output: {} } });
     assert.equal(state.beginTurn().output?.mode, 'tool');
     assert.equal(state.toCarriedState().currentTurn?.output?.mode, 'tool');
   });
@@ -334,9 +334,9 @@ describe('the state of a typed turn', () => {
     const state = new ConversationState({ options }, 'run-1');
     state.enqueue('q', spec('tool'));
     state.beginTurn();
-    assert.equal(state.recordAnswerAttempt(true), 1);
+    assert.equal(state.recordAnswerAttempt({ forceAnswer: true }), 1);
     assert.equal(state.currentTurn?.forceAnswer, true);
-    assert.equal(state.recordAnswerAttempt(false), 2);
+    assert.equal(state.recordAnswerAttempt({ forceAnswer: false }), 2);
     assert.equal(state.currentTurn?.forceAnswer, undefined);
   });
 

@@ -99,6 +99,8 @@ describe('threads: the API errors that are thread refusals', () => {
 });
 
 describe('threads: the option and the state', () => {
+  const threadedReply = (id: string) =>
+    ({ id, stop_reason: 'end_turn', thread: { mode: 'created', fingerprint: 'f' } }) as const;
   test('off unless true; with it off the parsed options have no threads field at all', () => {
     assert.equal('threads' in conversationOptionsSchema.parse({}), false);
     assert.equal(conversationOptionsSchema.parse({ threads: true }).threads, true);
@@ -107,10 +109,11 @@ describe('threads: the option and the state', () => {
     const options = conversationOptionsSchema.parse({ threads: true });
     const state = new ConversationState({ options, firstMessage: 'Hi' } as ConversationInput, 'run-1');
     state.beginTurn();
-    state.thread = { id: 'msg_1', fingerprint: 'f' };
-    state.appendReply({ role: 'assistant', content: 'Hello' }, 'msg_1');
+    // One call went unthreaded (threads are off from then on), a later one left an anchor: both are carried.
+    state.recordThreadUse({ id: 'msg_0', stop_reason: 'end_turn', thread: { mode: 'unthreaded' } });
+    state.recordThreadUse(threadedReply('msg_1'));
+    state.appendReply({ message: { role: 'assistant', content: 'Hello' }, replyId: 'msg_1' });
     assert.deepEqual(state.thread, { id: 'msg_1', fingerprint: 'f', at: 2 });
-    state.threadsUnsupported = true;
     const carried = state.toCarriedState();
     assert.deepEqual(carried.threadAnchor, { id: 'msg_1', fingerprint: 'f', at: 2 });
     const next = new ConversationState({ options, carried } as ConversationInput, 'run-2');
@@ -123,17 +126,17 @@ describe('threads: the option and the state', () => {
     const options = conversationOptionsSchema.parse({ threads: true });
     const state = new ConversationState({ options, firstMessage: 'Hi' } as ConversationInput, 'run-1');
     state.beginTurn();
-    state.thread = { id: 'msg_1', fingerprint: 'f' };
-    state.appendReply({ role: 'assistant', content: 'Hello' }, 'msg_1');
-    state.finishTurn('Hello', 'end_turn', 'awaiting_user');
+    state.recordThreadUse(threadedReply('msg_1'));
+    state.appendReply({ message: { role: 'assistant', content: 'Hello' }, replyId: 'msg_1' });
+    state.finishTurn({ text: 'Hello', stopReason: 'end_turn', status: 'awaiting_user' });
     state.enqueue('Again');
     state.beginTurn();
     state.failTurn({ type: 'ModelCallFailed', message: 'no' });
     assert.deepEqual(state.thread, { id: 'msg_1', fingerprint: 'f', at: 2 }, 'nothing of the failed turn was sent');
     state.enqueue('Once more');
     state.beginTurn();
-    state.thread = { id: 'msg_2', fingerprint: 'f' };
-    state.appendReply({ role: 'assistant', content: 'Hm' }, 'msg_2');
+    state.recordThreadUse(threadedReply('msg_2'));
+    state.appendReply({ message: { role: 'assistant', content: 'Hm' }, replyId: 'msg_2' });
     state.failTurn({ type: 'ModelCallFailed', message: 'no' });
     assert.equal(state.thread, undefined);
   });
