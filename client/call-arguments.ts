@@ -171,7 +171,7 @@ export { conversationIdSchema, refreshSchema, transcriptRangeSchema, turnNumberS
  * `value` parsed by `schema`, or a ConversationError (`code`) saying which argument of `call` is wrong and how. Object
  * keys the caller made up appear only cut short and escaped; the value itself never.
  */
-export function checked<S extends z.ZodType>(
+export function parseArgument<S extends z.ZodType>(
   schema: S,
   value: unknown,
   call: string,
@@ -188,7 +188,7 @@ export function checked<S extends z.ZodType>(
  * one options object and nothing after it. The calls once took a new conversation's options and the rest as two
  * positional arguments; such a call is refused with what to write instead, never half understood.
  */
-export function checkedMessageCall(
+export function assertMessageCall(
   call: string,
   schema: z.ZodOptional<z.ZodObject>,
   id: unknown,
@@ -196,8 +196,8 @@ export function checkedMessageCall(
   options: unknown,
   extra: readonly unknown[],
 ): void {
-  checked(conversationIdSchema, id, call, 'id');
-  checkedText(text, call);
+  parseArgument(conversationIdSchema, id, call, 'id');
+  parseMessageText(text, call);
   const keys = Object.keys(schema.unwrap().shape).join(', ');
   const usage = `${call}(id, text, { ${keys} })`;
   if (extra.some((argument) => argument !== undefined)) {
@@ -224,7 +224,7 @@ export function checkedMessageCall(
 const START_OPTION_KEYS = new Set([...Object.keys(conversationOptionsSchema.shape), 'id', 'owner']);
 
 /** A message's text: `invalid_message` when it is not one the conversation takes. */
-export function checkedText(text: unknown, call: string): string {
+export function parseMessageText(text: unknown, call: string): string {
   const parsed = userMessageSchema.safeParse(text);
   // The workflow's own schema: a lone surrogate, an empty or an over-long text are refused here as there.
   if (!parsed.success) throw new ConversationError('invalid_message', `${call}: ${parsed.error.issues[0]!.message}`);
