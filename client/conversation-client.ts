@@ -6,9 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   Client,
-  type ClientOptions,
   Connection,
-  type ConnectionOptions,
   WithStartWorkflowOperation,
   type WorkflowHandle,
   WorkflowUpdateFailedError,
@@ -32,7 +30,7 @@ import {
   type TurnOutcome,
   type TurnResult,
 } from '../common/conversation-types';
-import { type ConversationOptions, type ConversationOptionsInput, conversationOptionsSchema } from '../common/options';
+import { type ConversationOptions, conversationOptionsSchema } from '../common/options';
 import * as attributes from '../common/search-attributes';
 import { ConversationOwner, startingAttributes, startSearchAttributes } from '../common/search-attributes';
 import { firstLine } from '../common/summaries';
@@ -54,57 +52,40 @@ import type { StreamItem } from '../common/stream-events';
 import { type AnswerFormat, outputSpecOf, typedResult, type TypedTurnResult } from './answer-format';
 import {
   approvalSchema,
-  parseArgument,
   assertMessageCall,
-  parseMessageText,
-  clientOptionsSchema,
-  connectOptionsSchema,
   conversationIdSchema,
   describeCallIssues,
-  eventsOptionsSchema,
-  listFilterSchema,
   objectArgument,
   optionsObject,
-  ownerSchema,
   PENDING_APPROVAL_FIELDS,
+  parseArgument,
+  parseMessageText,
   refreshSchema,
-  sendOptionsSchema,
-  streamOptionsSchema,
-  submitOptionsSchema,
   transcriptRangeSchema,
   turnNumberSchema,
-  waitOptionsSchema,
 } from './call-arguments';
+import {
+  clientOptionsSchema,
+  type ConnectOptions,
+  connectOptionsSchema,
+  type ConversationClientOptions,
+  DEFAULT_TURN_TIMEOUT_MS,
+  eventsOptionsSchema,
+  type ListFilter,
+  listFilterSchema,
+  ownerSchema,
+  type SendOptions,
+  sendOptionsSchema,
+  type StartOptions,
+  type StreamOptions,
+  streamOptionsSchema,
+  type SubmitOptions,
+  submitOptionsSchema,
+  type WaitOptions,
+  waitOptionsSchema,
+} from './call-options';
 import { conversationEvents, type EventsOptions } from './conversation-events';
 import { ConversationError, noWorkerAnswered, toConversationError } from './errors';
-
-export interface ConversationClientOptions {
-  client: Client;
-  taskQueue: string;
-  /**
-   * The tool names the workers register; a call naming another is refused here. When absent, the client asks a
-   * worker of the task queue once (and again when a name it does not know comes up).
-   */
-  tools?: readonly string[];
-  /** The MCP servers the workers are configured with; like `tools`, asked of a worker when absent. */
-  mcpServers?: readonly string[];
-  /** How long `sendMessage` and `awaitTurn` wait for a turn before they give up (the turn goes on). Default 15 minutes. */
-  turnTimeoutMs?: number;
-  /**
-   * The Temporal Web UI's base URL as a browser reaches it, e.g. `http://localhost:8233` (the CLI and the gateway take
-   * TEMPORAL_UI_URL): `conversationUrl(id)` links a conversation there.
-   */
-  webUiUrl?: string;
-}
-
-export interface StartOptions extends Omit<ConversationOptionsInput, 'output'> {
-  /** Caller-chosen id; generated if absent. An id names one conversation for ever: it is never reused. */
-  id?: string;
-  /** Every turn's answer as data matching this schema (`TurnResult.output`); see `SendOptions.output`. */
-  output?: AnswerFormat;
-  /** Who the conversation belongs to (the ConversationOwner search attribute, set with the start; the gateway's). */
-  owner?: string;
-}
 
 export interface ConversationSummary {
   id: string;
@@ -122,48 +103,6 @@ export interface ConversationSummary {
   execution: string;
 }
 
-export interface ListFilter {
-  status?: ConversationStatus;
-  model?: string;
-  /** Only this owner's conversations (ConversationOwner). */
-  owner?: string;
-  startedAfter?: Date;
-  startedBefore?: Date;
-  limit?: number;
-}
-
-export interface WaitOptions {
-  /** Overrides the client's `turnTimeoutMs` for this call. */
-  timeoutMs?: number;
-  /**
-   * sendMessage: the message's update id (default: a new one). Give the same one when trying a send again after an
-   * error (the server down a moment): the server takes the message once and answers every try with its outcome.
-   */
-  updateId?: string;
-}
-
-/** What `submitMessage` takes besides the id and the text (and `sendMessage` and `streamMessage` too). */
-export interface SubmitOptions<S extends z.ZodType = z.ZodType> {
-  /**
-   * The conversation's options, should it not exist yet: it is created with them (update-with-start). A closed
-   * conversation is never started again. Without `start`, the conversation must exist.
-   */
-  start?: Omit<StartOptions, 'id'>;
-  /**
-   * This turn's answer as data matching the schema: the result's `output`, parsed by it (typed). For every turn of a
-   * conversation, give it once as `start.output` (this one wins for its turn).
-   */
-  output?: AnswerFormat<S>;
-}
-
-/** What `sendMessage` takes besides the id and the text. */
-export interface SendOptions<S extends z.ZodType = z.ZodType> extends SubmitOptions<S>, WaitOptions {}
-
-/** What `streamMessage` takes besides the id and the text. */
-export interface StreamOptions<S extends z.ZodType = z.ZodType>
-  extends SubmitOptions<S>, Pick<EventsOptions, 'signal'> {}
-
-const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 /**
  * Before a message is sent, how long the client waits for a worker to show up on the task queue (one that is starting
  * polls within a second or so) before it answers `unavailable`…
@@ -220,17 +159,7 @@ export class ConversationClient {
     return `${this.webUiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(id)}`;
   }
 
-  static async connect(
-    options: {
-      address: string;
-      namespace: string;
-      /** E.g. codec/data-converter.ts encryptingDataConverter(keys) / dataConverterFromEnv(): the workers' own. */
-      dataConverter?: ClientOptions['dataConverter'];
-      /** TLS, mTLS or an API key (Temporal Cloud): the rest of Connection.connect's options. */
-      connection?: Omit<ConnectionOptions, 'address'>;
-      interceptors?: ClientOptions['interceptors'];
-    } & Omit<ConversationClientOptions, 'client'>,
-  ): Promise<ConversationClient> {
+  static async connect(options: ConnectOptions): Promise<ConversationClient> {
     parseArgument(connectOptionsSchema, options, 'ConversationClient.connect', 'options');
     const { address, namespace, dataConverter, connection: connectionOptions, interceptors, ...rest } = options;
     const connection = await Connection.connect({ ...connectionOptions, address }).catch((err: unknown) => {

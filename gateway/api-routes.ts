@@ -2,7 +2,8 @@
 // the conversation's owner, the owner before anything about the conversation). Each route reads and checks its input
 // (request-reading.ts, request-schemas.ts), asks the client API, and answers JSON or an event stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ConversationClient, StartOptions } from '../client/conversation-client';
+import type { StartOptions } from '../client/call-options';
+import type { ConversationClient } from '../client/conversation-client';
 import { ConversationError } from '../client/errors';
 import type { BearerTokens, Caller } from './bearer-tokens';
 import type { ConversationOwners } from './conversation-owners';

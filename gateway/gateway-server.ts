@@ -42,28 +42,71 @@ import { route, servesPath } from './api-routes';
 import { BearerTokens } from './bearer-tokens';
 import { ConversationOwners } from './conversation-owners';
 import { EventFeeds } from './event-feeds';
-import { DEFAULT_PRINCIPAL, type GatewayToken } from './gateway-config';
+import { DEFAULT_GATEWAY_LIMITS, DEFAULT_PRINCIPAL, type GatewayToken } from './gateway-config';
 import { sendError } from './http-answers';
 import { OpenStreams } from './open-streams';
 
 export interface GatewayOptions {
+  /**
+   * The client the gateway answers with: its task queue, tools and data converter are the conversations'.
+   * @example await ConversationClient.connect({ address: 'localhost:7233', namespace: 'default', taskQueue: 'claude-conversations' })
+   */
   conversations: ConversationClient;
-  /** One token: principal "default", an admin (what GATEWAY_TOKEN gives). */
+  /**
+   * One token: principal "default", an admin (what GATEWAY_TOKEN gives).
+   * @default none: `tokens` must give one
+   * @example process.env.GATEWAY_TOKEN
+   */
   token?: string;
-  /** Tokens and whose they are (GATEWAY_TOKENS); with `token`, both are taken. At least one in all. */
+  /**
+   * Tokens and whose they are (GATEWAY_TOKENS); with `token`, both are taken. At least one in all.
+   * @default none: `token` must be given
+   * @example [{ token: process.env.ALICE_TOKEN!, principal: 'alice', admin: false }]
+   */
   tokens?: readonly GatewayToken[];
+  /**
+   * Where startGateway listens (createGatewayHandler has no server of its own).
+   * @default '127.0.0.1'
+   * @example '0.0.0.0'
+   */
   host?: string;
+  /**
+   * The port startGateway listens on; 0 picks a free one (see `Gateway.url`).
+   * @default 0
+   * @example 8080
+   */
   port?: number;
+  /**
+   * The largest JSON body taken, in bytes; a larger one is 413.
+   * @default 1_000_000
+   */
   maxBodyBytes?: number;
-  /** Event streams open at once per token (default 16) and per conversation (default 8); over either: 429. */
+  /**
+   * Event streams open at once per token; one more is 429 with Retry-After.
+   * @default 16
+   */
   maxStreamsPerToken?: number;
+  /**
+   * Event streams open at once per conversation, whoever reads them; one more is 429 with Retry-After.
+   * @default 8
+   */
   maxStreamsPerConversation?: number;
   /**
-   * Bytes an event stream may have waiting for a reader that does not keep up (default 1 MiB); past it the stream is
-   * ended and the reader resumes with Last-Event-ID.
+   * Bytes an event stream may have waiting for a reader that does not keep up; past it the stream is ended and the
+   * reader resumes with Last-Event-ID.
+   * @default 1_048_576 (1 MiB)
    */
   maxStreamBufferBytes?: number;
+  /**
+   * The Temporal namespace, shown by the chat page (GET /api/config).
+   * @example 'default'
+   */
   namespace: string;
+  /**
+   * The Temporal Web UI as a browser reaches it: the chat page links each conversation there.
+   * @default none: no links
+   * @example 'http://localhost:8233'
+   */
   temporalUiUrl?: string;
 }
 
@@ -123,12 +166,15 @@ export function createGatewayHandler(options: Omit<GatewayOptions, 'host' | 'por
     conversations,
     tokens,
     owners: new ConversationOwners(conversations.client),
-    streams: new OpenStreams(options.maxStreamsPerToken ?? 16, options.maxStreamsPerConversation ?? 8),
+    streams: new OpenStreams(
+      options.maxStreamsPerToken ?? DEFAULT_GATEWAY_LIMITS.maxStreamsPerToken,
+      options.maxStreamsPerConversation ?? DEFAULT_GATEWAY_LIMITS.maxStreamsPerConversation,
+    ),
     feeds,
     namespace: options.namespace,
     temporalUiUrl: options.temporalUiUrl,
-    maxBodyBytes: options.maxBodyBytes ?? 1_000_000,
-    maxStreamBufferBytes: options.maxStreamBufferBytes ?? 1_048_576,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_GATEWAY_LIMITS.maxBodyBytes,
+    maxStreamBufferBytes: options.maxStreamBufferBytes ?? DEFAULT_GATEWAY_LIMITS.maxStreamBufferBytes,
   };
   return {
     handle(req, res, next) {
