@@ -221,7 +221,7 @@ const webUiUrlField = {
 
 const clientOptionsFields = z.object({
   /**
-   * A Client of @temporalio/client, connected to the workers' namespace.
+   * A Client of `@temporalio/client`, connected to the workers' namespace.
    * @example new Client({ connection: await Connection.connect({ address: 'localhost:7233' }) })
    */
   // By shape, not instanceof: a service may hold another copy of @temporalio/client.
