@@ -9,10 +9,22 @@ import { ConversationError } from './errors';
 
 /** A typed answer as a caller asks for it: a zod schema (or a JSON Schema already made), and the mechanism. */
 export interface AnswerFormat<S extends z.ZodType = z.ZodType> {
+  /**
+   * The answer's shape: a zod schema (the result's `output` is then parsed by it, and typed), or a JSON Schema.
+   * @example z.object({ symbol: z.string(), price: z.number() })
+   */
   schema: S | Record<string, unknown>;
-  /** `native` (default): the Messages API's structured outputs. `tool`: an answer tool, for any model or gateway. */
+  /**
+   * `native`: the Messages API's structured outputs. `tool`: an answer tool, for any model or gateway.
+   * @default 'native'
+   * @example 'tool'
+   */
   mode?: OutputMode;
-  /** The answer tool's name in mode `tool` (default `final_answer`). */
+  /**
+   * The answer tool's name in mode `tool`.
+   * @default 'final_answer'
+   * @example 'submit_quote'
+   */
   toolName?: string;
 }
 

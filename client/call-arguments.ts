@@ -3,31 +3,28 @@
 // what is wrong — never the value, which may be huge or not even encodable. Unchecked, NaN as a timeout made gRPC
 // throw where no caller could catch it (the process died), a string as a date threw a TypeError, an id with a NUL
 // started a conversation no command line can name.
-import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { conversationIdSchema } from '../common/conversation-id';
 import { conversationOptionsSchema } from '../common/options';
 import { isWellFormed, unprintable } from '../common/safe-text';
-import { FINAL_STATUSES, OPEN_STATUSES } from '../common/conversation-types';
 import {
   approvalDecisionSchema,
   transcriptRangeSchema,
   turnNumberSchema,
   userMessageSchema,
 } from '../common/workflow-messages';
-import { parseCursor } from './stream-cursor';
 import { ConversationError, type ConversationErrorCode } from './errors';
 
 /** The longest wait a timer (and gRPC's deadline) can take: 2^31 - 1 ms, about 24.8 days. */
 export const MAX_WAIT_MS = 2 ** 31 - 1;
 /** Temporal's limit for ids of its own (update ids, task queues): `limit.maxIDLength`. */
-const MAX_TEMPORAL_ID_CHARS = 1_000;
+export const MAX_TEMPORAL_ID_CHARS = 1_000;
 const MAX_SHOWN_ISSUES = 5;
 const MAX_SHOWN_KEY_CHARS = 40;
 const MAX_SHOWN_MESSAGE_CHARS = 300;
 
 /** A string a person can read back: bounded, printable, well-formed. */
-function printableString(what: string, max: number) {
+export function printableString(what: string, max: number) {
   return z
     .string({ error: `${what} is a string` })
     .min(1, `${what} is not empty`)
@@ -38,23 +35,17 @@ function printableString(what: string, max: number) {
     });
 }
 
-const timeoutMsSchema = z
+export const timeoutMsSchema = z
   .number({ error: 'a timeout is a number of milliseconds' })
   .positive('a timeout is more than 0 ms')
   .max(MAX_WAIT_MS, `a timeout is at most ${MAX_WAIT_MS} ms (about 24.8 days)`);
-const updateIdSchema = printableString('an update id', MAX_TEMPORAL_ID_CHARS);
-/** An answer format is checked where it is turned into JSON Schema (answer-format.ts); here only its kind. */
-const answerFormatSchema = z.custom<object>(
-  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-  'an answer format is an object: { schema, mode?, toolName? }',
-);
-const signalSchema = z.instanceof(AbortSignal, { error: 'a signal is an AbortSignal' });
+export const signalSchema = z.instanceof(AbortSignal, { error: 'a signal is an AbortSignal' });
 const refreshSchema = z.boolean({ error: 'refresh is true or false' }).optional();
-const namesSchema = z.array(z.string({ error: 'a name is a string' }), { error: 'a list of names' });
+export const namesSchema = z.array(z.string({ error: 'a name is a string' }), { error: 'a list of names' });
 
-/** A plain object (`what`: how the message names it); undefined too when `optional`. */
-export function objectArgument(what: string, optional = true) {
-  return z.custom<Record<string, unknown> | undefined>(
+/** A plain object (`what`: how the message names it), typed `T` for the caller; undefined too when `optional`. */
+export function objectArgument<T extends object = Record<string, unknown>>(what: string, optional = true) {
+  return z.custom<T>(
     (value) =>
       (optional && value === undefined) || (typeof value === 'object' && value !== null && !Array.isArray(value)),
     `${what} is an object`,
@@ -63,66 +54,6 @@ export function objectArgument(what: string, optional = true) {
 /** Options, or nothing. */
 export const optionsObject = objectArgument('options');
 
-export const waitOptionsSchema = z
-  .strictObject({ timeoutMs: timeoutMsSchema.optional(), updateId: updateIdSchema.optional() })
-  .optional();
-/** A message call's `start`: a new conversation's options, checked in full where they are validated (the tools). */
-const startOptionsSchema = objectArgument("start (a new conversation's options)");
-export const submitOptionsSchema = z
-  .strictObject({ start: startOptionsSchema.optional(), output: answerFormatSchema.optional() })
-  .optional();
-export const sendOptionsSchema = z
-  .strictObject({
-    start: startOptionsSchema.optional(),
-    output: answerFormatSchema.optional(),
-    timeoutMs: timeoutMsSchema.optional(),
-    updateId: updateIdSchema.optional(),
-  })
-  .optional();
-export const streamOptionsSchema = z
-  .strictObject({
-    start: startOptionsSchema.optional(),
-    output: answerFormatSchema.optional(),
-    signal: signalSchema.optional(),
-  })
-  .optional();
-export const eventsOptionsSchema = z
-  .strictObject({
-    after: z
-      .string({ error: 'a cursor is a string' })
-      .max(100, { error: "a cursor is an event's `cursor`, a short string", abort: true })
-      .refine((cursor) => parseCursor(cursor) !== undefined, "not a cursor: give an event's `cursor` as it came"),
-    fromOffset: z
-      .number({ error: 'an offset is a number' })
-      .int('an offset is a whole number')
-      .min(0, 'an offset is 0 or more')
-      .max(Number.MAX_SAFE_INTEGER, 'an offset is a safe integer'),
-    signal: signalSchema,
-    liveIntervalMs: z
-      .number({ error: 'an interval is a number of milliseconds' })
-      .min(10, 'an interval is at least 10 ms')
-      .max(60_000, 'an interval is at most 60,000 ms'),
-  })
-  .partial()
-  .optional();
-/** StartOptions.owner: who the conversation belongs to (the ConversationOwner search attribute). */
-export const ownerSchema = printableString('an owner', 256);
-
-export const listFilterSchema = z
-  .strictObject({
-    status: z.enum([...OPEN_STATUSES, ...FINAL_STATUSES], { error: 'not a conversation status' }),
-    model: printableString('a model name', 256),
-    owner: ownerSchema,
-    startedAfter: z.date({ error: 'a date is a valid Date' }),
-    startedBefore: z.date({ error: 'a date is a valid Date' }),
-    limit: z
-      .number({ error: 'a limit is a number' })
-      .int('a limit is a whole number')
-      .min(1, 'a limit is at least 1')
-      .max(10_000, 'a limit is at most 10,000'),
-  })
-  .partial()
-  .optional();
 /** An approval as `approveToolCall` takes it: a state's PendingApproval with `approve` added is one too. */
 export const approvalSchema = approvalDecisionSchema.superRefine((decision, ctx) => {
   const problem = unprintable(decision.callId);
@@ -139,39 +70,13 @@ export const approvalSchema = approvalDecisionSchema.superRefine((decision, ctx)
 /** The fields of a PendingApproval that an approval may carry along and that are dropped before it is sent. */
 export const PENDING_APPROVAL_FIELDS = ['tool', 'input', 'requestedAt'] as const;
 
-/** The Temporal Web UI as a browser reaches it (`http://localhost:8233`): conversations' links start with it. */
-const webUiUrlSchema = z.url({ protocol: /^https?$/, error: 'webUiUrl must be an http(s) URL' }).max(2_000);
-
-export const clientOptionsSchema = z.looseObject({
-  // By shape, not instanceof: a service may hold another copy of @temporalio/client.
-  client: z.custom<Client>(
-    (value) => typeof (value as Client | undefined)?.workflow?.getHandle === 'function',
-    'a Client of @temporalio/client',
-  ),
-  taskQueue: printableString('a task queue', MAX_TEMPORAL_ID_CHARS),
-  tools: namesSchema.optional(),
-  mcpServers: namesSchema.optional(),
-  turnTimeoutMs: timeoutMsSchema.optional(),
-  webUiUrl: webUiUrlSchema.optional(),
-});
-export const connectOptionsSchema = z.looseObject({
-  address: printableString('an address', 1_000),
-  namespace: printableString('a namespace', MAX_TEMPORAL_ID_CHARS),
-  taskQueue: printableString('a task queue', MAX_TEMPORAL_ID_CHARS),
-  tools: namesSchema.optional(),
-  mcpServers: namesSchema.optional(),
-  turnTimeoutMs: timeoutMsSchema.optional(),
-  connection: optionsObject.optional(),
-  webUiUrl: webUiUrlSchema.optional(),
-});
-
 export { conversationIdSchema, refreshSchema, transcriptRangeSchema, turnNumberSchema };
 
 /**
  * `value` parsed by `schema`, or a ConversationError (`code`) saying which argument of `call` is wrong and how. Object
  * keys the caller made up appear only cut short and escaped; the value itself never.
  */
-export function checked<S extends z.ZodType>(
+export function parseArgument<S extends z.ZodType>(
   schema: S,
   value: unknown,
   call: string,
@@ -188,7 +93,7 @@ export function checked<S extends z.ZodType>(
  * one options object and nothing after it. The calls once took a new conversation's options and the rest as two
  * positional arguments; such a call is refused with what to write instead, never half understood.
  */
-export function checkedMessageCall(
+export function assertMessageCall(
   call: string,
   schema: z.ZodOptional<z.ZodObject>,
   id: unknown,
@@ -196,8 +101,8 @@ export function checkedMessageCall(
   options: unknown,
   extra: readonly unknown[],
 ): void {
-  checked(conversationIdSchema, id, call, 'id');
-  checkedText(text, call);
+  parseArgument(conversationIdSchema, id, call, 'id');
+  parseMessageText(text, call);
   const keys = Object.keys(schema.unwrap().shape).join(', ');
   const usage = `${call}(id, text, { ${keys} })`;
   if (extra.some((argument) => argument !== undefined)) {
@@ -224,7 +129,7 @@ export function checkedMessageCall(
 const START_OPTION_KEYS = new Set([...Object.keys(conversationOptionsSchema.shape), 'id', 'owner']);
 
 /** A message's text: `invalid_message` when it is not one the conversation takes. */
-export function checkedText(text: unknown, call: string): string {
+export function parseMessageText(text: unknown, call: string): string {
   const parsed = userMessageSchema.safeParse(text);
   // The workflow's own schema: a lone surrogate, an empty or an over-long text are refused here as there.
   if (!parsed.success) throw new ConversationError('invalid_message', `${call}: ${parsed.error.issues[0]!.message}`);

@@ -21,9 +21,10 @@ import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConversationSnapshot, TokenUsage } from '../common/conversation-types';
 import { formatUsd } from '../common/pricing';
 import { conversationIdSchema } from '../common/conversation-id';
-import { checked } from './call-arguments';
+import { parseArgument } from './call-arguments';
 import { connectionOptions, loadConnectionSettings } from './connection-settings';
-import { ConversationClient, type StartOptions } from './conversation-client';
+import type { StartOptions } from './call-options';
+import { ConversationClient } from './conversation-client';
 import { ConfigError } from './environment-config';
 import { ConversationError, failureReport } from './errors';
 import { packageVersion } from './package-version';
@@ -380,7 +381,7 @@ async function main(): Promise<void> {
   };
   // Ids follow the one rule every door applies (common/conversation-id.ts), checked before anything is sent.
   const needId = (value: string | undefined): string =>
-    checked(conversationIdSchema, need(value, 'a conversation id'), command, 'conversation id');
+    parseArgument(conversationIdSchema, need(value, 'a conversation id'), command, 'conversation id');
   switch (command) {
     case 'chat': {
       const id = rest[0] || flags.id ? needId(rest[0] ?? flags.id) : `conversation-${Date.now()}`;

@@ -6,9 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   Client,
-  type ClientOptions,
   Connection,
-  type ConnectionOptions,
   WithStartWorkflowOperation,
   type WorkflowHandle,
   WorkflowUpdateFailedError,
@@ -32,7 +30,7 @@ import {
   type TurnOutcome,
   type TurnResult,
 } from '../common/conversation-types';
-import { type ConversationOptions, type ConversationOptionsInput, conversationOptionsSchema } from '../common/options';
+import { type ConversationOptions, conversationOptionsSchema } from '../common/options';
 import * as attributes from '../common/search-attributes';
 import { ConversationOwner, startingAttributes, startSearchAttributes } from '../common/search-attributes';
 import { firstLine } from '../common/summaries';
@@ -54,57 +52,40 @@ import type { StreamItem } from '../common/stream-events';
 import { type AnswerFormat, outputSpecOf, typedResult, type TypedTurnResult } from './answer-format';
 import {
   approvalSchema,
-  checked,
-  checkedMessageCall,
-  checkedText,
-  clientOptionsSchema,
-  connectOptionsSchema,
+  assertMessageCall,
   conversationIdSchema,
   describeCallIssues,
-  eventsOptionsSchema,
-  listFilterSchema,
   objectArgument,
   optionsObject,
-  ownerSchema,
   PENDING_APPROVAL_FIELDS,
+  parseArgument,
+  parseMessageText,
   refreshSchema,
-  sendOptionsSchema,
-  streamOptionsSchema,
-  submitOptionsSchema,
   transcriptRangeSchema,
   turnNumberSchema,
-  waitOptionsSchema,
 } from './call-arguments';
+import {
+  clientOptionsSchema,
+  type ConnectOptions,
+  connectOptionsSchema,
+  type ConversationClientOptions,
+  DEFAULT_TURN_TIMEOUT_MS,
+  eventsOptionsSchema,
+  type ListFilter,
+  listFilterSchema,
+  ownerSchema,
+  type SendOptions,
+  sendOptionsSchema,
+  type StartOptions,
+  type StreamOptions,
+  streamOptionsSchema,
+  type SubmitOptions,
+  submitOptionsSchema,
+  type WaitOptions,
+  waitOptionsSchema,
+} from './call-options';
 import { conversationEvents, type EventsOptions } from './conversation-events';
 import { ConversationError, noWorkerAnswered, toConversationError } from './errors';
-
-export interface ConversationClientOptions {
-  client: Client;
-  taskQueue: string;
-  /**
-   * The tool names the workers register; a call naming another is refused here. When absent, the client asks a
-   * worker of the task queue once (and again when a name it does not know comes up).
-   */
-  tools?: readonly string[];
-  /** The MCP servers the workers are configured with; like `tools`, asked of a worker when absent. */
-  mcpServers?: readonly string[];
-  /** How long `sendMessage` and `awaitTurn` wait for a turn before they give up (the turn goes on). Default 15 minutes. */
-  turnTimeoutMs?: number;
-  /**
-   * The Temporal Web UI's base URL as a browser reaches it, e.g. `http://localhost:8233` (the CLI and the gateway take
-   * TEMPORAL_UI_URL): `conversationUrl(id)` links a conversation there.
-   */
-  webUiUrl?: string;
-}
-
-export interface StartOptions extends Omit<ConversationOptionsInput, 'output'> {
-  /** Caller-chosen id; generated if absent. An id names one conversation for ever: it is never reused. */
-  id?: string;
-  /** Every turn's answer as data matching this schema (`TurnResult.output`); see `SendOptions.output`. */
-  output?: AnswerFormat;
-  /** Who the conversation belongs to (the ConversationOwner search attribute, set with the start; the gateway's). */
-  owner?: string;
-}
 
 export interface ConversationSummary {
   id: string;
@@ -122,48 +103,6 @@ export interface ConversationSummary {
   execution: string;
 }
 
-export interface ListFilter {
-  status?: ConversationStatus;
-  model?: string;
-  /** Only this owner's conversations (ConversationOwner). */
-  owner?: string;
-  startedAfter?: Date;
-  startedBefore?: Date;
-  limit?: number;
-}
-
-export interface WaitOptions {
-  /** Overrides the client's `turnTimeoutMs` for this call. */
-  timeoutMs?: number;
-  /**
-   * sendMessage: the message's update id (default: a new one). Give the same one when trying a send again after an
-   * error (the server down a moment): the server takes the message once and answers every try with its outcome.
-   */
-  updateId?: string;
-}
-
-/** What `submitMessage` takes besides the id and the text (and `sendMessage` and `streamMessage` too). */
-export interface SubmitOptions<S extends z.ZodType = z.ZodType> {
-  /**
-   * The conversation's options, should it not exist yet: it is created with them (update-with-start). A closed
-   * conversation is never started again. Without `start`, the conversation must exist.
-   */
-  start?: Omit<StartOptions, 'id'>;
-  /**
-   * This turn's answer as data matching the schema: the result's `output`, parsed by it (typed). For every turn of a
-   * conversation, give it once as `start.output` (this one wins for its turn).
-   */
-  output?: AnswerFormat<S>;
-}
-
-/** What `sendMessage` takes besides the id and the text. */
-export interface SendOptions<S extends z.ZodType = z.ZodType> extends SubmitOptions<S>, WaitOptions {}
-
-/** What `streamMessage` takes besides the id and the text. */
-export interface StreamOptions<S extends z.ZodType = z.ZodType>
-  extends SubmitOptions<S>, Pick<EventsOptions, 'signal'> {}
-
-const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 /**
  * Before a message is sent, how long the client waits for a worker to show up on the task queue (one that is starting
  * polls within a second or so) before it answers `unavailable`…
@@ -200,7 +139,7 @@ export class ConversationClient {
   private looking: Promise<void> | undefined;
 
   constructor(options: ConversationClientOptions) {
-    checked(clientOptionsSchema, options, 'new ConversationClient', 'options');
+    parseArgument(clientOptionsSchema, options, 'new ConversationClient', 'options');
     this.client = options.client;
     this.taskQueue = options.taskQueue;
     this.configuredTools = options.tools;
@@ -214,24 +153,14 @@ export class ConversationClient {
    * the client was given no `webUiUrl`.
    */
   conversationUrl(id: string): string | undefined {
-    checked(conversationIdSchema, id, 'conversationUrl', 'id');
+    parseArgument(conversationIdSchema, id, 'conversationUrl', 'id');
     if (this.webUiUrl === undefined) return undefined;
     const namespace = encodeURIComponent(this.client.options.namespace);
     return `${this.webUiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(id)}`;
   }
 
-  static async connect(
-    options: {
-      address: string;
-      namespace: string;
-      /** E.g. codec/data-converter.ts encryptingDataConverter(keys) / dataConverterFromEnv(): the workers' own. */
-      dataConverter?: ClientOptions['dataConverter'];
-      /** TLS, mTLS or an API key (Temporal Cloud): the rest of Connection.connect's options. */
-      connection?: Omit<ConnectionOptions, 'address'>;
-      interceptors?: ClientOptions['interceptors'];
-    } & Omit<ConversationClientOptions, 'client'>,
-  ): Promise<ConversationClient> {
-    checked(connectOptionsSchema, options, 'ConversationClient.connect', 'options');
+  static async connect(options: ConnectOptions): Promise<ConversationClient> {
+    parseArgument(connectOptionsSchema, options, 'ConversationClient.connect', 'options');
     const { address, namespace, dataConverter, connection: connectionOptions, interceptors, ...rest } = options;
     const connection = await Connection.connect({ ...connectionOptions, address }).catch((err: unknown) => {
       const reason = err instanceof Error ? err.message : String(err);
@@ -253,11 +182,11 @@ export class ConversationClient {
    * that names a conversation already (running or closed) is refused with `already_started`: send it a message.
    */
   async startConversation(options: StartOptions & { firstMessage?: string } = {}): Promise<string> {
-    checked(optionsObject, options, 'startConversation', 'options');
+    parseArgument(optionsObject, options, 'startConversation', 'options');
     const { id = `conversation-${randomUUID()}`, firstMessage, owner, ...rest } = options;
-    checked(conversationIdSchema, id, 'startConversation', 'options.id');
-    if (owner !== undefined) checked(ownerSchema, owner, 'startConversation', 'options.owner');
-    if (firstMessage !== undefined) checkedText(firstMessage, 'startConversation');
+    parseArgument(conversationIdSchema, id, 'startConversation', 'options.id');
+    if (owner !== undefined) parseArgument(ownerSchema, owner, 'startConversation', 'options.owner');
+    if (firstMessage !== undefined) parseMessageText(firstMessage, 'startConversation');
     const input: ConversationInput = {
       options: await this.validate(rest),
       ...(firstMessage !== undefined && { firstMessage }),
@@ -287,7 +216,7 @@ export class ConversationClient {
   ): Promise<TypedTurnResult<z.output<S>>>;
   async sendMessage(id: string, text: string, options?: SendOptions): Promise<TurnResult>;
   async sendMessage(id: string, text: string, options: SendOptions = {}, ...extra: unknown[]): Promise<TurnResult> {
-    checkedMessageCall('sendMessage', sendOptionsSchema, id, text, options, extra);
+    assertMessageCall('sendMessage', sendOptionsSchema, id, text, options, extra);
     const { start, output: answer, timeoutMs, updateId: givenUpdateId } = options;
     const output = answer && outputSpecOf(answer);
     const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
@@ -328,7 +257,7 @@ export class ConversationClient {
     options: SubmitOptions = {},
     ...extra: unknown[]
   ): Promise<SubmittedMessage> {
-    checkedMessageCall('submitMessage', submitOptionsSchema, id, text, options, extra);
+    assertMessageCall('submitMessage', submitOptionsSchema, id, text, options, extra);
     return this.submit('submitMessage', id, text, options.start, options.output);
   }
 
@@ -367,8 +296,8 @@ export class ConversationClient {
    * to resume after a drop, pass the last offset seen + 1. Ends when the conversation does (or `signal` aborts).
    */
   events(id: string, options: EventsOptions = {}): AsyncGenerator<StreamItem, void, undefined> {
-    checked(conversationIdSchema, id, 'events', 'id');
-    checked(eventsOptionsSchema, options, 'events', 'options');
+    parseArgument(conversationIdSchema, id, 'events', 'id');
+    parseArgument(eventsOptionsSchema, options, 'events', 'options');
     return conversationEvents(this.client, id, options);
   }
 
@@ -382,7 +311,7 @@ export class ConversationClient {
     options: StreamOptions = {},
     ...extra: unknown[]
   ): AsyncGenerator<StreamItem, void, undefined> {
-    checkedMessageCall('streamMessage', streamOptionsSchema, id, text, options, extra);
+    assertMessageCall('streamMessage', streamOptionsSchema, id, text, options, extra);
     const { start, output, signal } = options;
     const { turn, offset } = await this.submit('streamMessage', id, text, start, output);
     const eventsOptions: EventsOptions = signal ? { signal } : {};
@@ -399,9 +328,9 @@ export class ConversationClient {
 
   /** The reply to `turn` (a message sent earlier, e.g. with `startConversation({ firstMessage })`). */
   async awaitTurn(id: string, turn: number, wait: WaitOptions = {}): Promise<TurnResult> {
-    checked(conversationIdSchema, id, 'awaitTurn', 'id');
-    checked(turnNumberSchema, turn, 'awaitTurn', 'turn');
-    checked(waitOptionsSchema, wait, 'awaitTurn', 'wait');
+    parseArgument(conversationIdSchema, id, 'awaitTurn', 'id');
+    parseArgument(turnNumberSchema, turn, 'awaitTurn', 'turn');
+    parseArgument(waitOptionsSchema, wait, 'awaitTurn', 'wait');
     const deadline = Date.now() + (wait.timeoutMs ?? this.turnTimeoutMs);
     await this.ensureWorker();
     try {
@@ -416,7 +345,7 @@ export class ConversationClient {
   }
 
   async getTranscript(id: string, range?: TranscriptRange): Promise<MessageParam[]> {
-    checked(transcriptRangeSchema, range, 'getTranscript', 'range');
+    parseArgument(transcriptRangeSchema, range, 'getTranscript', 'range');
     return this.call('getTranscript', id, 'query', (handle) => handle.query(transcriptQuery, range));
   }
 
@@ -428,12 +357,12 @@ export class ConversationClient {
     id: string,
     decision: ApprovalDecision & Partial<Pick<PendingApproval, (typeof PENDING_APPROVAL_FIELDS)[number]>>,
   ): Promise<void> {
-    checked(conversationIdSchema, id, 'approveToolCall', 'id');
-    checked(objectArgument('a decision', false), decision, 'approveToolCall', 'decision');
+    parseArgument(conversationIdSchema, id, 'approveToolCall', 'id');
+    parseArgument(objectArgument('a decision', false), decision, 'approveToolCall', 'decision');
     const sent = Object.fromEntries(
       Object.entries(decision).filter(([key]) => !(PENDING_APPROVAL_FIELDS as readonly string[]).includes(key)),
     );
-    const parsed = checked(approvalSchema, sent, 'approveToolCall', 'decision');
+    const parsed = parseArgument(approvalSchema, sent, 'approveToolCall', 'decision');
     return this.call('approveToolCall', id, 'update', (handle) =>
       handle.executeUpdate(approveToolCallUpdate, { args: [parsed] }),
     );
@@ -454,7 +383,7 @@ export class ConversationClient {
   }
 
   async list(filter: ListFilter = {}): Promise<ConversationSummary[]> {
-    checked(listFilterSchema, filter, 'list', 'filter');
+    parseArgument(listFilterSchema, filter, 'list', 'filter');
     const clauses = [`WorkflowType = '${CONVERSATION_WORKFLOW}'`];
     if (filter.status) clauses.push(`${attributes.ConversationStatus.name} = ${quote(filter.status)}`);
     if (filter.model) clauses.push(`${attributes.ConversationModel.name} = ${quote(filter.model)}`);
@@ -484,13 +413,13 @@ export class ConversationClient {
 
   /** The tool names a conversation may ask for: the configured ones, or those a worker of the task queue registers. */
   async tools(refresh = false): Promise<readonly string[]> {
-    checked(refreshSchema, refresh, 'tools', 'refresh');
+    parseArgument(refreshSchema, refresh, 'tools', 'refresh');
     return this.configuredTools ?? (await this.catalog(refresh)).tools;
   }
 
   /** The MCP servers a conversation may name: the configured ones, or those a worker of the task queue has. */
   async mcpServers(refresh = false): Promise<readonly string[]> {
-    checked(refreshSchema, refresh, 'mcpServers', 'refresh');
+    parseArgument(refreshSchema, refresh, 'mcpServers', 'refresh');
     return this.configuredMcpServers ?? (await this.catalog(refresh)).mcpServers;
   }
 
@@ -597,7 +526,7 @@ export class ConversationClient {
   }
 
   handle(id: string): WorkflowHandle<typeof conversation> {
-    checked(conversationIdSchema, id, 'handle', 'id');
+    parseArgument(conversationIdSchema, id, 'handle', 'id');
     return this.client.workflow.getHandle<typeof conversation>(id);
   }
 
@@ -611,7 +540,7 @@ export class ConversationClient {
     kind: 'query' | 'update' | 'signal' | 'wait',
     fn: (handle: WorkflowHandle<typeof conversation>) => Promise<T>,
   ): Promise<T> {
-    checked(conversationIdSchema, id, name, 'id');
+    parseArgument(conversationIdSchema, id, name, 'id');
     if (kind === 'update') await this.ensureWorker();
     try {
       return kind === 'query' ? await this.withLiveWorker(() => fn(this.handle(id))) : await fn(this.handle(id));
@@ -718,7 +647,7 @@ export class ConversationClient {
     let input: ConversationInput | undefined;
     if (start) {
       const { owner, ...options } = start;
-      if (owner !== undefined) checked(ownerSchema, owner, call, 'options.start.owner');
+      if (owner !== undefined) parseArgument(ownerSchema, owner, call, 'options.start.owner');
       input = { options: await this.validate(options) };
       try {
         new ConversationState(input, 'not started').validateMessage(text, messageOptions);

@@ -1,16 +1,16 @@
 // `claude-temporal-orchestrator/client`: start, continue, read and list conversations from any service. No tool
 // code: the tool names a conversation may ask for come from the `tools` option or from the workers themselves.
-export {
-  ConversationClient,
-  type ConversationClientOptions,
-  type ConversationSummary,
-  type ListFilter,
-  type SendOptions,
-  type StartOptions,
-  type StreamOptions,
-  type SubmitOptions,
-  type WaitOptions,
-} from './conversation-client';
+export { ConversationClient, type ConversationSummary } from './conversation-client';
+export type {
+  ConnectOptions,
+  ConversationClientOptions,
+  ListFilter,
+  SendOptions,
+  StartOptions,
+  StreamOptions,
+  SubmitOptions,
+  WaitOptions,
+} from './call-options';
 export { type AnswerFormat, type TypedTurnResult } from './answer-format';
 export { ConversationError, type ConversationErrorCode } from './errors';
 export { type EventsOptions } from './conversation-events';

@@ -10,8 +10,17 @@ export interface FollowOptions {
   onRunning?(status: string): void;
   /** Called with each polled state (e.g. to ask a person about pending approvals); awaited. */
   onState?(state: ConversationSnapshot): Promise<void>;
+  /**
+   * How often the conversation is polled, in milliseconds.
+   * @default 250
+   * @example 1_000
+   */
   intervalMs?: number;
-  /** Messages already shown. */
+  /**
+   * Messages already shown: the transcript is printed from this index on.
+   * @default 0
+   * @example 4
+   */
   from?: number;
 }
 

@@ -34,8 +34,20 @@ export const principalSchema = z
 /** The principal GATEWAY_TOKEN maps to. */
 export const DEFAULT_PRINCIPAL = 'default';
 
+/**
+ * The limits a gateway has unless told otherwise: here and in GatewayOptions (createGatewayHandler), one source for
+ * both doors.
+ */
+export const DEFAULT_GATEWAY_LIMITS = {
+  maxBodyBytes: 1_000_000,
+  maxStreamsPerToken: 16,
+  maxStreamsPerConversation: 8,
+  maxStreamBufferBytes: 1_048_576,
+} as const;
+
 const grantSchema = z.strictObject(
   {
+    /** Whose the token is: its conversations' ConversationOwner. */
     principal: principalSchema,
     /** An admin reads and acts on every conversation and may list them all (`?all=1`). */
     admin: z.boolean({ error: 'admin is true or false' }).default(false),
@@ -46,11 +58,10 @@ const grantSchema = z.strictObject(
   },
 );
 
-/** A bearer token and whose it is. */
-export interface GatewayToken {
+/** A bearer token and whose it is (GATEWAY_TOKENS' entries: the grant's shape is grantSchema's). */
+export interface GatewayToken extends z.output<typeof grantSchema> {
+  /** What callers send as `Authorization: Bearer <token>`; at least 16 characters. */
   token: string;
-  principal: string;
-  admin: boolean;
 }
 
 export const gatewayConfigSchema = z.object({
@@ -63,13 +74,33 @@ export const gatewayConfigSchema = z.object({
   /** A file holding what GATEWAY_TOKENS would. */
   GATEWAY_TOKENS_FILE: z.string().trim().min(1).optional(),
   /** Largest JSON body accepted, bytes. */
-  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).max(10_000_000).default(1_000_000),
+  GATEWAY_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .max(10_000_000)
+    .default(DEFAULT_GATEWAY_LIMITS.maxBodyBytes),
   /** Event streams one token may have open at once; one more is 429 with Retry-After. */
-  GATEWAY_MAX_STREAMS_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(16),
+  GATEWAY_MAX_STREAMS_PER_TOKEN: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(DEFAULT_GATEWAY_LIMITS.maxStreamsPerToken),
   /** Event streams open at once on one conversation, whoever reads them. */
-  GATEWAY_MAX_STREAMS_PER_CONVERSATION: z.coerce.number().int().min(1).max(100_000).default(8),
+  GATEWAY_MAX_STREAMS_PER_CONVERSATION: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(DEFAULT_GATEWAY_LIMITS.maxStreamsPerConversation),
   /** Bytes an event stream may have waiting for a slow reader before it is ended (the reader resumes). */
-  GATEWAY_MAX_STREAM_BUFFER_BYTES: z.coerce.number().int().min(16_384).max(1_000_000_000).default(1_048_576),
+  GATEWAY_MAX_STREAM_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(16_384)
+    .max(1_000_000_000)
+    .default(DEFAULT_GATEWAY_LIMITS.maxStreamBufferBytes),
   /** TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, and TLS or an API key: as the worker and the CLI. */
   ...connectionSettingsShape,
   /** The Temporal Web UI as a browser reaches it: the chat page links each conversation there. */

@@ -26,7 +26,7 @@ async function main(): Promise<number> {
   }).catch((error: { stdout?: string; message: string }) => {
     throw new Error(`tsc failed:\n${error.stdout || error.message}`);
   });
-  // The gateway's chat page is served from beside its compiled code (gateway-server.ts: PUBLIC_DIR).
+  // The gateway's chat page is served from beside its compiled code (static-pages.ts: PUBLIC_DIR).
   fs.cpSync(path.join(ROOT, 'gateway', 'public'), path.join(DIST, 'gateway', 'public'), { recursive: true });
   console.log(`Compiled to ${path.relative(ROOT, DIST)}/ in ${Date.now() - started} ms`);
 

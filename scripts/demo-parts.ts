@@ -1,6 +1,7 @@
 // What `npm start` and `npm run demo:mcp` share: their flags, the model line, the dev server they reuse or start,
 // the closing lines, and staying up (so the Web UI link works) until Ctrl-C.
-import type { ConversationClient, StartOptions } from '../client/conversation-client';
+import type { StartOptions } from '../client/call-options';
+import type { ConversationClient } from '../client/conversation-client';
 import { followConversation } from '../client/progress';
 import { renderLine } from '../client/transcript-format';
 import type { TurnResult } from '../common/conversation-types';

@@ -8,7 +8,7 @@ import fsp from 'node:fs/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { McpClientPool } from '../../activities/mcp/mcp-client-pool';
 import { parseMcpServers } from '../../activities/mcp/mcp-server-config';
-import type { StartOptions } from '../../client/conversation-client';
+import type { StartOptions } from '../../client/call-options';
 import { startEverythingHttpServer } from '../everything-http-server';
 import { runMain } from '../script-main';
 import { Flags } from './args';

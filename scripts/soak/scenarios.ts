@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type ConversationClient } from '../../client/conversation-client';
 import { ConversationError } from '../../client/errors';
-import type { StartOptions } from '../../client/conversation-client';
+import type { StartOptions } from '../../client/call-options';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { ConversationAwaitingApproval } from '../../common/search-attributes';
 import type { LoadMix } from './args';

@@ -5,7 +5,7 @@
 // fails, and the worker keeps serving.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { StartOptions } from '../../client/conversation-client';
+import type { StartOptions } from '../../client/call-options';
 import { GET_TICKER_SYMBOL, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { RecordedRequest, ScriptBlock, ScriptStep } from '../../testing/messages-api/types';
 import { activitiesOf, attemptsOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';

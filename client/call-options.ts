@@ -1,0 +1,271 @@
+// The client's public options, one source for each: a zod schema that checks a call before anything goes to Temporal,
+// and the type callers write, derived from it (z.input), so a field added to one is never refused by the other. The
+// documentation sits on the schemas' fields, where z.input carries it to the editor.
+import type { Client, ClientOptions, ConnectionOptions } from '@temporalio/client';
+import { z } from 'zod';
+import { conversationIdSchema } from '../common/conversation-id';
+import { FINAL_STATUSES, OPEN_STATUSES } from '../common/conversation-types';
+import type { ConversationOptionsInput } from '../common/options';
+import type { AnswerFormat } from './answer-format';
+import {
+  MAX_TEMPORAL_ID_CHARS,
+  namesSchema,
+  objectArgument,
+  printableString,
+  signalSchema,
+  timeoutMsSchema,
+} from './call-arguments';
+import { parseCursor } from './stream-cursor';
+import type { EventsOptions } from './conversation-events';
+
+/** How long `sendMessage` and `awaitTurn` wait for a turn by default: 15 minutes. */
+export const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
+
+/** An answer format is checked where it is turned into JSON Schema (answer-format.ts); here only its kind. */
+const answerFormatSchema = z.custom<AnswerFormat>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'an answer format is an object: { schema, mode?, toolName? }',
+);
+
+/** StartOptions.owner: who the conversation belongs to (the ConversationOwner search attribute). */
+export const ownerSchema = printableString('an owner', 256);
+
+/** What a start takes besides the conversation's options (ConversationOptionsInput). */
+export const startFieldsSchema = z.object({
+  /**
+   * Caller-chosen id; generated if absent. An id names one conversation for ever: it is never reused.
+   * @default `conversation-<a random UUID>`
+   * @example 'support-ticket-4711'
+   */
+  id: conversationIdSchema.optional(),
+  /**
+   * Every turn's answer as data matching this schema (`TurnResult.output`); see `SendOptions.output`.
+   * @example { schema: z.object({ symbol: z.string(), price: z.number() }) }
+   */
+  output: answerFormatSchema.optional(),
+  /**
+   * Who the conversation belongs to (the ConversationOwner search attribute, set with the start; the gateway's).
+   * @default none: the conversation has no owner
+   * @example 'alice'
+   */
+  owner: ownerSchema.optional(),
+});
+
+/** What `startConversation` takes (and a message call's `start`, without `id`): the conversation's options and more. */
+export type StartOptions = Omit<ConversationOptionsInput, 'output'> & z.input<typeof startFieldsSchema>;
+
+const waitFields = {
+  /**
+   * Overrides the client's `turnTimeoutMs` for this call.
+   * @default the client's `turnTimeoutMs` (15 minutes unless it was given one)
+   * @example 60_000
+   */
+  timeoutMs: timeoutMsSchema.optional(),
+  /**
+   * sendMessage: the message's update id (default: a new one). Give the same one when trying a send again after an
+   * error (the server down a moment): the server takes the message once and answers every try with its outcome.
+   * @default a new random UUID per call
+   * @example 'order-4711-message-3'
+   */
+  updateId: printableString('an update id', MAX_TEMPORAL_ID_CHARS).optional(),
+};
+export const waitOptionsSchema = z.strictObject(waitFields).optional();
+/** What `awaitTurn` takes besides the id and the turn (and `sendMessage` too). */
+export type WaitOptions = NonNullable<z.input<typeof waitOptionsSchema>>;
+
+const submitFields = {
+  /**
+   * The conversation's options, should it not exist yet: it is created with them (update-with-start). A closed
+   * conversation is never started again. Without `start`, the conversation must exist.
+   * Checked in full where they are validated (the tools).
+   * @default none: the conversation must exist
+   * @example { model: 'claude-sonnet-5-5', tools: ['get_ticker_symbol'] }
+   */
+  start: objectArgument<Omit<StartOptions, 'id'>>("start (a new conversation's options)").optional(),
+  /** This turn's typed answer; the type callers see is SubmitOptions' `output`, typed by its schema. */
+  output: answerFormatSchema.optional(),
+};
+export const submitOptionsSchema = z.strictObject(submitFields).optional();
+export const sendOptionsSchema = z.strictObject({ ...submitFields, ...waitFields }).optional();
+export const streamOptionsSchema = z
+  .strictObject({
+    ...submitFields,
+    /**
+     * Ends the stream (and the poll waiting on the server) when aborted; the turn goes on.
+     * @default none: the stream ends with the turn
+     * @example AbortSignal.timeout(60_000)
+     */
+    signal: signalSchema.optional(),
+  })
+  .optional();
+
+/** A message call's options with `output` typed by the caller's answer schema `S`. */
+type WithAnswer<T, S extends z.ZodType> = Omit<T, 'output'> & {
+  /**
+   * This turn's answer as data matching the schema: the result's `output`, parsed by it (typed). For every turn of a
+   * conversation, give it once as `start.output` (this one wins for its turn).
+   * @default none: the answer is the reply's text only
+   * @example { schema: z.object({ symbol: z.string(), price: z.number() }), mode: 'tool' }
+   */
+  output?: AnswerFormat<S>;
+};
+/** What `submitMessage` takes besides the id and the text (and `sendMessage` and `streamMessage` too). */
+export type SubmitOptions<S extends z.ZodType = z.ZodType> = WithAnswer<
+  NonNullable<z.input<typeof submitOptionsSchema>>,
+  S
+>;
+/** What `sendMessage` takes besides the id and the text. */
+export type SendOptions<S extends z.ZodType = z.ZodType> = WithAnswer<
+  NonNullable<z.input<typeof sendOptionsSchema>>,
+  S
+>;
+/** What `streamMessage` takes besides the id and the text. */
+export type StreamOptions<S extends z.ZodType = z.ZodType> = WithAnswer<
+  NonNullable<z.input<typeof streamOptionsSchema>>,
+  S
+>;
+
+export const eventsOptionsSchema = z
+  .strictObject({
+    after: z
+      .string({ error: 'a cursor is a string' })
+      .max(100, { error: "a cursor is an event's `cursor`, a short string", abort: true })
+      .refine((cursor) => parseCursor(cursor) !== undefined, "not a cursor: give an event's `cursor` as it came"),
+    fromOffset: z
+      .number({ error: 'an offset is a number' })
+      .int('an offset is a whole number')
+      .min(0, 'an offset is 0 or more')
+      .max(Number.MAX_SAFE_INTEGER, 'an offset is a safe integer'),
+    signal: signalSchema,
+    liveIntervalMs: z
+      .number({ error: 'an interval is a number of milliseconds' })
+      .min(10, 'an interval is at least 10 ms')
+      .max(60_000, 'an interval is at most 60,000 ms'),
+    liveRelay: z.boolean({ error: 'liveRelay is true or false' }),
+  })
+  .partial()
+  .optional();
+/**
+ * EventsOptions is still an interface of the streaming files (conversation-events.ts, conversation-sources.ts): until
+ * it is derived from this schema, tsc refuses a key that is in one of them only.
+ */
+export type EventsOptionsMatch = SameKeys<NonNullable<z.input<typeof eventsOptionsSchema>>, EventsOptions>;
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : never) : never;
+true satisfies EventsOptionsMatch;
+
+export const listFilterSchema = z
+  .strictObject({
+    /** @example 'awaiting_user' */
+    status: z.enum([...OPEN_STATUSES, ...FINAL_STATUSES], { error: 'not a conversation status' }),
+    /** @example 'claude-sonnet-5-5' */
+    model: printableString('a model name', 256),
+    /** Only this owner's conversations (ConversationOwner). @example 'alice' */
+    owner: ownerSchema,
+    /** @example new Date(Date.now() - 86_400_000) */
+    startedAfter: z.date({ error: 'a date is a valid Date' }),
+    startedBefore: z.date({ error: 'a date is a valid Date' }),
+    /**
+     * The most conversations listed, newest first.
+     * @default 100
+     */
+    limit: z
+      .number({ error: 'a limit is a number' })
+      .int('a limit is a whole number')
+      .min(1, 'a limit is at least 1')
+      .max(10_000, 'a limit is at most 10,000'),
+  })
+  .partial()
+  .optional();
+/** What `list` takes: which conversations (every field narrows the list). */
+export type ListFilter = NonNullable<z.input<typeof listFilterSchema>>;
+
+/** The Temporal Web UI as a browser reaches it (`http://localhost:8233`): conversations' links start with it. */
+const webUiUrlSchema = z.url({ protocol: /^https?$/, error: 'webUiUrl must be an http(s) URL' }).max(2_000);
+
+/** What a client takes besides how it reaches Temporal, in `new ConversationClient` and `connect` alike. */
+const sharedClientFields = {
+  /**
+   * The task queue the conversation workers poll.
+   * @example 'claude-conversations'
+   */
+  taskQueue: printableString('a task queue', MAX_TEMPORAL_ID_CHARS),
+  /**
+   * The tool names the workers register; a call naming another is refused here. When absent, the client asks a
+   * worker of the task queue once (and again when a name it does not know comes up).
+   * @default asked of a worker
+   * @example ['get_ticker_symbol', 'get_current_stock_price']
+   */
+  tools: namesSchema.readonly().optional(),
+  /**
+   * The MCP servers the workers are configured with; like `tools`, asked of a worker when absent.
+   * @default asked of a worker
+   * @example ['memory']
+   */
+  mcpServers: namesSchema.readonly().optional(),
+  /**
+   * How long `sendMessage` and `awaitTurn` wait for a turn before they give up (the turn goes on).
+   * @default 900_000 (15 minutes)
+   * @example 120_000
+   */
+  turnTimeoutMs: timeoutMsSchema.optional(),
+};
+const webUiUrlField = {
+  /**
+   * The Temporal Web UI's base URL as a browser reaches it (the CLI and the gateway take TEMPORAL_UI_URL):
+   * `conversationUrl(id)` links a conversation there.
+   * @default none: `conversationUrl` answers undefined
+   * @example 'http://localhost:8233'
+   */
+  webUiUrl: webUiUrlSchema.optional(),
+};
+
+const clientOptionsFields = z.object({
+  /**
+   * A Client of `@temporalio/client`, connected to the workers' namespace.
+   * @example new Client({ connection: await Connection.connect({ address: 'localhost:7233' }) })
+   */
+  // By shape, not instanceof: a service may hold another copy of @temporalio/client.
+  client: z.custom<Client>(
+    (value) => typeof (value as Client | undefined)?.workflow?.getHandle === 'function',
+    'a Client of @temporalio/client',
+  ),
+  ...sharedClientFields,
+  ...webUiUrlField,
+});
+/** Keys it does not know are let through (a newer caller's), never refused. */
+export const clientOptionsSchema = clientOptionsFields.loose();
+/** What `new ConversationClient` takes. */
+export type ConversationClientOptions = z.input<typeof clientOptionsFields>;
+
+const connectOptionsFields = z.object({
+  /**
+   * The Temporal frontend, host:port.
+   * @example 'localhost:7233'
+   */
+  address: printableString('an address', 1_000),
+  /**
+   * The workers' namespace.
+   * @example 'default'
+   */
+  namespace: printableString('a namespace', MAX_TEMPORAL_ID_CHARS),
+  ...sharedClientFields,
+  /**
+   * TLS, mTLS or an API key (Temporal Cloud): the rest of Connection.connect's options.
+   * @default none: plain gRPC, no credentials
+   * @example { apiKey: process.env.TEMPORAL_API_KEY, tls: true }
+   */
+  connection: objectArgument<Omit<ConnectionOptions, 'address'>>('options').optional(),
+  ...webUiUrlField,
+  /**
+   * The workers' own data converter, e.g. codec/data-converter.ts encryptingDataConverter(keys) /
+   * dataConverterFromEnv().
+   * @default Temporal's default data converter (no encryption)
+   */
+  dataConverter: z.custom<ClientOptions['dataConverter']>().optional(),
+  /** The Client's interceptors (tracing, say). */
+  interceptors: z.custom<ClientOptions['interceptors']>().optional(),
+});
+/** Keys it does not know are let through (a newer caller's), never refused. */
+export const connectOptionsSchema = connectOptionsFields.loose();
+/** What `ConversationClient.connect` takes. */
+export type ConnectOptions = z.input<typeof connectOptionsFields>;
