@@ -15,7 +15,7 @@ import {
   turnNumberSchema,
   userMessageSchema,
 } from '../common/workflow-messages';
-import { parseCursor } from './stream-cursor';
+import { parseCursor } from '../streaming/client/stream-cursor';
 import { ConversationError, type ConversationErrorCode } from './errors';
 
 /** The longest wait a timer (and gRPC's deadline) can take: 2^31 - 1 ms, about 24.8 days. */

@@ -50,7 +50,7 @@ import {
 } from '../common/workflow-messages';
 import type { conversation } from '../workflows/conversation';
 import { ConversationState } from '../workflows/conversation-state';
-import type { StreamItem } from '../common/stream-events';
+import type { StreamItem } from '../streaming/stream-events';
 import { type AnswerFormat, outputSpecOf, typedResult, type TypedTurnResult } from './answer-format';
 import {
   approvalSchema,
@@ -75,7 +75,7 @@ import {
   turnNumberSchema,
   waitOptionsSchema,
 } from './call-arguments';
-import { conversationEvents, type EventsOptions } from './conversation-events';
+import { conversationEvents, type EventsOptions } from '../streaming/client/conversation-events';
 import { ConversationError, noWorkerAnswered, toConversationError } from './errors';
 
 export interface ConversationClientOptions {

@@ -5,7 +5,7 @@ import type { UsageByModel } from './fallback-models';
 import type { ContextAccounting } from './context-accounting';
 import type { ConversationOptions } from './options';
 import type { ProtocolName } from './protocols/types';
-import type { ConversationStreamInput } from './stream-event-schema';
+import type { ConversationStreamInput } from '../streaming/stream-event-schema';
 import type { OutputSpec } from './structured-output';
 import type { ThreadAnchor } from './threads';
 

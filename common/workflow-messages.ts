@@ -5,9 +5,9 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type { ModelContext } from './activity-contracts';
-import { streamSchemas } from './stream-event-schema';
+import { streamSchemas } from '../streaming/stream-event-schema';
 
-import { MAX_POLL_WAIT_MS, type PollRequest, type StreamPage } from './stream-events';
+import { MAX_POLL_WAIT_MS, type PollRequest, type StreamPage } from '../streaming/stream-events';
 import {
   type ApprovalDecision,
   type ConversationSnapshot,

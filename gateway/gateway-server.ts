@@ -42,8 +42,8 @@ import { ConversationError, type ConversationErrorCode, toConversationError } fr
 import type { ConversationClient, StartOptions } from '../client/conversation-client';
 import { describeIssues } from '../common/options';
 import { ConversationOwner } from '../common/search-attributes';
-import type { StreamItem } from '../common/stream-events';
-import { parseCursor, type StreamCursor } from '../client/stream-cursor';
+import type { StreamItem } from '../streaming/stream-events';
+import { parseCursor, type StreamCursor } from '../streaming/client/stream-cursor';
 import { GrpcStatus, grpcStatusOf } from '../client/grpc-status';
 import { EventFeeds } from './event-feeds';
 import { DEFAULT_PRINCIPAL, type GatewayToken } from './gateway-config';

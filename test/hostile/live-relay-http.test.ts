@@ -14,9 +14,9 @@ import {
   MAX_QUEUED_BYTES,
   MAX_SUBSCRIBERS_PER_CALL,
   payloadToJson,
-} from '../../activities/live-relay';
-import { followRelay, isRelayUrl, LiveReplySoFar } from '../../client/live-relay-reader';
-import type { LiveReply } from '../../common/stream-events';
+} from '../../streaming/worker/live-relay';
+import { followRelay, isRelayUrl, LiveReplySoFar } from '../../streaming/client/live-relay-reader';
+import type { LiveReply } from '../../streaming/stream-events';
 
 const converter = loadDataConverter();
 let relay: LiveRelay;

@@ -2,8 +2,8 @@
 // what the stream said to drop. Pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { StreamView } from '../../client/stream-view';
-import type { StreamEvent } from '../../common/stream-events';
+import { StreamView } from '../../streaming/client/stream-view';
+import type { StreamEvent } from '../../streaming/stream-events';
 
 const text = (call: number, attempt: number, t: string, block = 0, at = 0): StreamEvent => ({
   type: 'text',

@@ -7,7 +7,7 @@
 // Text events carry their position (`at`) in their block, so text seen live and then in the final reply is shown
 // once. Types only: this module is workflow-safe.
 import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
-import type { ConversationStatus, PendingApproval, TokenUsage, TurnFailure } from './conversation-types';
+import type { ConversationStatus, PendingApproval, TokenUsage, TurnFailure } from '../common/conversation-types';
 
 /** A model call is numbered like the conversation's calls (callNumber); each Temporal retry of it is an attempt. */
 export interface ModelAttempt {

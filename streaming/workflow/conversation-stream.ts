@@ -4,14 +4,10 @@
 // previous turn; a run hands them to the next one at continue-as-new, within a byte budget, so offsets go on across
 // runs.
 import { inWorkflowContext, proxySinks, workflowInfo } from '@temporalio/workflow';
-import type { LiveFeedSinks } from '../common/live-feed';
-import {
-  type CarriedStream,
-  type ConversationStreamInput,
-  type LegacyCarriedStream,
-} from '../common/stream-event-schema';
-import { STREAM_PAGE_BYTES, STREAM_PAGE_EVENTS, type StreamEvent, type StreamPage } from '../common/stream-events';
-import { jsonBytes } from '../common/utf8-length';
+import type { LiveFeedSinks } from '../live-feed-sinks';
+import { type CarriedStream, type ConversationStreamInput, type LegacyCarriedStream } from '../stream-event-schema';
+import { STREAM_PAGE_BYTES, STREAM_PAGE_EVENTS, type StreamEvent, type StreamPage } from '../stream-events';
+import { jsonBytes } from '../../common/utf8-length';
 
 /**
  * The worker's live feed of this run (common/live-feed.ts), told only what is written now (not what a replay

@@ -6,7 +6,7 @@
 // (`stillHere`) and says whether to go on; it looks less often while the feed stays quiet.
 import type { LoadedDataConverter } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import type { LiveReply, StreamEvent } from '../common/stream-events';
+import type { LiveReply, StreamEvent } from '../stream-events';
 import { LiveReplySoFar, payloadFromJson } from './live-relay-reader';
 import { NdjsonLines, openNdjson, SilenceWatch } from './ndjson-stream';
 

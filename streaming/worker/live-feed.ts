@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { LoadedDataConverter } from '@temporalio/common';
-import type { StreamEvent } from '../common/stream-events';
+import type { StreamEvent } from '../stream-events';
 import { type LiveChannel, writeLine } from './live-relay';
 import type { RelayReaders } from './relay-readers';
 import { encodeLine, SharedLines } from './shared-lines';

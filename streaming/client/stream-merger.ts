@@ -3,7 +3,7 @@
 // when the final reply enters the log (the text event is cut to what is new); a tool call seen live is given again
 // marked `seen`. When the attempt that streams changes (a retry, a worker that died), the reader is told to drop the
 // earlier attempt's output. Pure: conversation-events.ts does the reading.
-import type { LiveReply, StreamEvent, StreamItem } from '../common/stream-events';
+import type { LiveReply, StreamEvent, StreamItem } from '../stream-events';
 import { formatCursor, type LivePosition, type StreamCursor } from './stream-cursor';
 
 export class StreamMerger {

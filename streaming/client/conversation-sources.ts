@@ -21,13 +21,13 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { MODEL_ACTIVITY, parseModelActivityId } from '../common/activity-contracts';
-import { type LiveReply, PollRefusal, type StreamEvent, type StreamPage } from '../common/stream-events';
-import { pollEventsUpdate, streamEventsQuery } from '../common/workflow-messages';
-import { toConversationError } from './errors';
+import { MODEL_ACTIVITY, parseModelActivityId } from '../../common/activity-contracts';
+import { type LiveReply, PollRefusal, type StreamEvent, type StreamPage } from '../stream-events';
+import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messages';
+import { toConversationError } from '../../client/errors';
 import { followFeed, isFeedUrl } from './live-feed-reader';
 import { followRelay, isRelayUrl } from './live-relay-reader';
-import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal, mayAnswerLater } from './grpc-status';
+import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal, mayAnswerLater } from '../../client/grpc-status';
 
 type PendingActivities = NonNullable<Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']>;
 
