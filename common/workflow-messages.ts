@@ -47,7 +47,7 @@ export const streamOffsetSchema = sharedOnce('workflowMessages.streamOffsetSchem
   z.number({ error: 'An offset is a number.' }).int().min(0),
 );
 /**
- * The log's long poll: events from `from`, waiting at most `waitMs` for the first (common/stream-events.ts). Only the
+ * The log's long poll: events from `from`, waiting at most `waitMs` for the first (streaming/stream-events.ts). Only the
  * workflow writes into the log; this reads it.
  */
 export const pollEventsUpdate = defineUpdate<StreamPage, [request: PollRequest]>('pollEvents');

@@ -150,7 +150,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
     ...options.tuning,
     ...(options.interceptors && { interceptors: options.interceptors }),
     ...(traced && traced),
-    // The conversations' log events, to their readers on the relay (activities/live-feed.ts); dropped without one.
+    // The conversations' log events, to their readers on the relay (streaming/worker/live-feed.ts); dropped without one.
     sinks: { ...traced?.sinks, ...(options.liveRelay?.feedSinks(converter) ?? NO_LIVE_FEED) },
     dataConverter,
   });

@@ -37,7 +37,7 @@ interface HistoryCost {
 
 type StreamingThroughput = Pick<LoadRun, 'conversations' | 'stepsPerSecond' | 'wallMs' | 'failed' | 'cpuMsPerStep'>;
 
-/** What the readers asked Temporal for, per model call, by kind and reason (client/conversation-sources.ts). */
+/** What the readers asked Temporal for, per model call, by kind and reason (streaming/client/conversation-sources.ts). */
 interface ReaderCalls {
   modelCalls: number;
   describes: number;

@@ -1,4 +1,4 @@
-// Follows a streaming model call's reply on the live relay of the worker running it (activities/live-relay.ts), as
+// Follows a streaming model call's reply on the live relay of the worker running it (streaming/worker/live-relay.ts), as
 // named by the call's heartbeat. Anything unexpected (unreachable, refused, a worker gone silent, a line that is not
 // the relay's) ends the following, and the reader goes back to Temporal: the relay is a shortcut, never the record.
 import type { LoadedDataConverter, Payload } from '@temporalio/common';

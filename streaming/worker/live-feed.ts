@@ -1,5 +1,5 @@
 // A conversation's live feed on the worker running it: the events its workflow appends to its log, told to the worker
-// through a sink (common/live-feed.ts) as they are written, and the live replies of its model calls that run on this
+// through a sink (streaming/live-feed-sinks.ts) as they are written, and the live replies of its model calls that run on this
 // worker — one stream a reader follows through a whole turn, instead of polling Temporal (describe to find each call,
 // queries for the log) between the calls. Served by the live relay (live-relay.ts):
 //

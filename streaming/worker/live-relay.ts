@@ -294,7 +294,7 @@ export class LiveRelay {
   }
 
   /**
-   * The worker's end of the workflows' feed sink (common/live-feed.ts), encoding with `converter`. What the sink
+   * The worker's end of the workflows' feed sink (streaming/live-feed-sinks.ts), encoding with `converter`. What the sink
    * receives is checked: a call that is not an offset and a stream event is dropped.
    */
   feedSinks(converter: LoadedDataConverter): InjectedSinks<LiveFeedSinks> {

@@ -1,4 +1,4 @@
-// While a reply streams, the model activity heartbeats the reply so far (common/stream-events.ts LiveReply) at most
+// While a reply streams, the model activity heartbeats the reply so far (streaming/stream-events.ts LiveReply) at most
 // once per interval: readers of the conversation poll it from the activity's pending state, so the live text costs no
 // history event (heartbeats are not recorded in the history). The heartbeat also keeps the activity alive, as
 // keepAlive does otherwise. Long text blocks are sent as their tail: a reader further behind waits for the final reply.

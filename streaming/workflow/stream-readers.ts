@@ -1,4 +1,4 @@
-// How readers reach the conversation's event log (workflows/conversation-stream.ts), and only read it:
+// How readers reach the conversation's event log (streaming/workflow/conversation-stream.ts), and only read it:
 //   - the query getStreamEvents (nothing in the history), which readers use while a turn runs;
 //   - the update pollEvents, a long poll for when the conversation waits for a person. A poll holds one of the few
 //     updates Temporal lets a workflow have in flight until it answers, whether its reader is still there or not: it

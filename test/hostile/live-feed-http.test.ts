@@ -1,4 +1,4 @@
-// A conversation's live feed (activities/live-feed.ts) faces whoever can reach the worker's relay, takes what its
+// A conversation's live feed (streaming/worker/live-feed.ts) faces whoever can reach the worker's relay, takes what its
 // workflow's sink hands it, and a reader follows whatever URL a heartbeat names: each side takes only what it
 // expects. The relay answers only GET /feed/<a key it issued>?from=<offset>; the sink drops anything that is not an
 // offset and a stream event; a reader refuses anything but a feed's URL and goes back to Temporal on a gap, a line

@@ -1,4 +1,4 @@
-// The conversation's event log as the workflow keeps it (workflows/conversation-stream.ts): offsets that go on across
+// The conversation's event log as the workflow keeps it (streaming/workflow/conversation-stream.ts): offsets that go on across
 // runs, two turns kept, pages bounded in events and bytes, a hand-over within its byte budget that the next run's input
 // schema accepts, and a run that starts from the log version 0.1.0 carried. Pure: the workflow's own code, no server.
 import assert from 'node:assert/strict';

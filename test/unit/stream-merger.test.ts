@@ -1,4 +1,4 @@
-// How a reader's two sources become one sequence (client/stream-merger.ts): the live reply of the call in flight,
+// How a reader's two sources become one sequence (streaming/client/stream-merger.ts): the live reply of the call in flight,
 // then the same reply from the durable log, with nothing twice; a new attempt drops the old one's output; a reader
 // resuming after a cursor gets exactly what follows. Pure.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// What a reader shows of a conversation's events (client/stream-view.ts): text and tool calls as they stream, minus
+// What a reader shows of a conversation's events (streaming/client/stream-view.ts): text and tool calls as they stream, minus
 // what the stream said to drop. Pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
