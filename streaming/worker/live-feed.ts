@@ -18,12 +18,9 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { StreamEvent } from '../stream-events';
-import { type LiveChannel, writeLine } from './live-relay';
+import type { LiveChannel } from './live-channel';
 import type { RelayReaders } from './relay-readers';
-import { encodeLine, SharedLines } from './shared-lines';
-
-const ALIVE_LINE = '{"alive":true}\n';
-const END_LINE = '{"end":true}\n';
+import { ALIVE_LINE, encodeLine, END_LINE, SharedLines, writeLine } from './shared-lines';
 
 /** What one feed keeps for readers that subscribe late (a turn's events, usually): the oldest go first. */
 export const MAX_FEED_EVENTS = 256;

@@ -9,7 +9,8 @@ import type { LoadedDataConverter } from '@temporalio/common';
 import type { BetaMessage, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { cutDeepInput } from '../../common/protocols/tool-use-blocks';
 import { type LiveBlock, type LiveReply, MAX_LIVE_TEXT_CHARS } from '../stream-events';
-import type { LiveBlockState, LiveChannel, LiveRelay } from './live-relay';
+import type { LiveBlockState, LiveChannel } from './live-channel';
+import type { LiveRelay } from './live-relay';
 
 /** The heartbeat interval while a relay carries the reply: for readers that cannot reach it. */
 export const RELAYED_HEARTBEAT_MS = 1_000;

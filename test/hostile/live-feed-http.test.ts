@@ -9,12 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { encodeToPayload, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import {
-  type LiveBlockState,
-  LiveRelay,
-  MAX_SUBSCRIBERS_PER_CALL,
-  payloadToJson,
-} from '../../streaming/worker/live-relay';
+import type { LiveBlockState } from '../../streaming/worker/live-channel';
+import { LiveRelay, MAX_SUBSCRIBERS_PER_CALL, payloadToJson } from '../../streaming/worker/live-relay';
 import { FEED_QUIET_MS, type FeedItem, followFeed, isFeedUrl } from '../../streaming/client/live-feed-reader';
 import type { StreamEvent } from '../../streaming/stream-events';
 

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { encodeToPayload, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
+import type { LiveBlockState } from '../../streaming/worker/live-channel';
 import {
-  type LiveBlockState,
   LiveRelay,
   MAX_QUEUED_BYTES,
   MAX_SUBSCRIBERS_PER_CALL,
