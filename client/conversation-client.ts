@@ -20,10 +20,10 @@ import { temporal } from '@temporalio/proto';
 import type { z } from 'zod';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { TOOL_CATALOG_WORKFLOW, type ToolCatalog } from '../common/activity-contracts';
+import type { ConversationInput } from '../common/conversation-input';
 import {
   type ApprovalDecision,
   CONVERSATION_WORKFLOW,
-  type ConversationInput,
   type ConversationResult,
   type ConversationSnapshot,
   type ConversationStatus,

@@ -15,7 +15,8 @@ import {
 } from '@temporalio/workflow';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { DescribeToolsResult, ToolPolicy } from '../common/activity-contracts';
-import type { ConversationInput, ConversationResult, TurnFailure, TurnOutcome } from '../common/conversation-types';
+import type { ConversationInput } from '../common/conversation-input';
+import type { ConversationResult, TurnFailure, TurnOutcome } from '../common/conversation-types';
 import { FailureType, ModelFailureType } from '../common/failure-types';
 import { type McpTool, mcpToolsQuery } from '../common/mcp';
 import { conversationIdSchema } from '../common/conversation-id';

@@ -7,7 +7,7 @@ import { isOverloaded, toModelFailure } from '../../activities/model-failure';
 import { modelActivityId, parseModelActivityId } from '../../common/activity-contracts';
 import { StreamMerger } from '../../streaming/client/stream-merger';
 import { StreamView } from '../../streaming/client/stream-view';
-import type { ConversationInput } from '../../common/conversation-types';
+import type { ConversationInput } from '../../common/conversation-input';
 import {
   addModelUsage,
   allOverloadedMessage,
