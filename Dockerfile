@@ -17,6 +17,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY common ./common
 COPY workflows ./workflows
+COPY streaming ./streaming
 COPY activities ./activities
 COPY workers ./workers
 COPY client ./client

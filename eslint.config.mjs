@@ -1,5 +1,6 @@
-// Lint rules that matter here: workflow code must stay deterministic, so `workflows/` and the layer it shares with
-// the client and the activities (`common/`) may import only types and pure helpers — no Node built-ins, no SDK
+// Lint rules that matter here: workflow code must stay deterministic, so `workflows/`, the streaming log's workflow
+// side (`streaming/workflow/`) and the layers it shares with the client and the activities (`common/`, the streaming
+// types at `streaming/`'s root) may import only types and pure helpers — no Node built-ins, no SDK
 // values, nothing that does I/O. zod is allowed: it is pure, and the workflow checks its inputs with the same
 // schemas the client uses.
 import tseslint from 'typescript-eslint';
@@ -45,7 +46,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts', 'common/**/*.ts'],
+    files: ['workflows/**/*.ts', 'common/**/*.ts', 'streaming/*.ts', 'streaming/workflow/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -54,7 +55,8 @@ export default tseslint.config(
             .flatMap((name) => [name, `node:${name}`])
             .map((name) => ({
               name,
-              message: 'Workflow code is deterministic: no Node built-ins in workflows/ or common/.',
+              message:
+                'Workflow code is deterministic: no Node built-ins in workflows/, common/, streaming/workflow/ or the streaming types.',
             })),
           patterns: [
             {
@@ -72,6 +74,9 @@ export default tseslint.config(
                 '**/activities/*',
                 '**/activities',
                 '**/workers/*',
+                '**/streaming/worker/*',
+                '../worker/*',
+                './worker/*',
                 '**/client/*',
                 '**/scripts/*',
                 '**/testing/*',

@@ -17,7 +17,7 @@ import { buildModelRequest } from './model-request';
 import { keepAlive } from './keep-alive';
 import { type ModelContextCache, withConversation } from './model-context-cache';
 import type { McpToolSets } from './mcp/mcp-tool-sets';
-import { LiveReplyHeartbeat, type RelayTarget } from './live-reply-heartbeat';
+import { LiveReplyHeartbeat, type RelayTarget } from '../streaming/worker/live-reply-heartbeat';
 import { AttemptBilling } from './billed-attempts';
 import { withReply } from '../common/paused-turn';
 import { offersServerTools } from '../common/server-tools';

@@ -15,8 +15,8 @@ import {
   signalSchema,
   timeoutMsSchema,
 } from './call-arguments';
-import { parseCursor } from './stream-cursor';
-import type { EventsOptions } from './conversation-events';
+import { parseCursor } from '../streaming/client/stream-cursor';
+import type { EventsOptions } from '../streaming/client/conversation-events';
 
 /** How long `sendMessage` and `awaitTurn` wait for a turn by default: 15 minutes. */
 export const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;

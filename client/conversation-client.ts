@@ -18,10 +18,10 @@ import { temporal } from '@temporalio/proto';
 import type { z } from 'zod';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { TOOL_CATALOG_WORKFLOW, type ToolCatalog } from '../common/activity-contracts';
+import type { ConversationInput } from '../common/conversation-input';
 import {
   type ApprovalDecision,
   CONVERSATION_WORKFLOW,
-  type ConversationInput,
   type ConversationResult,
   type ConversationSnapshot,
   type ConversationStatus,
@@ -48,7 +48,7 @@ import {
 } from '../common/workflow-messages';
 import type { conversation } from '../workflows/conversation';
 import { ConversationState } from '../workflows/conversation-state';
-import type { StreamItem } from '../common/stream-events';
+import type { StreamItem } from '../streaming/stream-events';
 import { type AnswerFormat, outputSpecOf, typedResult, type TypedTurnResult } from './answer-format';
 import {
   approvalSchema,
@@ -84,7 +84,7 @@ import {
   type WaitOptions,
   waitOptionsSchema,
 } from './call-options';
-import { conversationEvents, type EventsOptions } from './conversation-events';
+import { conversationEvents, type EventsOptions } from '../streaming/client/conversation-events';
 import { ConversationError, noWorkerAnswered, toConversationError } from './errors';
 
 export interface ConversationSummary {

@@ -13,7 +13,7 @@ export type {
 } from './call-options';
 export { type AnswerFormat, type TypedTurnResult } from './answer-format';
 export { ConversationError, type ConversationErrorCode } from './errors';
-export { type EventsOptions } from './conversation-events';
+export { type EventsOptions } from '../streaming/client/conversation-events';
 export { followConversation, type FollowOptions } from './progress';
 export { formatMessage, type FormattedLine, renderLine } from './transcript-format';
 export {
@@ -30,6 +30,6 @@ export {
 } from '../common/conversation-types';
 export { type ConversationOptions, type ConversationOptionsInput, DEFAULT_MODEL } from '../common/options';
 export { FailureType, ModelFailureType } from '../common/failure-types';
-export type { StreamEvent, StreamItem } from '../common/stream-events';
+export type { StreamEvent, StreamItem } from '../streaming/stream-events';
 export { costUsd, formatUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../common/pricing';
 export type { BudgetOptions } from '../common/budget';

@@ -3,9 +3,7 @@
 import type { MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import type { UsageByModel } from './fallback-models';
 import type { ContextAccounting } from './context-accounting';
-import type { ConversationOptions } from './options';
 import type { ProtocolName } from './protocols/types';
-import type { ConversationStreamInput } from './stream-event-schema';
 import type { OutputSpec } from './structured-output';
 import type { ThreadAnchor } from './threads';
 import type { TokenUsage } from './usage';
@@ -192,15 +190,6 @@ export interface CarriedState {
 export interface ContainerRef {
   id: string;
   expiresAt: string;
-}
-
-export interface ConversationInput {
-  options: ConversationOptions;
-  /** The first user message, when the conversation is started with one. */
-  firstMessage?: string;
-  carried?: CarriedState;
-  /** The event log the previous run handed over (continue-as-new only; a 0.1.0 run handed over its older format). */
-  stream?: ConversationStreamInput;
 }
 
 /** A queued user message: its turn, and the stream offset from which its events can be read. */

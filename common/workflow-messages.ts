@@ -5,9 +5,9 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type { ModelContext } from './activity-contracts';
-import { streamSchemas } from './stream-event-schema';
+import { streamSchemas } from '../streaming/stream-event-schema';
 
-import { MAX_POLL_WAIT_MS, type PollRequest, type StreamPage } from './stream-events';
+import { MAX_POLL_WAIT_MS, type PollRequest, type StreamPage } from '../streaming/stream-events';
 import {
   type ApprovalDecision,
   type ConversationSnapshot,
@@ -47,7 +47,7 @@ export const streamOffsetSchema = sharedOnce('workflowMessages.streamOffsetSchem
   z.number({ error: 'An offset is a number.' }).int().min(0),
 );
 /**
- * The log's long poll: events from `from`, waiting at most `waitMs` for the first (common/stream-events.ts). Only the
+ * The log's long poll: events from `from`, waiting at most `waitMs` for the first (streaming/stream-events.ts). Only the
  * workflow writes into the log; this reads it.
  */
 export const pollEventsUpdate = defineUpdate<StreamPage, [request: PollRequest]>('pollEvents');

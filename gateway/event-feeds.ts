@@ -5,10 +5,10 @@
 // (StreamMerger), so it gets exactly what follows its Last-Event-ID. A client that asks for events older than the
 // feed has gets a reader of its own. A feed with no client left stops after a short grace.
 import type { Client } from '@temporalio/client';
-import { conversationSources, type SourceItem } from '../client/conversation-sources';
-import type { StreamCursor } from '../client/stream-cursor';
-import { StreamMerger } from '../client/stream-merger';
-import type { StreamItem } from '../common/stream-events';
+import { conversationSources, type SourceItem } from '../streaming/client/conversation-sources';
+import type { StreamCursor } from '../streaming/client/stream-cursor';
+import { StreamMerger } from '../streaming/client/stream-merger';
+import type { StreamItem } from '../streaming/stream-events';
 
 /** Durable events a feed keeps for clients joining late. */
 const KEPT_EVENTS = 5_000;

@@ -3,8 +3,8 @@
 // and resumes after it. What a slow reader has not taken waits in order up to a cap; past it the stream is ended
 // instead of buffered without bound, and the reader resumes like after any drop.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseCursor, type StreamCursor } from '../client/stream-cursor';
-import type { StreamItem } from '../common/stream-events';
+import { parseCursor, type StreamCursor } from '../streaming/client/stream-cursor';
+import type { StreamItem } from '../streaming/stream-events';
 import type { EventFeeds } from './event-feeds';
 import { describeError, HttpError } from './http-answers';
 import { offsetSchema } from './request-schemas';

@@ -16,7 +16,7 @@
 //   POST /api/conversations/:id/approvals      { callId, argumentsDigest, approve, reason? } → 204
 //   POST /api/conversations/:id/end            → 202
 //   GET  /api/conversations/:id/events?from=N  text/event-stream: `id: <cursor>`, `event: <type>`,
-//                                              `data: { offset, live?, seen?, event }` (client/stream-cursor.ts)
+//                                              `data: { offset, live?, seen?, event }` (streaming/client/stream-cursor.ts)
 //
 // Input from anyone who can connect: a bad path, id, method, token, content type or body is a 4xx whose message quotes
 // at most a little of what was sent (never a 500, never a stack in the log). Every answer carries security headers (a

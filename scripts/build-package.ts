@@ -1,7 +1,7 @@
 // `npm run build` (and `prepack`): the package as users install it, in dist/ —
-//   1. tsc -p tsconfig.build.json: the product's JavaScript and .d.ts (common, workflows, activities, workers, client,
-//      codec, testing, tracing, gateway, with the gateway's chat page), from a clean dist/ so no file of a deleted
-//      source is ever packed;
+//   1. tsc -p tsconfig.build.json: the product's JavaScript and .d.ts (common, workflows, streaming, activities, workers,
+//      client, codec, testing, tracing, gateway, with the gateway's chat page), from a clean dist/ so no file of a
+//      deleted source is ever packed;
 //   2. the workflow code bundled from that JavaScript, with the worker's payload converter, into dist/workflow-bundles/:
 //      a worker then starts without webpack. The package ships the `default` bundle only (each is ~5.7 MB, most of it
 //      its source map); `--all-bundles` adds the encrypted-failures and traced variants (workers/workflow-bundles.ts),

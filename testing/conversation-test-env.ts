@@ -18,7 +18,7 @@ import {
   Runtime,
   type Worker,
 } from '@temporalio/worker';
-import { LiveRelay, type LiveRelayOptions } from '../activities/live-relay';
+import { LiveRelay, type LiveRelayOptions } from '../streaming/worker/live-relay';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
 import { type McpServersInput, parseMcpServers } from '../activities/mcp/mcp-server-config';
 import type { ToolDefinition } from '../activities/tool-definition';

@@ -60,7 +60,7 @@ export const configSchema = z.object({
     .regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
     .optional(),
   /**
-   * The live relay (activities/live-relay.ts): `host:port` it listens on, `off` for none (readers then poll streamed
+   * The live relay (streaming/worker/live-relay.ts): `host:port` it listens on, `off` for none (readers then poll streamed
    * replies from heartbeats through the Temporal server). Default 127.0.0.1:0 (a free port, readers on this host).
    */
   WORKER_LIVE_RELAY_ADDRESS: z

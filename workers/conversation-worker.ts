@@ -2,7 +2,7 @@
 // MCP activities (listing and calling the tools of the MCP servers the worker is configured with).
 import type Anthropic from '@anthropic-ai/sdk';
 import { type InjectedSinks, type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { LiveFeedSinks } from '../common/live-feed';
+import type { LiveFeedSinks } from '../streaming/live-feed-sinks';
 import { createModelActivities } from '../activities/model-activities';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activities';
 import { describeTool, type ToolDefinition } from '../activities/tool-definition';
@@ -20,7 +20,7 @@ import { modelContextQuery } from '../common/workflow-messages';
 import { DEFAULT_SHUTDOWN_GRACE_TIME } from './config';
 import { prebuiltWorkflowBundle, SHARED_WORKFLOW_MODULES, WORKFLOWS_PATH } from './workflow-bundles';
 import { workerDataConverter } from './worker-data-converter';
-import type { LiveRelay } from '../activities/live-relay';
+import type { LiveRelay } from '../streaming/worker/live-relay';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { Tracing } from '../tracing/tracing-sdk';
 
@@ -150,7 +150,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
     ...options.tuning,
     ...(options.interceptors && { interceptors: options.interceptors }),
     ...(traced && traced),
-    // The conversations' log events, to their readers on the relay (activities/live-feed.ts); dropped without one.
+    // The conversations' log events, to their readers on the relay (streaming/worker/live-feed.ts); dropped without one.
     sinks: { ...traced?.sinks, ...(options.liveRelay?.feedSinks(converter) ?? NO_LIVE_FEED) },
     dataConverter,
   });

@@ -6,6 +6,6 @@ export { connectionOptions, connectionSettingsSchema } from '../client/connectio
 export { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
 export { runWorker, type RunWorkerOptions } from './run-worker';
 export { PREBUILT_BUNDLES_DIR, prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundles';
-export { LiveRelay, type LiveRelayOptions } from '../activities/live-relay';
+export { LiveRelay, type LiveRelayOptions } from '../streaming/worker/live-relay';
 export { McpClientPool } from '../activities/mcp/mcp-client-pool';
 export { type McpServerConfig, type McpServersInput } from '../activities/mcp/mcp-server-config';

@@ -16,7 +16,7 @@ import {
 } from '../activities/mcp/mcp-server-config';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { createAnthropic } from './anthropic-client';
-import { LiveRelay } from '../activities/live-relay';
+import { LiveRelay } from '../streaming/worker/live-relay';
 import { ConfigError, loadConfig, shutdownForceMs, type WorkerConfig } from './config';
 import { connectionOptions } from '../client/connection-settings';
 import { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';

@@ -4,11 +4,11 @@
 // around it; this logic is unit-tested without Temporal. Pure and deterministic.
 import type { MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import { ApplicationFailure } from '@temporalio/common';
+import type { ConversationInput } from '../common/conversation-input';
 import type {
   ActivityInProgress,
   ApprovalDecision,
   CarriedState,
-  ConversationInput,
   ConversationResult,
   ConversationSnapshot,
   ConversationStatus,

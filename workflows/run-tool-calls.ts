@@ -9,10 +9,10 @@ import { type McpTool, mcpCallSummary } from '../common/mcp';
 import { protocolFor } from '../common/protocols';
 import type { ToolCall, ToolOutcome } from '../common/protocols/types';
 import { toolCallSummary } from '../common/summaries';
-import { MAX_STREAMED_RESULT_CHARS } from '../common/stream-events';
+import { MAX_STREAMED_RESULT_CHARS } from '../streaming/stream-events';
 import type { ConversationState } from './conversation-state';
 import { callMcpTool } from './mcp-tools';
-import type { ConversationStream } from './conversation-stream';
+import type { ConversationStream } from '../streaming/workflow/conversation-stream';
 import { describeToolFailure } from './tool-failure';
 
 type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>>;

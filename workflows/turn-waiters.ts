@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../common/failure-types';
 
 /**
- * With the long polls' MAX_POLLS_IN_FLIGHT (4, common/stream-events.ts), Temporal's default of 10 updates in flight
+ * With the long polls' MAX_POLLS_IN_FLIGHT (4, streaming/stream-events.ts), Temporal's default of 10 updates in flight
  * leaves 2 for the updates that answer at once: an approval, `submitMessage`.
  */
 export const MAX_TURN_WAITERS = 4;

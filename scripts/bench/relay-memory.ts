@@ -8,7 +8,7 @@ import net from 'node:net';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { ConversationClient } from '../../client/conversation-client';
 import { MODEL_ACTIVITY } from '../../common/activity-contracts';
-import type { LiveReply } from '../../common/stream-events';
+import type { LiveReply } from '../../streaming/stream-events';
 import { runMain } from '../script-main';
 import { Flags } from './args';
 import { type BenchContext, progressLog, startBenchWorker, withBench, writeResults } from './context';

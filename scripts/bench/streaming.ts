@@ -5,7 +5,7 @@
 //   - history bytes per model call, streaming on (with one reader per conversation) vs off (sendMessage);
 //   - throughput (chain steps per second) at 100 concurrent conversations, streaming vs not.
 import type { ConversationClient } from '../../client/conversation-client';
-import { readerCalls } from '../../client/conversation-sources';
+import { readerCalls } from '../../streaming/client/conversation-sources';
 import { withDefaults } from '../../common/options';
 import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 import { CHAIN_TOOLS, requestsOf, scriptTagged } from './chain-script';
@@ -37,7 +37,7 @@ interface HistoryCost {
 
 type StreamingThroughput = Pick<LoadRun, 'conversations' | 'stepsPerSecond' | 'wallMs' | 'failed' | 'cpuMsPerStep'>;
 
-/** What the readers asked Temporal for, per model call, by kind and reason (client/conversation-sources.ts). */
+/** What the readers asked Temporal for, per model call, by kind and reason (streaming/client/conversation-sources.ts). */
 interface ReaderCalls {
   modelCalls: number;
   describes: number;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ConversationError } from '../../client/errors';
-import { MAX_POLLS_IN_FLIGHT } from '../../common/stream-events';
+import { MAX_POLLS_IN_FLIGHT } from '../../streaming/stream-events';
 import type { TurnResult } from '../../common/conversation-types';
 import { MAX_TURN_WAITERS } from '../../workflows/turn-waiters';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { ConversationInput } from '../../common/conversation-types';
+import type { ConversationInput } from '../../common/conversation-input';
 import { ConversationContextTokens, ConversationContextTokensBefore } from '../../common/search-attributes';
 import { SUMMARY_HEADING } from '../../common/orchestrator-summary';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';

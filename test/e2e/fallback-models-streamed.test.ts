@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import { StreamView } from '../../client/stream-view';
-import type { StreamEvent, StreamItem } from '../../common/stream-events';
+import { StreamView } from '../../streaming/client/stream-view';
+import type { StreamEvent, StreamItem } from '../../streaming/stream-events';
 import type { ScriptStep } from '../../testing/messages-api/types';
 import { type Harness, type HarnessOptions, startHarness, uniquePrompt } from '../support/harness';
 

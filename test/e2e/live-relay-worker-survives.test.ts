@@ -14,7 +14,7 @@ import { Client, Connection } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { ConversationClient } from '../../client/conversation-client';
 import { MODEL_ACTIVITY } from '../../common/activity-contracts';
-import type { LiveReply } from '../../common/stream-events';
+import type { LiveReply } from '../../streaming/stream-events';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { namespace, temporalAddress, uniquePrompt } from '../support/harness';

@@ -7,11 +7,11 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { LiveRelay } from '../../activities/live-relay';
+import { LiveRelay } from '../../streaming/worker/live-relay';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { parseKeyRing } from '../../codec/keys';
 import { MODEL_ACTIVITY } from '../../common/activity-contracts';
-import type { LiveReply, StreamEvent, StreamItem } from '../../common/stream-events';
+import type { LiveReply, StreamEvent, StreamItem } from '../../streaming/stream-events';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
 

@@ -5,7 +5,7 @@
 // 50 readers left in the middle of their polls.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { MAX_POLLS_IN_FLIGHT } from '../../common/stream-events';
+import { MAX_POLLS_IN_FLIGHT } from '../../streaming/stream-events';
 import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messages';
 import { startDevServer } from '../../testing/dev-server';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';

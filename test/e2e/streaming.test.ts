@@ -3,8 +3,8 @@
 // mid-stream: streaming-crash.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { StreamEvent, StreamItem } from '../../common/stream-events';
-import { StreamView } from '../../client/stream-view';
+import type { StreamEvent, StreamItem } from '../../streaming/stream-events';
+import { StreamView } from '../../streaming/client/stream-view';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 

@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
-import { MAX_POLL_WAIT_MS, MAX_POLLS_IN_FLIGHT, type StreamPage } from '../../common/stream-events';
+import { MAX_POLL_WAIT_MS, MAX_POLLS_IN_FLIGHT, type StreamPage } from '../../streaming/stream-events';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import {
   answeredConversation,

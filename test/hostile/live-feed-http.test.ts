@@ -1,4 +1,4 @@
-// A conversation's live feed (activities/live-feed.ts) faces whoever can reach the worker's relay, takes what its
+// A conversation's live feed (streaming/worker/live-feed.ts) faces whoever can reach the worker's relay, takes what its
 // workflow's sink hands it, and a reader follows whatever URL a heartbeat names: each side takes only what it
 // expects. The relay answers only GET /feed/<a key it issued>?from=<offset>; the sink drops anything that is not an
 // offset and a stream event; a reader refuses anything but a feed's URL and goes back to Temporal on a gap, a line
@@ -9,9 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { encodeToPayload, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import { type LiveBlockState, LiveRelay, MAX_SUBSCRIBERS_PER_CALL, payloadToJson } from '../../activities/live-relay';
-import { FEED_QUIET_MS, type FeedItem, followFeed, isFeedUrl } from '../../client/live-feed-reader';
-import type { StreamEvent } from '../../common/stream-events';
+import type { LiveBlockState } from '../../streaming/worker/live-channel';
+import { LiveRelay, MAX_SUBSCRIBERS_PER_CALL, payloadToJson } from '../../streaming/worker/live-relay';
+import { FEED_QUIET_MS, type FeedItem, followFeed, isFeedUrl } from '../../streaming/client/live-feed-reader';
+import type { StreamEvent } from '../../streaming/stream-events';
 
 const converter = loadDataConverter();
 let relay: LiveRelay;

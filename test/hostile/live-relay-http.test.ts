@@ -8,15 +8,15 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { encodeToPayload, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
+import type { LiveBlockState } from '../../streaming/worker/live-channel';
 import {
-  type LiveBlockState,
   LiveRelay,
   MAX_QUEUED_BYTES,
   MAX_SUBSCRIBERS_PER_CALL,
   payloadToJson,
-} from '../../activities/live-relay';
-import { followRelay, isRelayUrl, LiveReplySoFar } from '../../client/live-relay-reader';
-import type { LiveReply } from '../../common/stream-events';
+} from '../../streaming/worker/live-relay';
+import { followRelay, isRelayUrl, LiveReplySoFar } from '../../streaming/client/live-relay-reader';
+import type { LiveReply } from '../../streaming/stream-events';
 
 const converter = loadDataConverter();
 let relay: LiveRelay;

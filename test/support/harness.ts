@@ -17,7 +17,7 @@ import {
 import { ConversationClient } from '../../client/conversation-client';
 import type { ToolActivityOptions } from '../../activities/tool-activities';
 import type { ToolDefinition } from '../../activities/tool-definition';
-import { LiveRelay, type LiveRelayOptions } from '../../activities/live-relay';
+import { LiveRelay, type LiveRelayOptions } from '../../streaming/worker/live-relay';
 import { McpClientPool } from '../../activities/mcp/mcp-client-pool';
 import { type McpServersInput, parseMcpServers } from '../../activities/mcp/mcp-server-config';
 import { demoTools } from '../../testing/demo-tools';

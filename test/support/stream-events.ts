@@ -1,6 +1,6 @@
 // A conversation's durable events, from the first, as a reader gets them (its live preview left out), up to its end.
 import type { ConversationClient } from '../../client/conversation-client';
-import type { StreamEvent } from '../../common/stream-events';
+import type { StreamEvent } from '../../streaming/stream-events';
 
 export async function durableEventsOf(conversations: ConversationClient, id: string): Promise<StreamEvent[]> {
   const events: StreamEvent[] = [];

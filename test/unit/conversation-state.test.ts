@@ -11,7 +11,7 @@ import {
   MAX_PENDING_MESSAGES,
   MAX_REJECTION_CHARS,
 } from '../../workflows/conversation-state';
-import type { ConversationInput } from '../../common/conversation-types';
+import type { ConversationInput } from '../../common/conversation-input';
 import { PRICES } from '../support/test-prices';
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 2, cacheCreationInputTokens: 1 };

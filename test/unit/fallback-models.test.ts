@@ -5,9 +5,9 @@ import { describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { isOverloaded, toModelFailure } from '../../activities/model-failure';
 import { modelActivityId, parseModelActivityId } from '../../common/activity-contracts';
-import { StreamMerger } from '../../client/stream-merger';
-import { StreamView } from '../../client/stream-view';
-import type { ConversationInput } from '../../common/conversation-types';
+import { StreamMerger } from '../../streaming/client/stream-merger';
+import { StreamView } from '../../streaming/client/stream-view';
+import type { ConversationInput } from '../../common/conversation-input';
 import {
   addModelUsage,
   allOverloadedMessage,
@@ -18,7 +18,7 @@ import {
 } from '../../common/fallback-models';
 import { conversationOptionsSchema, withDefaults } from '../../common/options';
 import { costUsd, PUBLISHED_PRICES } from '../../common/pricing';
-import type { LiveReply, StreamEvent, StreamItem } from '../../common/stream-events';
+import type { LiveReply, StreamEvent, StreamItem } from '../../streaming/stream-events';
 import { conversationInputSchema } from '../../common/workflow-messages';
 import { ConversationState } from '../../workflows/conversation-state';
 

@@ -10,7 +10,7 @@ import { withDefaults } from '../../common/options';
 import { joinPausedTurn, withReply } from '../../common/paused-turn';
 import { costUsd, WEB_SEARCH_USD_PER_1000 } from '../../common/pricing';
 import { nativeProtocol } from '../../common/protocols/native';
-import { serverToolEvent } from '../../common/server-tool-events';
+import { serverToolEvent } from '../../streaming/workflow/server-tool-events';
 import { isDeferred, matchesToolPattern, serverToolParams, serverToolsNote } from '../../common/server-tools';
 import { addUsage, ZERO_USAGE } from '../../common/usage';
 import { clientFor, withMessagesApi } from '../../testing/messages-api/sdk-client';

@@ -1,4 +1,4 @@
-// The conversation's event log as the workflow keeps it (workflows/conversation-stream.ts): offsets that go on across
+// The conversation's event log as the workflow keeps it (streaming/workflow/conversation-stream.ts): offsets that go on across
 // runs, two turns kept, pages bounded in events and bytes, a hand-over within its byte budget that the next run's input
 // schema accepts, and a run that starts from the log version 0.1.0 carried. Pure: the workflow's own code, no server.
 import assert from 'node:assert/strict';
@@ -6,13 +6,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { streamSchemas } from '../../common/stream-event-schema';
+import { streamSchemas } from '../../streaming/stream-event-schema';
 
 const { carriedStreamSchema, streamEventSchema } = streamSchemas();
-import { STREAM_PAGE_BYTES, STREAM_PAGE_EVENTS, type StreamEvent } from '../../common/stream-events';
+import { STREAM_PAGE_BYTES, STREAM_PAGE_EVENTS, type StreamEvent } from '../../streaming/stream-events';
 import { jsonBytes } from '../../common/utf8-length';
 import { conversationInputSchema } from '../../common/workflow-messages';
-import { ConversationStream, MAX_CARRIED_STREAM_BYTES } from '../../workflows/conversation-stream';
+import { ConversationStream, MAX_CARRIED_STREAM_BYTES } from '../../streaming/workflow/conversation-stream';
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
 

@@ -1,12 +1,12 @@
-// How a reader's two sources become one sequence (client/stream-merger.ts): the live reply of the call in flight,
+// How a reader's two sources become one sequence (streaming/client/stream-merger.ts): the live reply of the call in flight,
 // then the same reply from the durable log, with nothing twice; a new attempt drops the old one's output; a reader
 // resuming after a cursor gets exactly what follows. Pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseCursor } from '../../client/stream-cursor';
-import { StreamMerger } from '../../client/stream-merger';
-import { StreamView } from '../../client/stream-view';
-import type { LiveReply, StreamEvent, StreamItem } from '../../common/stream-events';
+import { parseCursor } from '../../streaming/client/stream-cursor';
+import { StreamMerger } from '../../streaming/client/stream-merger';
+import { StreamView } from '../../streaming/client/stream-view';
+import type { LiveReply, StreamEvent, StreamItem } from '../../streaming/stream-events';
 
 const reply = (attempt: number, text: string, tool?: { input?: unknown }): LiveReply => ({
   call: 1,

@@ -1,9 +1,9 @@
-// What a reader shows of a conversation's events (client/stream-view.ts): text and tool calls as they stream, minus
+// What a reader shows of a conversation's events (streaming/client/stream-view.ts): text and tool calls as they stream, minus
 // what the stream said to drop. Pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { StreamView } from '../../client/stream-view';
-import type { StreamEvent } from '../../common/stream-events';
+import { StreamView } from '../../streaming/client/stream-view';
+import type { StreamEvent } from '../../streaming/stream-events';
 
 const text = (call: number, attempt: number, t: string, block = 0, at = 0): StreamEvent => ({
   type: 'text',

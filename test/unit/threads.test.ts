@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { APIError } from '@anthropic-ai/sdk';
 import { asContinue, asCreate, threadFingerprint, threadRefusal } from '../../activities/model-thread';
-import type { ConversationInput } from '../../common/conversation-types';
+import type { ConversationInput } from '../../common/conversation-input';
 import { conversationOptionsSchema } from '../../common/options';
 import { anchorOf, continuableFrom, THREADS_BETA } from '../../common/threads';
 import { ConversationState } from '../../workflows/conversation-state';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../common/failure-types';
-import { MAX_POLLS_IN_FLIGHT } from '../../common/stream-events';
+import { MAX_POLLS_IN_FLIGHT } from '../../streaming/stream-events';
 import { MAX_TURN_WAITERS, TurnWaiters } from '../../workflows/turn-waiters';
 
 const isBusy = (err: unknown) => err instanceof ApplicationFailure && err.type === FailureType.Busy && err.nonRetryable;

@@ -1,4 +1,4 @@
-// The two things a reader of a conversation follows, as they come (common/stream-events.ts), read so that streaming
+// The two things a reader of a conversation follows, as they come (streaming/stream-events.ts), read so that streaming
 // adds as little as possible to the history:
 //   - while the workflow works (an activity or a workflow task pending), the reader polls DescribeWorkflowExecution
 //     every `liveIntervalMs`: the running model call's heartbeat details are its live reply, and when the history has
@@ -8,7 +8,7 @@
 //     pollEvents update, following continue-as-new), which answers with the next event or after MAX_POLL_WAIT_MS, then
 //     watches again. When the conversation has as many long polls as it takes (MAX_POLLS_IN_FLIGHT) the reader reads
 //     by query instead, backing off, and tries a long poll again later: a reader is never failed for that.
-//   - while a model call streams on a worker with a live relay (its heartbeat names it: activities/live-relay.ts),
+//   - while a model call streams on a worker with a live relay (its heartbeat names it: streaming/worker/live-relay.ts),
 //     the reader follows the reply there instead of polling, until the relay says the attempt is over; when the
 //     relay cannot be reached or goes silent, it polls as above (the heartbeats still carry the reply, less often).
 // StreamMerger turns these into the events a reader gets; the gateway shares one source among many readers.
@@ -21,13 +21,13 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { MODEL_ACTIVITY, parseModelActivityId } from '../common/activity-contracts';
-import { type LiveReply, PollRefusal, type StreamEvent, type StreamPage } from '../common/stream-events';
-import { pollEventsUpdate, streamEventsQuery } from '../common/workflow-messages';
-import { toConversationError } from './errors';
+import { MODEL_ACTIVITY, parseModelActivityId } from '../../common/activity-contracts';
+import { type LiveReply, PollRefusal, type StreamEvent, type StreamPage } from '../stream-events';
+import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messages';
+import { toConversationError } from '../../client/errors';
 import { followFeed, isFeedUrl } from './live-feed-reader';
 import { followRelay, isRelayUrl } from './live-relay-reader';
-import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal, mayAnswerLater } from './grpc-status';
+import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal, mayAnswerLater } from '../../client/grpc-status';
 
 type PendingActivities = NonNullable<Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']>;
 

@@ -1,8 +1,14 @@
 // The relay's lines as bytes, encoded once for every reader that is sent the same one (the same part of a call's reply,
 // the same page of a feed's events). 256 readers of a 3 MB reply cost one encoding and one buffer, not 256: every
 // socket's pending write refers to the same bytes, so what waits for stalled readers does not grow with their number.
+import type http from 'node:http';
 import type { LoadedDataConverter, Payload } from '@temporalio/common';
 import { encodeToPayload } from '@temporalio/common/lib/internal-non-workflow';
+import type { RelayReaders } from './relay-readers';
+
+/** The lines that carry no payload: the worker is still there, and nothing more follows. */
+export const ALIVE_LINE = '{"alive":true}\n';
+export const END_LINE = '{"end":true}\n';
 
 /** A line, or undefined when its value cannot be encoded (a codec failed). */
 export type EncodedLine = Promise<Buffer | undefined>;
@@ -44,4 +50,12 @@ export function payloadToJson(payload: Payload): { metadata: Record<string, stri
     if (value) metadata[key] = Buffer.from(value).toString('base64');
   }
   return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
+}
+
+/** `line` to a reader, once encoded; a line that could not be encoded ends the response (the reader goes to Temporal). */
+export async function writeLine(readers: RelayReaders, res: http.ServerResponse, line: EncodedLine): Promise<void> {
+  if (!readers.isOpen(res)) return;
+  const bytes = await line;
+  if (bytes) readers.write(res, bytes);
+  else res.destroy();
 }

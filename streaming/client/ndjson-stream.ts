@@ -1,4 +1,4 @@
-// What both readers of a worker's relay (client/live-relay-reader.ts, client/live-feed-reader.ts) do with its NDJSON
+// What both readers of a worker's relay (streaming/client/live-relay-reader.ts, streaming/client/live-feed-reader.ts) do with its NDJSON
 // streams: open one, cut it into JSON lines, and take the worker as gone when not even its `alive` line comes.
 
 /** The relay says it is alive every second: this long without a line and the worker is taken as gone. */

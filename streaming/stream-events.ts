@@ -1,5 +1,5 @@
 // What a conversation streams to its readers. Two sources, one sequence:
-//   - the durable log (workflows/conversation-stream.ts): ordered, offset-addressed events that only the workflow
+//   - the durable log (streaming/workflow/conversation-stream.ts): ordered, offset-addressed events that only the workflow
 //     appends to, in memory (no history event): turns, each model call's start and final reply, tool calls and
 //     results, approvals. Readers read it with a query (getStreamEvents) or a bounded long poll (pollEvents);
 //   - the live reply: while a model call runs, the model activity's heartbeat details hold what the API has streamed
@@ -7,7 +7,7 @@
 // Text events carry their position (`at`) in their block, so text seen live and then in the final reply is shown
 // once. Types only: this module is workflow-safe.
 import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
-import type { ConversationStatus, PendingApproval, TokenUsage, TurnFailure } from './conversation-types';
+import type { ConversationStatus, PendingApproval, TokenUsage, TurnFailure } from '../common/conversation-types';
 
 /** A model call is numbered like the conversation's calls (callNumber); each Temporal retry of it is an attempt. */
 export interface ModelAttempt {
@@ -155,11 +155,11 @@ export interface LiveReply {
   call: number;
   attempt: number;
   blocks: LiveBlock[];
-  /** Where the worker's live relay streams this attempt's reply as it comes (heartbeats only; activities/live-relay.ts). */
+  /** Where the worker's live relay streams this attempt's reply as it comes (heartbeats only; streaming/worker/live-relay.ts). */
   relay?: string;
   /**
    * Where the same worker streams the conversation's feed (its log's events and its calls' replies as they come, for a
-   * whole turn: activities/live-feed.ts), when the workflow runs there too (heartbeats only).
+   * whole turn: streaming/worker/live-feed.ts), when the workflow runs there too (heartbeats only).
    */
   feed?: string;
 }

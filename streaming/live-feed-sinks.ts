@@ -1,4 +1,4 @@
-// The workflow's side of a conversation's live feed (activities/live-feed.ts): a sink through which the workflow tells
+// The workflow's side of a conversation's live feed (streaming/worker/live-feed.ts): a sink through which the workflow tells
 // the worker running it each event it appends to its log, so that readers following the feed on that worker's relay
 // get them as they are written instead of polling Temporal for them. Sinks are not called during replay and leave no
 // trace in the history; the log (and its query and long poll) stays the record. Types only: workflow-safe.

@@ -1,6 +1,6 @@
 // What a reader shows of a conversation's events: each model call's text and tool calls as they arrive, minus the
 // output of attempts the stream said to drop (a retried attempt, a reply cut by max_tokens). Pure.
-import type { StreamEvent } from '../common/stream-events';
+import type { StreamEvent } from '../stream-events';
 
 export type ViewBlock =
   | { kind: 'text'; text: string }

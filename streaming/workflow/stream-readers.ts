@@ -1,4 +1,4 @@
-// How readers reach the conversation's event log (workflows/conversation-stream.ts), and only read it:
+// How readers reach the conversation's event log (streaming/workflow/conversation-stream.ts), and only read it:
 //   - the query getStreamEvents (nothing in the history), which readers use while a turn runs;
 //   - the update pollEvents, a long poll for when the conversation waits for a person. A poll holds one of the few
 //     updates Temporal lets a workflow have in flight until it answers, whether its reader is still there or not: it
@@ -8,15 +8,15 @@
 //     its poll update refuses every new call and, replayed, completes where it did; its publish signal is ignored.
 import { ApplicationFailure } from '@temporalio/common';
 import { condition, defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
-import { MAX_POLL_WAIT_MS, MAX_POLLS_IN_FLIGHT, PollRefusal, type StreamPage } from '../common/stream-events';
+import { MAX_POLL_WAIT_MS, MAX_POLLS_IN_FLIGHT, PollRefusal, type StreamPage } from '../stream-events';
 import {
   pollEventsUpdate,
   pollRequestSchema,
   streamEventsQuery,
   streamOffsetSchema,
-} from '../common/workflow-messages';
+} from '../../common/workflow-messages';
 import type { ConversationStream } from './conversation-stream';
-import { rejection } from './conversation-state';
+import { rejection } from '../../workflows/conversation-state';
 
 /** 0.1.0's names (fixed by @temporalio/workflow-streams): old readers and old histories use them. */
 const legacyPublishSignal = defineSignal<[unknown]>('__temporal_workflow_stream_publish');

@@ -2,13 +2,13 @@
 // (StreamEvent, checked field by field) and the two formats a run may be started with — this version's plain JSON
 // events, and the WorkflowStreamState of @temporalio/workflow-streams that version 0.1.0 carried (base64 payloads the
 // workflow does not decode: it keeps only their offsets). Only a run started by continue-as-new may carry a log
-// (workflows/conversation-stream.ts checks that); whatever it carries is checked here as strictly as any input.
+// (streaming/workflow/conversation-stream.ts checks that); whatever it carries is checked here as strictly as any input.
 import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
-import { FINAL_STATUSES, OPEN_STATUSES } from './conversation-types';
+import { FINAL_STATUSES, OPEN_STATUSES } from '../common/conversation-types';
 import type { StreamEvent } from './stream-events';
-import { sharedLazy } from './shared-once';
-import { recordedUsageSchema } from './usage';
+import { sharedLazy } from '../common/shared-once';
+import { recordedUsageSchema } from '../common/usage';
 
 /** How many events a carried log may hold (the carried bytes are bounded by maxCarriedBytes long before). */
 export const MAX_CARRIED_EVENTS = 100_000;

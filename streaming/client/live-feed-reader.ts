@@ -1,4 +1,4 @@
-// Follows a conversation's feed on the worker running it (activities/live-feed.ts), as named by a model call's
+// Follows a conversation's feed on the worker running it (streaming/worker/live-feed.ts), as named by a model call's
 // heartbeat: the log's events in order and the replies of the calls streaming there. A gap in the offsets, a line
 // that is not the feed's or a worker gone ends the following, and the reader goes back to Temporal: the feed is a
 // shortcut, never the record. After FEED_QUIET_MS with nothing new (a tool runs, the model thinks, the workflow moved
@@ -6,7 +6,7 @@
 // (`stillHere`) and says whether to go on; it looks less often while the feed stays quiet.
 import type { LoadedDataConverter } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import type { LiveReply, StreamEvent } from '../common/stream-events';
+import type { LiveReply, StreamEvent } from '../stream-events';
 import { LiveReplySoFar, payloadFromJson } from './live-relay-reader';
 import { NdjsonLines, openNdjson, SilenceWatch } from './ndjson-stream';
 

@@ -3,7 +3,7 @@
 // for its result block (which tool answered, and its error code when it failed). The result's content itself (pages,
 // search results, program output) is in the model activity's result in the history; readers get a line for it.
 // Pure and workflow-safe.
-import type { StreamEvent } from './stream-events';
+import type { StreamEvent } from '../stream-events';
 
 type Positionless<E> = E extends unknown ? Omit<E, 'call' | 'attempt' | 'block'> : never;
 export type ServerToolEvent = Positionless<Extract<StreamEvent, { type: 'server_tool_call' | 'server_tool_result' }>>;

@@ -1,9 +1,9 @@
-// Merges a conversation's two sources into the one sequence a reader gets (common/stream-events.ts): the durable log,
+// Merges a conversation's two sources into the one sequence a reader gets (streaming/stream-events.ts): the durable log,
 // and the live reply of the model call in flight (its attempt's heartbeat details). Text seen live is not given again
 // when the final reply enters the log (the text event is cut to what is new); a tool call seen live is given again
 // marked `seen`. When the attempt that streams changes (a retry, a worker that died), the reader is told to drop the
 // earlier attempt's output. Pure: conversation-events.ts does the reading.
-import type { LiveReply, StreamEvent, StreamItem } from '../common/stream-events';
+import type { LiveReply, StreamEvent, StreamItem } from '../stream-events';
 import { formatCursor, type LivePosition, type StreamCursor } from './stream-cursor';
 
 export class StreamMerger {

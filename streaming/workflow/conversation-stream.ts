@@ -1,20 +1,16 @@
-// The conversation's event log (common/stream-events.ts): plain JSON events that the workflow appends to, in memory
+// The conversation's event log (streaming/stream-events.ts): plain JSON events that the workflow appends to, in memory
 // (no history event), and that nobody else can write. Readers read it by query while the conversation works and
-// with a bounded long poll while it waits (workflows/stream-readers.ts). It keeps the events of the current and the
+// with a bounded long poll while it waits (streaming/workflow/stream-readers.ts). It keeps the events of the current and the
 // previous turn; a run hands them to the next one at continue-as-new, within a byte budget, so offsets go on across
 // runs.
 import { inWorkflowContext, proxySinks, workflowInfo } from '@temporalio/workflow';
-import type { LiveFeedSinks } from '../common/live-feed';
-import {
-  type CarriedStream,
-  type ConversationStreamInput,
-  type LegacyCarriedStream,
-} from '../common/stream-event-schema';
-import { STREAM_PAGE_BYTES, STREAM_PAGE_EVENTS, type StreamEvent, type StreamPage } from '../common/stream-events';
-import { jsonBytes } from '../common/utf8-length';
+import type { LiveFeedSinks } from '../live-feed-sinks';
+import { type CarriedStream, type ConversationStreamInput, type LegacyCarriedStream } from '../stream-event-schema';
+import { STREAM_PAGE_BYTES, STREAM_PAGE_EVENTS, type StreamEvent, type StreamPage } from '../stream-events';
+import { jsonBytes } from '../../common/utf8-length';
 
 /**
- * The worker's live feed of this run (common/live-feed.ts), told only what is written now (not what a replay
+ * The worker's live feed of this run (streaming/live-feed-sinks.ts), told only what is written now (not what a replay
  * writes again); it leaves nothing in the history. Absent outside a workflow (the log's unit tests).
  */
 const liveFeed = (): LiveFeedSinks['liveFeed'] | undefined =>

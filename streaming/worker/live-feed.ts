@@ -1,5 +1,5 @@
 // A conversation's live feed on the worker running it: the events its workflow appends to its log, told to the worker
-// through a sink (common/live-feed.ts) as they are written, and the live replies of its model calls that run on this
+// through a sink (streaming/live-feed-sinks.ts) as they are written, and the live replies of its model calls that run on this
 // worker — one stream a reader follows through a whole turn, instead of polling Temporal (describe to find each call,
 // queries for the log) between the calls. Served by the live relay (live-relay.ts):
 //
@@ -17,13 +17,10 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { LoadedDataConverter } from '@temporalio/common';
-import type { StreamEvent } from '../common/stream-events';
-import { type LiveChannel, writeLine } from './live-relay';
+import type { StreamEvent } from '../stream-events';
+import type { LiveChannel } from './live-channel';
 import type { RelayReaders } from './relay-readers';
-import { encodeLine, SharedLines } from './shared-lines';
-
-const ALIVE_LINE = '{"alive":true}\n';
-const END_LINE = '{"end":true}\n';
+import { ALIVE_LINE, encodeLine, END_LINE, SharedLines, writeLine } from './shared-lines';
 
 /** What one feed keeps for readers that subscribe late (a turn's events, usually): the oldest go first. */
 export const MAX_FEED_EVENTS = 256;

@@ -1,7 +1,7 @@
 // A conversation's events as a reader gets them: its sources (conversation-sources.ts) merged by StreamMerger into
 // one sequence, every event once and in order, resumable after any item's cursor.
 import type { Client } from '@temporalio/client';
-import type { StreamItem } from '../common/stream-events';
+import type { StreamItem } from '../stream-events';
 import { conversationSources, type SourceOptions } from './conversation-sources';
 import { parseCursor, type StreamCursor } from './stream-cursor';
 import { StreamMerger } from './stream-merger';

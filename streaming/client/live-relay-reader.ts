@@ -1,9 +1,9 @@
-// Follows a streaming model call's reply on the live relay of the worker running it (activities/live-relay.ts), as
+// Follows a streaming model call's reply on the live relay of the worker running it (streaming/worker/live-relay.ts), as
 // named by the call's heartbeat. Anything unexpected (unreachable, refused, a worker gone silent, a line that is not
 // the relay's) ends the following, and the reader goes back to Temporal: the relay is a shortcut, never the record.
 import type { LoadedDataConverter, Payload } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { type LiveBlock, type LiveReply, MAX_LIVE_TEXT_CHARS } from '../common/stream-events';
+import { type LiveBlock, type LiveReply, MAX_LIVE_TEXT_CHARS } from '../stream-events';
 import { NdjsonLines, openNdjson, SilenceWatch } from './ndjson-stream';
 
 /** What a heartbeat may name as a relay: http(s), the relay's path and key, nothing else. */

@@ -1,4 +1,4 @@
-// While a reply streams, the model activity heartbeats the reply so far (common/stream-events.ts LiveReply) at most
+// While a reply streams, the model activity heartbeats the reply so far (streaming/stream-events.ts LiveReply) at most
 // once per interval: readers of the conversation poll it from the activity's pending state, so the live text costs no
 // history event (heartbeats are not recorded in the history). The heartbeat also keeps the activity alive, as
 // keepAlive does otherwise. Long text blocks are sent as their tail: a reader further behind waits for the final reply.
@@ -7,9 +7,10 @@
 import type { Context } from '@temporalio/activity';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { BetaMessage, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
-import { cutDeepInput } from '../common/protocols/tool-use-blocks';
-import { type LiveBlock, type LiveReply, MAX_LIVE_TEXT_CHARS } from '../common/stream-events';
-import type { LiveBlockState, LiveChannel, LiveRelay } from './live-relay';
+import { cutDeepInput } from '../../common/protocols/tool-use-blocks';
+import { type LiveBlock, type LiveReply, MAX_LIVE_TEXT_CHARS } from '../stream-events';
+import type { LiveBlockState, LiveChannel } from './live-channel';
+import type { LiveRelay } from './live-relay';
 
 /** The heartbeat interval while a relay carries the reply: for readers that cannot reach it. */
 export const RELAYED_HEARTBEAT_MS = 1_000;

@@ -1,0 +1,16 @@
+// What a conversation workflow is started with: its options, a first message, and — continue-as-new only — the state
+// and the event log the previous run handed over. A file of its own because it joins the conversation's types with the
+// streaming log's (streaming/stream-event-schema.ts), which name the conversation's types themselves. Types only:
+// workflow-safe.
+import type { CarriedState } from './conversation-types';
+import type { ConversationOptions } from './options';
+import type { ConversationStreamInput } from '../streaming/stream-event-schema';
+
+export interface ConversationInput {
+  options: ConversationOptions;
+  /** The first user message, when the conversation is started with one. */
+  firstMessage?: string;
+  carried?: CarriedState;
+  /** The event log the previous run handed over (continue-as-new only; a 0.1.0 run handed over its older format). */
+  stream?: ConversationStreamInput;
+}
