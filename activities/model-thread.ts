@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { APIError } from '@anthropic-ai/sdk';
 import type { BetaMessageStreamParams } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type { ModelContext } from '../common/activity-contracts';
 import type { ThreadRequest, ThreadUse } from '../common/threads';
 import { THREAD_REPLAY_CODES, THREAD_UNSUPPORTED_CODE, THREADS_BETA } from '../common/threads';
 
@@ -20,13 +21,25 @@ export interface ThreadedCall<R> {
   /** The request over the new messages only (what a continue sends, less system and tools). */
   delta: () => BetaMessageStreamParams;
   /** The request over the whole conversation (reads the earlier transcript from the worker's cache or the workflow). */
-  whole: () => Promise<BetaMessageStreamParams>;
+  whole: () => Promise<WholeRequest>;
   send: (request: BetaMessageStreamParams) => Promise<R>;
 }
 
-export async function sendThreaded<R>(
-  call: ThreadedCall<R>,
-): Promise<{ reply: R; request: BetaMessageStreamParams; thread: ThreadUse }> {
+/** A request over the whole conversation, and the context (system prompt and transcript) it was built from. */
+export interface WholeRequest {
+  request: BetaMessageStreamParams;
+  context: ModelContext;
+}
+
+/** What a threaded call sent and got; `context` is absent when it continued its thread and never read the whole. */
+export interface ThreadedReply<R> {
+  reply: R;
+  request: BetaMessageStreamParams;
+  thread: ThreadUse;
+  context?: ModelContext;
+}
+
+export async function sendThreaded<R>(call: ThreadedCall<R>): Promise<ThreadedReply<R>> {
   const { thread, fingerprint } = call;
   let error: string | undefined;
   if (call.attempt === 1 && thread.continueFrom !== undefined && thread.fingerprint === fingerprint) {
@@ -41,29 +54,31 @@ export async function sendThreaded<R>(
     }
   }
   const whole = await call.whole();
-  const request = asCreate(whole);
+  const request = asCreate(whole.request);
   try {
     const reply = await call.send(request);
     return {
       reply,
       request,
       thread: error ? { mode: 'fell_back', fingerprint, error } : { mode: 'created', fingerprint },
+      context: whole.context,
     };
   } catch (err) {
     const refusal = threadRefusal(err);
     if (!refusal?.unsupported) throw err;
     return {
-      reply: await call.send(whole),
-      request: whole,
+      reply: await call.send(whole.request),
+      request: whole.request,
       thread: { mode: 'unthreaded', unsupported: refusal.unsupported },
+      context: whole.context,
     };
   }
 }
 
-async function sendUnthreaded<R>(call: ThreadedCall<R>, unsupported: string[]) {
-  const request = await call.whole();
+async function sendUnthreaded<R>(call: ThreadedCall<R>, unsupported: string[]): Promise<ThreadedReply<R>> {
+  const { request, context } = await call.whole();
   const thread: ThreadUse = { mode: 'unthreaded', unsupported };
-  return { reply: await call.send(request), request, thread };
+  return { reply: await call.send(request), request, thread, context };
 }
 
 /**
