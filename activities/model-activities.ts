@@ -72,7 +72,7 @@ export function createModelActivities({
       })
       .finally(stopHeartbeats);
 
-    const reply = callModelResultOf(sent.reply, sent.compactedTokens);
+    const reply = callModelResultOf(sent.message, sent.compactedTokens);
     const result: CallModelResult = {
       ...reply,
       content: reply.content.map(forTheHistory),
@@ -87,7 +87,7 @@ export function createModelActivities({
       billing.before ? addUsage(billing.before, reply.usage) : reply.usage,
     );
     if (tooLarge) throw tooLarge;
-    keepContext(input, sent, reply);
+    keepModelContext(input, sent, reply);
     return result;
   }
 
@@ -96,8 +96,8 @@ export function createModelActivities({
     const { input, context } = attempt;
     const build = requestBuilder(input.request, await offeredTools(input));
     const whole = async (): Promise<WholeRequest> => {
-      const read = await cache.assemble(input);
-      return { request: build(read.messages, read.system), context: read };
+      const modelContext = await cache.assemble(input);
+      return { request: build(modelContext.messages, modelContext.system), modelContext };
     };
     const stream = streamReply(anthropic, attempt);
     const sent: SentRequest = input.thread
@@ -113,7 +113,7 @@ export function createModelActivities({
     const compactedTokens = await compactedPromptTokens(
       anthropic,
       sent.request,
-      sent.reply,
+      sent.message,
       context.cancellationSignal,
     );
     return { ...sent, compactedTokens };
@@ -136,23 +136,23 @@ export function createModelActivities({
   /**
    * What the worker keeps of the conversation after this reply. A threaded reply leaves the transcript to the API's
    * thread: the worker keeps none (a call that cannot continue reads it by query). Without threads, or unthreaded, it
-   * keeps the context the request was built from, with the reply.
+   * keeps the model context the request was built from, with the reply.
    */
-  function keepContext(input: ConversationCall, sent: SentAttempt, reply: CallModelResult): void {
-    const { thread, context } = sent;
+  function keepModelContext(input: ConversationCall, sent: SentAttempt, reply: CallModelResult): void {
+    const { thread, modelContext } = sent;
     if (thread && thread.mode !== 'unthreaded') cache.forget(input.conversation);
-    else if (context && reply.stop_reason !== 'max_tokens') {
+    else if (modelContext && reply.stop_reason !== 'max_tokens') {
       // The workflow appends exactly this message (same pure protocol code), so the next call needs only what follows;
       // after a compaction, like the workflow, it keeps only what the model still sees.
-      const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber, context.messages, {
+      const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber, modelContext.messages, {
         serverTools: offersServerTools(input.request.serverTools),
       });
       cache.remember(input.conversation, {
-        ...(context.system !== undefined && { system: context.system }),
+        ...(modelContext.system !== undefined && { system: modelContext.system }),
         messages: afterCompaction(
-          withReply(context.messages, reading.assistant, input.joinsPausedTurn === true, reading.stopReason),
+          withReply(modelContext.messages, reading.assistant, input.joinsPausedTurn === true, reading.stopReason),
         ),
-        lastReplyId: sent.reply.id,
+        lastReplyId: sent.message.id,
       });
     }
   }
@@ -171,7 +171,7 @@ interface Attempt {
   live: LiveReplyHeartbeat | undefined;
 }
 
-/** A request an attempt sent and the reply it got. */
+/** A request an attempt sent and the message it got back. */
 type SentRequest = Omit<ThreadedReply<BetaMessage>, 'thread'> & { thread?: ThreadUse };
 
 /** What an attempt sent and got back, and how large a prompt the API compacted in it was (managed-context.ts). */
@@ -201,8 +201,8 @@ async function sendWhole(
   whole: () => Promise<WholeRequest>,
   send: (request: BetaMessageStreamParams) => Promise<BetaMessage>,
 ): Promise<SentRequest> {
-  const { request, context } = await whole();
-  return { reply: await send(request), request, context };
+  const { request, modelContext } = await whole();
+  return { message: await send(request), request, modelContext };
 }
 
 /** Streams a request: what it bills is followed from its first event, and a live reply heartbeats it as it comes. */

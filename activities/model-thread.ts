@@ -25,18 +25,18 @@ export interface ThreadedCall<R> {
   send: (request: BetaMessageStreamParams) => Promise<R>;
 }
 
-/** A request over the whole conversation, and the context (system prompt and transcript) it was built from. */
+/** A request over the whole conversation, and the model context (system prompt and transcript) it was built from. */
 export interface WholeRequest {
   request: BetaMessageStreamParams;
-  context: ModelContext;
+  modelContext: ModelContext;
 }
 
-/** What a threaded call sent and got; `context` is absent when it continued its thread and never read the whole. */
+/** What a threaded call sent and got; `modelContext` is absent when it continued its thread and never read the whole. */
 export interface ThreadedReply<R> {
-  reply: R;
+  message: R;
   request: BetaMessageStreamParams;
   thread: ThreadUse;
-  context?: ModelContext;
+  modelContext?: ModelContext;
 }
 
 export async function sendThreaded<R>(call: ThreadedCall<R>): Promise<ThreadedReply<R>> {
@@ -45,7 +45,7 @@ export async function sendThreaded<R>(call: ThreadedCall<R>): Promise<ThreadedRe
   if (call.attempt === 1 && thread.continueFrom !== undefined && thread.fingerprint === fingerprint) {
     const request = asContinue(call.delta(), thread.continueFrom);
     try {
-      return { reply: await call.send(request), request, thread: { mode: 'continued', fingerprint } };
+      return { message: await call.send(request), request, thread: { mode: 'continued', fingerprint } };
     } catch (err) {
       const refusal = threadRefusal(err);
       if (!refusal) throw err;
@@ -56,29 +56,29 @@ export async function sendThreaded<R>(call: ThreadedCall<R>): Promise<ThreadedRe
   const whole = await call.whole();
   const request = asCreate(whole.request);
   try {
-    const reply = await call.send(request);
+    const message = await call.send(request);
     return {
-      reply,
+      message,
       request,
       thread: error ? { mode: 'fell_back', fingerprint, error } : { mode: 'created', fingerprint },
-      context: whole.context,
+      modelContext: whole.modelContext,
     };
   } catch (err) {
     const refusal = threadRefusal(err);
     if (!refusal?.unsupported) throw err;
     return {
-      reply: await call.send(whole.request),
+      message: await call.send(whole.request),
       request: whole.request,
       thread: { mode: 'unthreaded', unsupported: refusal.unsupported },
-      context: whole.context,
+      modelContext: whole.modelContext,
     };
   }
 }
 
 async function sendUnthreaded<R>(call: ThreadedCall<R>, unsupported: string[]): Promise<ThreadedReply<R>> {
-  const { request, context } = await call.whole();
+  const { request, modelContext } = await call.whole();
   const thread: ThreadUse = { mode: 'unthreaded', unsupported };
-  return { reply: await call.send(request), request, thread, context };
+  return { message: await call.send(request), request, thread, modelContext };
 }
 
 /**
