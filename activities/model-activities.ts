@@ -5,7 +5,12 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { BetaMessage, BetaMessageStreamParams } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { Context } from '@temporalio/activity';
-import type { CallModelInput, CallModelResult } from '../common/activity-contracts';
+import type {
+  CallModelInput,
+  CallModelResult,
+  ConversationRun,
+  ModelRequestOptions,
+} from '../common/activity-contracts';
 import { afterCompaction, type ReplyBlock } from '../common/compaction';
 import { readReply } from '../common/protocols/read-reply';
 import { protocolFor } from '../common/protocols';
@@ -22,7 +27,7 @@ import { AttemptBilling } from './billed-attempts';
 import { withReply } from '../common/paused-turn';
 import { offersServerTools } from '../common/server-tools';
 import type { ThreadUse } from '../common/threads';
-import { sendThreaded, threadFingerprint } from './model-thread';
+import { sendThreaded, threadFingerprint, type ThreadedReply, type WholeRequest } from './model-thread';
 import { DEFAULT_MAX_REPLY_BYTES, replyTooLarge } from './reply-size-limit';
 import { addUsage } from '../common/usage';
 
@@ -61,83 +66,20 @@ export function createModelActivities({
       input.stream &&
       new LiveReplyHeartbeat(context, input.callNumber, input.stream.intervalMs, () => billing.details(), relay);
     const stopHeartbeats = live ? () => live.stop() : keepAlive(context, () => billing.details());
-    let system: string | undefined;
-    // The whole context: absent when the call continued its thread and never needed it.
-    let messages: MessageParam[] | undefined;
-    let message: BetaMessage;
-    let compactedTokens: number | undefined;
-    let thread: ThreadUse | undefined;
-    try {
-      const { mcpToolSet } = input.request;
-      const mcpTools = mcpToolSet !== undefined ? await mcpToolSets?.get(input.conversation, mcpToolSet) : undefined;
-      // Building the request is deterministic: what fails here would fail on every attempt (not retried).
-      const offered = buildingRequest(() =>
-        input.request.tools.map((name) => {
-          const tool = described.get(name) ?? mcpTools?.get(name);
-          if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
-          return tool;
-        }),
-      );
-      const build = (over: MessageParam[], withSystem?: string) =>
-        buildingRequest(() =>
-          withContextManagement(
-            buildModelRequest(
-              { ...input.request, ...(withSystem !== undefined && { system: withSystem }) },
-              over,
-              offered,
-            ),
-            input.request.contextManagement,
-          ),
-        );
-      const whole = async () => {
-        ({ system, messages } = await cache.assemble(input));
-        return build(messages, system);
-      };
-      const send = async (request: BetaMessageStreamParams) => {
-        const stream = anthropic.beta.messages.stream(request, { signal: context.cancellationSignal });
-        billing.follow(stream);
-        if (live) stream.on('streamEvent', (event, snapshot) => live.onStreamEvent(event, snapshot));
-        return stream.finalMessage();
-      };
-      let request: BetaMessageStreamParams;
-      if (input.thread) {
-        ({
-          reply: message,
-          request,
-          thread,
-        } = await sendThreaded({
-          thread: input.thread,
-          attempt: context.info.attempt,
-          fingerprint: threadFingerprint(build([])),
-          delta: () => build(input.newMessages),
-          whole,
-          send,
-        }));
-      } else {
-        request = await whole();
-        message = await send(request);
-      }
-      compactedTokens = await compactedPromptTokens(anthropic, request, message, context.cancellationSignal);
-    } catch (err) {
-      // The last heartbeat (flushed with the failure) hands the total to the next attempt.
-      if (live) live.beat();
-      else if (billing.total()) context.heartbeat(billing.details());
-      if (context.cancellationSignal.aborted) throw err; // cancelled or timed out: Temporal already knows why
-      const { fallbackAfter } = input;
-      const fallback =
-        fallbackAfter !== undefined ? { attempt: context.info.attempt, after: fallbackAfter } : undefined;
-      throw toModelFailure(err, billing.total(), fallback);
-    } finally {
-      stopHeartbeats();
-    }
+    const attempt: Attempt = { input, context, billing, live };
+    const sent = await send(attempt)
+      .catch((err: unknown) => {
+        throw failureOf(attempt, err);
+      })
+      .finally(stopHeartbeats);
 
-    const reply = callModelResultOf(message, compactedTokens);
+    const reply = callModelResultOf(sent.message, sent.compactedTokens);
     const result: CallModelResult = {
       ...reply,
       content: reply.content.map(forTheHistory),
       attempt: context.info.attempt,
       ...(billing.before && { failedAttempts: billing.before }),
-      ...(thread && { thread }),
+      ...(sent.thread && { thread: sent.thread }),
     };
     // Measured before the worker keeps the reply: a reply the workflow never gets must not be the cache's last.
     const tooLarge = replyTooLarge(
@@ -146,27 +88,146 @@ export function createModelActivities({
       billing.before ? addUsage(billing.before, reply.usage) : reply.usage,
     );
     if (tooLarge) throw tooLarge;
-    // A threaded reply leaves the transcript to the API's thread: the worker keeps none (a call that cannot continue
-    // reads it by query). Without threads, or unthreaded, it keeps it as before.
-    if (thread && thread.mode !== 'unthreaded') cache.forget(input.conversation);
-    else if (messages && reply.stop_reason !== 'max_tokens') {
-      // The workflow appends exactly this message (same pure protocol code), so the next call needs only what follows;
-      // after a compaction, like the workflow, it keeps only what the model still sees.
-      const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber, messages, {
-        serverTools: offersServerTools(input.request.serverTools),
-      });
-      cache.remember(input.conversation, {
-        ...(system !== undefined && { system }),
-        messages: afterCompaction(
-          withReply(messages, reading.assistant, input.joinsPausedTurn === true, reading.stopReason),
-        ),
-        lastReplyId: message.id,
-      });
-    }
+    keepModelContext(input, sent, reply);
     return result;
   }
 
+  /** Builds this attempt's request (threaded or whole), streams it, and asks what a compaction in it closed. */
+  async function send(attempt: Attempt): Promise<SentAttempt> {
+    const { input, context } = attempt;
+    const build = requestBuilder(input.request, await offeredTools(input));
+    const whole = async (): Promise<WholeRequest> => {
+      const modelContext = await cache.assemble(input);
+      return { request: build(modelContext.messages, modelContext.system), modelContext };
+    };
+    const stream = streamReply(anthropic, attempt);
+    const sent: SentRequest = input.thread
+      ? await sendThreaded({
+          thread: input.thread,
+          attempt: context.info.attempt,
+          fingerprint: threadFingerprint(build([])),
+          delta: () => build(input.newMessages),
+          whole,
+          send: stream,
+        })
+      : await sendWhole(whole, stream);
+    const compactedTokens = await compactedPromptTokens(
+      anthropic,
+      sent.request,
+      sent.message,
+      context.cancellationSignal,
+    );
+    return { ...sent, compactedTokens };
+  }
+
+  /** The tools the request offers, as the model is told about them: the worker's own and the conversation's MCP tools. */
+  async function offeredTools(input: ConversationCall): Promise<ToolDescription[]> {
+    const { mcpToolSet } = input.request;
+    const mcpTools = mcpToolSet !== undefined ? await mcpToolSets?.get(input.conversation, mcpToolSet) : undefined;
+    // Building the request is deterministic: what fails here would fail on every attempt (not retried).
+    return buildingRequest(() =>
+      input.request.tools.map((name) => {
+        const tool = described.get(name) ?? mcpTools?.get(name);
+        if (!tool) throw new Error(`Tool ${name} is not registered on this worker.`);
+        return tool;
+      }),
+    );
+  }
+
+  /**
+   * What the worker keeps of the conversation after this reply. A threaded reply leaves the transcript to the API's
+   * thread: the worker keeps none (a call that cannot continue reads it by query). Without threads, or unthreaded, it
+   * keeps the model context the request was built from, with the reply.
+   */
+  function keepModelContext(input: ConversationCall, sent: SentAttempt, reply: CallModelResult): void {
+    const { thread, modelContext } = sent;
+    if (thread && thread.mode !== 'unthreaded') cache.forget(input.conversation);
+    else if (modelContext && reply.stop_reason !== 'max_tokens') {
+      // The workflow appends exactly this message (same pure protocol code), so the next call needs only what follows;
+      // after a compaction, like the workflow, it keeps only what the model still sees.
+      const reading = readReply(protocolFor(input.request.protocol), reply, input.callNumber, modelContext.messages, {
+        serverTools: offersServerTools(input.request.serverTools),
+      });
+      cache.remember(input.conversation, {
+        ...(modelContext.system !== undefined && { system: modelContext.system }),
+        messages: afterCompaction(
+          withReply(modelContext.messages, reading.assistant, input.joinsPausedTurn === true, reading.stopReason),
+        ),
+        lastReplyId: sent.message.id,
+      });
+    }
+  }
+
   return { callModel };
+}
+
+/** A model call's input, with the conversation it belongs to. */
+type ConversationCall = CallModelInput & { conversation: ConversationRun };
+
+/** One attempt of a model call: its input, its activity context, what it billed, and its live reply (when streamed). */
+interface Attempt {
+  input: ConversationCall;
+  context: Context;
+  billing: AttemptBilling;
+  live: LiveReplyHeartbeat | undefined;
+}
+
+/** A request an attempt sent and the message it got back. */
+type SentRequest = Omit<ThreadedReply<BetaMessage>, 'thread'> & { thread?: ThreadUse };
+
+/** What an attempt sent and got back, and how large a prompt the API compacted in it was (managed-context.ts). */
+interface SentAttempt extends SentRequest {
+  compactedTokens: number | undefined;
+}
+
+/**
+ * The request over `messages`: with the system prompt of the conversation's context when given (the call's own
+ * otherwise), the offered tools, and context management.
+ */
+function requestBuilder(
+  request: ModelRequestOptions,
+  offered: readonly ToolDescription[],
+): (messages: MessageParam[], system?: string) => BetaMessageStreamParams {
+  return (messages, system) =>
+    buildingRequest(() =>
+      withContextManagement(
+        buildModelRequest({ ...request, ...(system !== undefined && { system }) }, messages, offered),
+        request.contextManagement,
+      ),
+    );
+}
+
+/** A call without threads: the whole conversation as one request. */
+async function sendWhole(
+  whole: () => Promise<WholeRequest>,
+  send: (request: BetaMessageStreamParams) => Promise<BetaMessage>,
+): Promise<SentRequest> {
+  const { request, modelContext } = await whole();
+  return { message: await send(request), request, modelContext };
+}
+
+/** Streams a request: what it bills is followed from its first event, and a live reply heartbeats it as it comes. */
+function streamReply(
+  anthropic: Anthropic,
+  { context, billing, live }: Attempt,
+): (request: BetaMessageStreamParams) => Promise<BetaMessage> {
+  return async (request) => {
+    const stream = anthropic.beta.messages.stream(request, { signal: context.cancellationSignal });
+    billing.follow(stream);
+    if (live) stream.on('streamEvent', (event, snapshot) => live.onStreamEvent(event, snapshot));
+    return stream.finalMessage();
+  };
+}
+
+/** What a failed attempt throws: its model failure (typed, with what the attempts billed), or the cancellation. */
+function failureOf({ input, context, billing, live }: Attempt, err: unknown): unknown {
+  // The last heartbeat (flushed with the failure) hands the total to the next attempt.
+  if (live) live.beat();
+  else if (billing.total()) context.heartbeat(billing.details());
+  if (context.cancellationSignal.aborted) return err; // cancelled or timed out: Temporal already knows why
+  const { fallbackAfter } = input;
+  const fallback = fallbackAfter !== undefined ? { attempt: context.info.attempt, after: fallbackAfter } : undefined;
+  return toModelFailure(err, billing.total(), fallback);
 }
 
 /**

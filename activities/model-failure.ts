@@ -5,7 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { truncate } from '../common/safe-text';
 import type { TokenUsage } from '../common/conversation-types';
-import { ModelFailureType as T } from '../common/failure-types';
+import { ModelFailureType } from '../common/failure-types';
 import { boundedText } from '../common/safe-text';
 
 /** A failure's message reaches the caller: a builder's error text is cut to this. */
@@ -18,16 +18,16 @@ export interface ModelFailureKind {
 
 /** By HTTP status. Anything not listed: 5xx retries, other 4xx do not. */
 const BY_STATUS: Record<number, ModelFailureKind> = {
-  400: { type: T.InvalidRequest, retryable: false },
-  401: { type: T.Authentication, retryable: false },
-  402: { type: T.Billing, retryable: false },
-  403: { type: T.PermissionDenied, retryable: false },
-  404: { type: T.NotFound, retryable: false },
-  408: { type: T.RequestTimeout, retryable: true },
-  409: { type: T.Conflict, retryable: true },
-  413: { type: T.RequestTooLarge, retryable: false },
-  429: { type: T.RateLimited, retryable: true },
-  529: { type: T.Overloaded, retryable: true },
+  400: { type: ModelFailureType.InvalidRequest, retryable: false },
+  401: { type: ModelFailureType.Authentication, retryable: false },
+  402: { type: ModelFailureType.Billing, retryable: false },
+  403: { type: ModelFailureType.PermissionDenied, retryable: false },
+  404: { type: ModelFailureType.NotFound, retryable: false },
+  408: { type: ModelFailureType.RequestTimeout, retryable: true },
+  409: { type: ModelFailureType.Conflict, retryable: true },
+  413: { type: ModelFailureType.RequestTooLarge, retryable: false },
+  429: { type: ModelFailureType.RateLimited, retryable: true },
+  529: { type: ModelFailureType.Overloaded, retryable: true },
 };
 
 /**
@@ -70,21 +70,21 @@ export function buildingRequest<T>(build: () => T): T {
 }
 
 export function classifyModelError(error: unknown): ModelFailureKind {
-  if (error instanceof ModelRequestInvalid) return { type: T.RequestInvalid, retryable: false };
-  if (error instanceof Anthropic.APIConnectionTimeoutError) return { type: T.Timeout, retryable: true };
-  if (error instanceof Anthropic.APIConnectionError) return { type: T.ConnectionError, retryable: true };
+  if (error instanceof ModelRequestInvalid) return { type: ModelFailureType.RequestInvalid, retryable: false };
+  if (error instanceof Anthropic.APIConnectionTimeoutError) return { type: ModelFailureType.Timeout, retryable: true };
+  if (error instanceof Anthropic.APIConnectionError) return { type: ModelFailureType.ConnectionError, retryable: true };
   if (error instanceof Anthropic.APIError) {
     if (error.status === undefined) {
       // An `event: error` in the middle of a stream (overloaded, api_error, …): always worth another try.
-      return { type: T.StreamError, retryable: true };
+      return { type: ModelFailureType.StreamError, retryable: true };
     }
     if (error.status === 400 && PROMPT_TOO_LONG.test(error.apiMessage ?? error.message)) {
-      return { type: T.ContextWindowExceeded, retryable: false };
+      return { type: ModelFailureType.ContextWindowExceeded, retryable: false };
     }
     const kind =
       BY_STATUS[error.status] ??
       (error.status >= 500
-        ? { type: T.ServerError, retryable: true }
+        ? { type: ModelFailureType.ServerError, retryable: true }
         : { type: `ModelHttp${error.status}`, retryable: false });
     const shouldRetry = error.headers?.get('x-should-retry');
     if (shouldRetry === 'true') return { ...kind, retryable: true };
@@ -92,7 +92,7 @@ export function classifyModelError(error: unknown): ModelFailureKind {
     return kind;
   }
   // Not from the API at all: a bug or an unexpected reply shape. Retrying may help (another worker, a fixed deploy).
-  return { type: T.CallError, retryable: true };
+  return { type: ModelFailureType.CallError, retryable: true };
 }
 
 /** The API has no capacity for the model now: 529 `overloaded_error`, or that error in the middle of a stream. */
@@ -117,7 +117,7 @@ export interface FallbackPolicy {
  */
 export function toModelFailure(error: unknown, billed?: TokenUsage, fallback?: FallbackPolicy): ApplicationFailure {
   const givesUp = fallback !== undefined && fallback.attempt >= fallback.after && isOverloaded(error);
-  const kind = givesUp ? { type: T.Overloaded, retryable: false } : classifyModelError(error);
+  const kind = givesUp ? { type: ModelFailureType.Overloaded, retryable: false } : classifyModelError(error);
   const apiError = error instanceof Anthropic.APIError ? error : undefined;
   const delay = apiError ? requestedDelayMs(apiError.headers) : undefined;
   // What the API (or a proxy in front of it) said, bounded and well-formed: the worker encodes this failure itself,

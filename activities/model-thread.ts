@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { APIError } from '@anthropic-ai/sdk';
 import type { BetaMessageStreamParams } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type { ModelContext } from '../common/activity-contracts';
 import type { ThreadRequest, ThreadUse } from '../common/threads';
 import { THREAD_REPLAY_CODES, THREAD_UNSUPPORTED_CODE, THREADS_BETA } from '../common/threads';
 
@@ -20,19 +21,31 @@ export interface ThreadedCall<R> {
   /** The request over the new messages only (what a continue sends, less system and tools). */
   delta: () => BetaMessageStreamParams;
   /** The request over the whole conversation (reads the earlier transcript from the worker's cache or the workflow). */
-  whole: () => Promise<BetaMessageStreamParams>;
+  whole: () => Promise<WholeRequest>;
   send: (request: BetaMessageStreamParams) => Promise<R>;
 }
 
-export async function sendThreaded<R>(
-  call: ThreadedCall<R>,
-): Promise<{ reply: R; request: BetaMessageStreamParams; thread: ThreadUse }> {
+/** A request over the whole conversation, and the model context (system prompt and transcript) it was built from. */
+export interface WholeRequest {
+  request: BetaMessageStreamParams;
+  modelContext: ModelContext;
+}
+
+/** What a threaded call sent and got; `modelContext` is absent when it continued its thread and never read the whole. */
+export interface ThreadedReply<R> {
+  message: R;
+  request: BetaMessageStreamParams;
+  thread: ThreadUse;
+  modelContext?: ModelContext;
+}
+
+export async function sendThreaded<R>(call: ThreadedCall<R>): Promise<ThreadedReply<R>> {
   const { thread, fingerprint } = call;
   let error: string | undefined;
   if (call.attempt === 1 && thread.continueFrom !== undefined && thread.fingerprint === fingerprint) {
     const request = asContinue(call.delta(), thread.continueFrom);
     try {
-      return { reply: await call.send(request), request, thread: { mode: 'continued', fingerprint } };
+      return { message: await call.send(request), request, thread: { mode: 'continued', fingerprint } };
     } catch (err) {
       const refusal = threadRefusal(err);
       if (!refusal) throw err;
@@ -41,29 +54,31 @@ export async function sendThreaded<R>(
     }
   }
   const whole = await call.whole();
-  const request = asCreate(whole);
+  const request = asCreate(whole.request);
   try {
-    const reply = await call.send(request);
+    const message = await call.send(request);
     return {
-      reply,
+      message,
       request,
       thread: error ? { mode: 'fell_back', fingerprint, error } : { mode: 'created', fingerprint },
+      modelContext: whole.modelContext,
     };
   } catch (err) {
     const refusal = threadRefusal(err);
     if (!refusal?.unsupported) throw err;
     return {
-      reply: await call.send(whole),
-      request: whole,
+      message: await call.send(whole.request),
+      request: whole.request,
       thread: { mode: 'unthreaded', unsupported: refusal.unsupported },
+      modelContext: whole.modelContext,
     };
   }
 }
 
-async function sendUnthreaded<R>(call: ThreadedCall<R>, unsupported: string[]) {
-  const request = await call.whole();
+async function sendUnthreaded<R>(call: ThreadedCall<R>, unsupported: string[]): Promise<ThreadedReply<R>> {
+  const { request, modelContext } = await call.whole();
   const thread: ThreadUse = { mode: 'unthreaded', unsupported };
-  return { reply: await call.send(request), request, thread };
+  return { message: await call.send(request), request, thread, modelContext };
 }
 
 /**

@@ -34,32 +34,68 @@ const tokens = (min: number) => z.number().int().min(min).max(10_000_000);
 export const contextManagementSchema = sharedOnce('contextOptions.contextManagementSchema', () =>
   z
     .strictObject({
+      /**
+       * `clear-tool-uses`: the API clears old tool results; `compaction`: the context is summarised past a trigger;
+       * `both`: clearing first, compaction when it is not enough.
+       * @default 'off'
+       */
       mode: z.enum(['off', 'clear-tool-uses', 'compaction', 'both']).default('off'),
       compaction: z
         .strictObject({
-          /** Who summarises: the Messages API, or the orchestrator with a model call of its own. */
+          /**
+           * Who summarises: the Messages API, or the orchestrator with a model call of its own.
+           * @default 'api'
+           */
           by: z.enum(['api', 'orchestrator']).default('api'),
-          /** Compact once a call's input reaches this many tokens (the API's default and minimum apply to `api`). */
+          /**
+           * Compact once a call's input reaches this many tokens (at least 50,000 with `by: 'api'`).
+           * @default 150_000
+           */
           triggerTokens: tokens(1_000).default(150_000),
-          /** Replaces the summarisation prompt (the API's, or the orchestrator's own). */
+          /**
+           * Replaces the summarisation prompt (the API's, or the orchestrator's own).
+           * @default none: the API's or the orchestrator's own prompt
+           */
           instructions: z.string().trim().min(1).max(20_000).optional(),
-          /** `max_tokens` of the orchestrator's summary call. */
+          /**
+           * `max_tokens` of the orchestrator's summary call.
+           * @default 4_096
+           */
           summaryMaxTokens: z.number().int().min(256).max(64_000).default(4_096),
         })
         .prefault({}),
       clearToolUses: z
         .strictObject({
-          /** Clear once a call's input reaches this many tokens… */
+          /**
+           * Clear once a call's input reaches this many tokens…
+           * @default 100_000, when `triggerToolUses` is not given
+           */
           triggerTokens: tokens(1).optional(),
-          /** …or once the prompt holds this many tool uses (instead of `triggerTokens`). */
+          /**
+           * …or once the prompt holds this many tool uses (instead of `triggerTokens`).
+           * @default none
+           */
           triggerToolUses: z.number().int().min(1).max(100_000).optional(),
-          /** The most recent tool uses whose results are kept. */
+          /**
+           * The most recent tool uses whose results are kept.
+           * @default 3
+           */
           keepToolUses: z.number().int().min(0).max(100_000).default(3),
-          /** Clear only when at least this many tokens go (clearing invalidates the prompt cache from there on). */
+          /**
+           * Clear only when at least this many tokens go (clearing invalidates the prompt cache from there on).
+           * @default none: the API's
+           */
           clearAtLeastTokens: tokens(1).optional(),
-          /** Tools whose results are never cleared. */
+          /**
+           * Tools whose results are never cleared.
+           * @default none
+           * @example ['get_current_stock_price']
+           */
           excludeTools: z.array(toolName).max(64).optional(),
-          /** Clear the calls' inputs too, not only their results. */
+          /**
+           * Clear the calls' inputs too, not only their results.
+           * @default none: the API's (results only)
+           */
           clearToolInputs: z.boolean().optional(),
         })
         .refine((c) => c.triggerTokens === undefined || c.triggerToolUses === undefined, {

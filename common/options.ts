@@ -63,30 +63,76 @@ export const toolChoiceSchema = sharedOnce('options.toolChoiceSchema', () =>
 export const conversationOptionsSchema = sharedOnce('options.conversationOptionsSchema', () =>
   z
     .strictObject({
+      /**
+       * The model every call of the conversation goes to (the Messages API's model id).
+       * @default 'claude-sonnet-5-5' (DEFAULT_MODEL)
+       * @example 'claude-opus-5-5'
+       */
       model: z.string().trim().min(1).max(256).default(DEFAULT_MODEL),
       /**
        * Models to try in order when a model call stays overloaded (common/fallback-models.ts): after
        * `fallbackAfterAttempts` overloaded attempts on one model, the same call goes to the next, as an activity of its own.
+       * At most 4.
+       * @default none: an overloaded model is retried
+       * @example ['claude-opus-5-5', 'claude-haiku-4-5']
        */
       fallbackModels: fallbackModelsSchema.optional(),
-      /** Attempts of one call on one model before it falls back (default 3); only with fallbackModels. */
+      /**
+       * Attempts of one call on one model before it falls back; only with fallbackModels.
+       * @default 3
+       */
       fallbackAfterAttempts: fallbackAfterAttemptsSchema.optional(),
+      /**
+       * The system prompt (up to 200,000 characters).
+       * @default none
+       * @example 'You are a financial assistant. Answer with figures from the tools only.'
+       */
       system: z.string().max(200_000).optional(),
-      /** Names of tools the workers register; the conversation may use only these. */
+      /**
+       * Names of tools the workers register; the conversation may use only these (at most 64).
+       * @default [] (no tools)
+       * @example ['get_ticker_symbol', 'get_current_stock_price']
+       */
       tools: z
         .array(toolName)
         .max(64)
         .refine((names) => new Set(names).size === names.length, 'tools are listed twice')
         .default([]),
-      /** MCP servers the workers are configured with whose tools the conversation may use (common/mcp.ts). */
+      /**
+       * MCP servers the workers are configured with whose tools the conversation may use (common/mcp.ts): a server's
+       * name for all its tools, or `{ server, tools }` for some of them.
+       * @default []
+       * @example ['memory', { server: 'filesystem', tools: ['read_file', 'list_directory'] }]
+       */
       mcpServers: mcpServersOptionSchema,
+      /**
+       * How tools are offered to the model: the API's `tools` and `tool_use` blocks (`native`), or described in the system
+       * prompt and called in `<function_calls>` XML (`legacy-xml`, for models or gateways without tool use).
+       * @default 'native'
+       */
       protocol: z.enum(['native', 'legacy-xml']).default('native'),
-      /** `any` and `tool` force a tool on the first model call of each user turn; later calls of the turn use `auto`. */
+      /**
+       * The request's `tool_choice`. `any` and `tool` force a tool on the first model call of each user turn; later calls
+       * of the turn use `auto`.
+       * @default none: the API's `auto`
+       * @example { type: 'tool', name: 'get_ticker_symbol' }
+       */
       toolChoice: toolChoiceSchema.optional(),
+      /**
+       * At most one tool call per reply (the request's `disable_parallel_tool_use`).
+       * @default none: the API's default, parallel tool calls allowed
+       */
       disableParallelToolUse: z.boolean().optional(),
-      /** `max_tokens` of the first attempt; a reply cut off by it is asked again higher up the ladder. */
+      /**
+       * `max_tokens` of the first attempt; a reply cut off by it is asked again higher up the ladder.
+       * @default 1024
+       */
       maxTokens: z.number().int().positive().max(128_000).default(1024),
-      /** The top of the `max_tokens` ladder (defaults to the model's output cap). */
+      /**
+       * The top of the `max_tokens` ladder.
+       * @default the model's output cap
+       * @example 16_000
+       */
       maxTokensCap: z.number().int().positive().max(128_000).optional(),
       // Sampling parameters are gone from the Messages API (version 2026-10-21; SDK 1.x): say so instead of a 400 later.
       temperature: z
@@ -96,36 +142,57 @@ export const conversationOptionsSchema = sharedOnce('options.conversationOptions
        * The request's `thinking` (common/thinking.ts): `adaptive`, `enabled` with `budget_tokens` (≥ 1,024 and below
        * max_tokens on every rung), `disabled`, `between_tools`; `display: summarized | omitted`. Omitted: the model's
        * default (Claude Sonnet 5.5 thinks adaptively by default).
+       * @default none: the model's default
+       * @example { type: 'adaptive', display: 'summarized' }
        */
       thinking: thinkingOptionSchema.optional(),
-      /** The request's `output_config.effort`: `low` … `max`. Omitted: the model's default. */
+      /**
+       * The request's `output_config.effort`: `low` … `max`.
+       * @default none: the model's default
+       * @example 'high'
+       */
       effort: effortSchema.optional(),
       /**
        * The API's server tools (common/server-tools.ts): `webSearch`, `webFetch`, `codeExecution` (its container carried
        * across turns), `toolSearch` (the tools it defers stay out of every request until the model finds them).
+       * @default none
+       * @example { webSearch: { maxUses: 5 } }
        */
       serverTools: serverToolsSchema.optional(),
-      /** Cache breakpoints on tools, system prompt and the newest turn (prompt caching). */
+      /**
+       * Cache breakpoints on tools, system prompt and the newest turn (prompt caching).
+       * @default true
+       */
       promptCaching: z.boolean().default(true),
       /**
        * Message threads (beta, docs/threads.md): the API holds the conversation between calls, so each call sends only
-       * what its turn added. Off unless `true`; a call the API cannot thread (thinking, context management) goes whole.
+       * what its turn added. A call the API cannot thread (thinking, context management) goes whole.
+       * @default false
        */
       threads: z.boolean().optional(),
+      /** Limits of one turn and of what a run carries; past one, the turn or the conversation ends with `limit_reached`. */
       limits: z
         .strictObject({
-          /** Model calls for one user message before the turn ends with `limit_reached`. */
+          /**
+           * Model calls for one user message before the turn ends with `limit_reached`.
+           * @default 50
+           */
           maxModelCallsPerTurn: z.number().int().positive().max(100_000).default(50),
-          /** Tool executions for one user message before the turn ends with `limit_reached`. */
+          /**
+           * Tool executions for one user message before the turn ends with `limit_reached`.
+           * @default 200
+           */
           maxToolCallsPerTurn: z.number().int().positive().max(100_000).default(200),
           /**
            * Characters of one tool result or error (and of any other text the orchestrator writes) in the transcript;
            * past it the text is cut with a marker. The worker's `maxOutputChars` (same default) cuts before it.
+           * @default 100_000
            */
           maxResultChars: z.number().int().min(1_000).max(1_000_000).default(DEFAULT_MAX_RESULT_CHARS),
           /**
            * What a run carries to the next at continue-as-new (transcript, queued messages, kept results, system
-           * prompt), in UTF-8 bytes of JSON; past it the conversation ends with `limit_reached`.
+           * prompt), in UTF-8 bytes of JSON; past it the conversation ends with `limit_reached`. At most 1,800,000.
+           * @default 1_500_000
            */
           maxCarriedBytes: z
             .number()
@@ -135,15 +202,29 @@ export const conversationOptionsSchema = sharedOnce('options.conversationOptions
             .default(1_500_000),
         })
         .prefault({}),
+      /** Durations, written like `'30 seconds'`, `'2h'` or `'7 days'`. */
       timeouts: z
         .strictObject({
-          /** How long an open conversation waits for the next user message before it closes. */
+          /**
+           * How long an open conversation waits for the next user message before it closes (1 second to 3,650 days).
+           * @default '24 hours'
+           * @example '7 days'
+           */
           idle: duration(SECOND, 3650 * DAY).default('24 hours'),
-          /** How long a tool call that needs approval waits for a person. */
+          /**
+           * How long a tool call that needs approval waits for a person (1 second to 365 days).
+           * @default '1 hour'
+           */
           approval: duration(SECOND, 365 * DAY).default('1 hour'),
-          /** One model call (one attempt)… */
+          /**
+           * One model call (one attempt)… (1 second to 1 day)
+           * @default '10 minutes'
+           */
           modelCall: duration(SECOND, DAY).default('10 minutes'),
-          /** …and how often it must show signs of life while streaming. */
+          /**
+           * …and how often it must show signs of life while streaming (1 second to 1 day).
+           * @default '30 seconds'
+           */
           modelHeartbeat: duration(SECOND, DAY).default('30 seconds'),
         })
         .prefault({}),
@@ -153,22 +234,50 @@ export const conversationOptionsSchema = sharedOnce('options.conversationOptions
        */
       streaming: z
         .strictObject({
+          /** @default true */
           enabled: z.boolean().default(true),
-          /** At most one heartbeat of the live reply per interval (the worker's heartbeat throttle must allow it). */
+          /**
+           * At most one heartbeat of the live reply per interval, in milliseconds (the worker's heartbeat throttle must
+           * allow it).
+           * @default 100
+           */
           intervalMs: z.number().int().min(50).max(60_000).default(100),
         })
         .prefault({}),
-      /** Close the conversation after the first reply (a one-shot question). */
+      /**
+       * Close the conversation after the first reply (a one-shot question).
+       * @default false
+       */
       closeAfterFirstReply: z.boolean().default(false),
-      /** Continue-as-new after this many model calls in one run even if Temporal does not suggest it yet. */
+      /**
+       * Continue-as-new after this many model calls in one run even if Temporal does not suggest it yet.
+       * @default 1000
+       */
       continueAsNewAfterModelCalls: z.number().int().positive().max(10_000).default(1000),
-      /** Keeping the model's context inside its window: off, context editing, compaction or both (context-options.ts). */
+      /**
+       * Keeping the model's context inside its window: off, context editing, compaction or both (context-options.ts).
+       * @default { mode: 'off' }
+       * @example { mode: 'compaction', compaction: { triggerTokens: 100_000 } }
+       */
       contextManagement: contextManagementSchema,
-      /** Every turn's final answer as data matching this JSON Schema (common/structured-output.ts). */
+      /**
+       * Every turn's final answer as data matching this JSON Schema (common/structured-output.ts); the client's `output`
+       * option (an AnswerFormat) makes it from a zod schema.
+       * @default none: answers are text
+       * @example { schema: { type: 'object', properties: { price: { type: 'number' } }, required: ['price'] } }
+       */
       output: outputSpecSchema.optional(),
-      /** The model's prices (USD per million tokens), instead of the worker's or the published ones (pricing.ts). */
+      /**
+       * The model's prices (USD per million tokens), instead of the worker's or the published ones (pricing.ts).
+       * @default the worker's (modelPrices, MODEL_PRICES), else the published ones
+       * @example { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 }
+       */
       prices: modelPricesSchema.optional(),
-      /** Limits in tokens and/or USD per turn and per conversation, checked before every model call (budget.ts). */
+      /**
+       * Limits in tokens and/or USD per turn and per conversation, checked before every model call (budget.ts).
+       * @default none
+       * @example { perTurn: { usd: 0.5 }, perConversation: { tokens: 2_000_000 } }
+       */
       budget: budgetSchema,
     })
     .superRefine((options, ctx) => {

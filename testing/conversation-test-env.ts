@@ -30,37 +30,57 @@ import { connectOrStartDevServer, type DevServer, type DevServerOptions } from '
 import { startMessagesApi } from './messages-api/server';
 import type { MessagesApi, MessagesApiOptions } from './messages-api/types';
 
+/**
+ * What startConversationTestEnv runs: the tools under test, and how its local Messages API server, dev server and
+ * worker are set up.
+ * @example
+ * const env = await startConversationTestEnv({ tools: [getTickerSymbol], messagesApi: { tokenDelayMs: 5 } });
+ */
 export interface ConversationTestEnvOptions {
   /** The tools under test: the worker runs them, the client accepts their names. */
   tools: readonly ToolDefinition[];
+  /**
+   * The local Messages API server's options.
+   * @default {} (127.0.0.1, a free port, no latency, each reply at once)
+   */
   messagesApi?: MessagesApiOptions;
   /**
    * For the dev server started when TEMPORAL_ADDRESS is not set (or does not answer): `{ port: 7233, uiPort: 8233 }`
-   * for fixed ports (default: free ones), `dbFile` to keep its database.
+   * for fixed ports, `dbFile` to keep its database.
+   * @default {} (free ports, a temporary database)
    */
   devServer?: DevServerOptions;
+  /**
+   * How the worker bounds tool results (createConversationWorker's `toolOptions`).
+   * @default { maxOutputChars: 100_000, maxImageChars: 300_000 }
+   */
   toolOptions?: ConversationWorkerOptions['toolOptions'];
   /**
-   * Keep the conversations when the environment closes (to look at them in the Web UI). By default `close()` deletes
+   * Keep the conversations when the environment closes (to look at them in the Web UI). Otherwise `close()` deletes
    * those its client started and any other on its task queue, so that a later run on the same server (TEMPORAL_ADDRESS)
    * can use the same ids: an id names one conversation for ever, and a conversation left open on this run's task
    * queue would never be answered.
+   * @default false
    */
   keepConversations?: boolean;
   /**
-   * MCP servers the worker may start or reach, by name, as a worker's MCP_SERVERS configures them (`{ memory:
-   * { command: 'npx', args: ['@modelcontextprotocol/server-memory'] } }`); conversations pick them with `mcpServers`.
+   * MCP servers the worker may start or reach, by name, as a worker's MCP_SERVERS configures them; conversations pick
+   * them with `mcpServers`.
+   * @default none
+   * @example { memory: { command: 'npx', args: ['@modelcontextprotocol/server-memory'] } }
    */
   mcpServers?: McpServersInput;
   /**
-   * What the Temporal SDK logs, when this process has not set up its Runtime yet (default WARN: a test's output is the
-   * test runner's, not the worker's INFO lines). The first environment of a process decides.
+   * What the Temporal SDK logs, when this process has not set up its Runtime yet (a test's output is the test runner's,
+   * not the worker's INFO lines). The first environment of a process decides.
+   * @default 'WARN'
    */
   logLevel?: LogLevel;
   /**
-   * Streamed replies go from the worker to readers through its live relay, as with runWorker (default true: on a free
-   * port of 127.0.0.1); `{ port, host }` where it listens (e.g. a fixed port a reader in another process reaches);
+   * Streamed replies go from the worker to readers through its live relay, as with runWorker (`true`: on a free port
+   * of 127.0.0.1); `{ port, host }` where it listens (e.g. a fixed port a reader in another process reaches);
    * false: readers poll them from heartbeats through Temporal, as readers that cannot reach a worker do.
+   * @default true
    */
   liveRelay?: boolean | LiveRelayOptions;
 }

@@ -24,17 +24,43 @@ import type { LiveRelay } from '../streaming/worker/live-relay';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { Tracing } from '../tracing/tracing-sdk';
 
+/**
+ * What createConversationWorker needs: a connection, the task queue the conversations run on, the Anthropic client,
+ * and the tools; everything else has a default.
+ * @example
+ * const worker = await createConversationWorker({
+ *   connection: await NativeConnection.connect({ address: 'localhost:7233' }),
+ *   namespace: 'default',
+ *   taskQueue: 'conversations',
+ *   anthropic: createAnthropic({ ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY }),
+ *   tools: [getTickerSymbol, getCurrentStockPrice],
+ * });
+ * await worker.run();
+ */
 export interface ConversationWorkerOptions {
+  /** The worker's connection to the Temporal server (`NativeConnection.connect`). */
   connection: NativeConnection;
+  /** @example 'default' */
   namespace: string;
+  /**
+   * The task queue the conversations are started on (the client's `taskQueue`).
+   * @example 'conversations'
+   */
   taskQueue: string;
+  /** The Messages API client every model call goes through: createAnthropic makes one with the SDK's retries off. */
   anthropic: Anthropic;
   /** The tools this worker runs, each as an activity of its own (defineTool). */
   tools: readonly ToolDefinition[];
+  /**
+   * How tool results are bounded before they go into the history: `maxOutputChars` (text of one result or error) and,
+   * for MCP tools, `maxImageChars` (base64 characters of images in one result).
+   * @default { maxOutputChars: 100_000, maxImageChars: 300_000 }
+   */
   toolOptions?: ToolActivityOptions & Pick<McpActivityOptions, 'maxImageChars'>;
   /**
    * The MCP servers this worker may start or call (activities/mcp/mcp-server-config.ts). The caller owns the pool:
    * close it once the worker has stopped (runWorker does).
+   * @default none: a conversation that names `mcpServers` finds none of them on this worker
    */
   mcp?: McpClientPool;
   /**
@@ -42,6 +68,7 @@ export interface ConversationWorkerOptions {
    * data converter (workflow-bundles.ts); without one (a checkout run through tsx) the workflows are bundled at start.
    */
   workflowBundlePath?: string;
+  /** Temporal's worker tuning, passed on as is. @default Temporal's own defaults */
   tuning?: Pick<
     WorkerOptions,
     | 'maxConcurrentActivityTaskExecutions'
@@ -53,30 +80,44 @@ export interface ConversationWorkerOptions {
    * E.g. codec/data-converter.ts encryptingDataConverter(keys). The worker completes it (worker-data-converter.ts:
    * the lenient payload converter, a bounded failure converter, codecs that mark what they cannot decode); a pre-built
    * `workflowBundlePath` must have been bundled with the same converter paths (the shipped bundles are).
+   * @default Temporal's JSON payloads, unencrypted
    */
   dataConverter?: WorkerOptions['dataConverter'];
   /** Worker interceptors, e.g. an activity interceptor that logs or slows every tool (the test rigs do). */
   interceptors?: WorkerOptions['interceptors'];
-  /** What the worker's copy of the conversations' transcripts may hold, in bytes. Default 256 MiB. */
+  /**
+   * What the worker's copy of the conversations' transcripts may hold, in bytes.
+   * @default 268_435_456 (256 MiB)
+   */
   modelContextCacheBytes?: number;
   /**
    * The largest model reply a call may return, in bytes of JSON; a larger one fails its turn, billed and not retried
-   * (activities/reply-size-limit.ts). Default 1,500,000, under Temporal's 2 MiB payload limit.
+   * (activities/reply-size-limit.ts). Under Temporal's 2 MiB payload limit.
+   * @default 1_500_000
    */
   maxModelReplyBytes?: number;
-  /** Model prices (USD per million tokens) over the published ones (common/pricing.ts); MODEL_PRICES in runWorker. */
+  /**
+   * Model prices (USD per million tokens) over the published ones (common/pricing.ts); MODEL_PRICES in runWorker.
+   * @default the published prices (PUBLISHED_PRICES)
+   * @example { 'my-proxy-model': { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 } }
+   */
   modelPrices?: ModelPriceTable;
-  /** How long running activities may finish after shutdown begins (SIGTERM). Default 30 seconds. */
+  /**
+   * How long running activities may finish after shutdown begins (SIGTERM).
+   * @default '30 seconds'
+   */
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
   /**
    * OpenTelemetry tracing (tracing/startTracing): spans for the workflow, its activities and each model and tool call.
    * A pre-built `workflowBundlePath` must then include the OpenTelemetry workflow interceptors (the `-traced` bundles do).
+   * @default off
    */
   tracing?: Pick<Tracing, 'workerOptions'>;
   /**
    * Where streamed replies go to their readers (LiveRelay.start()): straight from this worker, not through the Temporal
    * server. Without one, readers poll the replies from the calls' heartbeats. The caller owns it: close it once the
    * worker has stopped (runWorker does).
+   * @default none: readers poll the heartbeats
    */
   liveRelay?: LiveRelay;
 }

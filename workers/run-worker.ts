@@ -28,14 +28,31 @@ import { type TracingSettings, tracingSettings } from '../tracing/tracing-settin
 import { ContentFreeLogger } from '../tracing/content-free-logger';
 import type * as TracingSdk from '../tracing/tracing-sdk';
 
+/**
+ * What runWorker takes besides its environment (config.ts: TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE, ANTHROPIC_API_KEY, …).
+ * @example
+ * await runWorker({ tools: [getTickerSymbol, getCurrentStockPrice] });
+ */
 export interface RunWorkerOptions {
+  /** The tools this worker runs, each as an activity of its own (defineTool). */
   tools: readonly ToolDefinition[];
-  /** MCP servers, besides those of MCP_SERVERS / MCP_SERVERS_FILE (`${VAR}` is read from `env`). */
+  /**
+   * MCP servers, besides those of MCP_SERVERS / MCP_SERVERS_FILE (`${VAR}` is read from `env`).
+   * @default none besides the environment's
+   * @example { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } }
+   */
   mcpServers?: McpServersInput;
-  /** Default: process.env. */
+  /**
+   * The variables the worker is configured by.
+   * @default process.env
+   */
   env?: Record<string, string | undefined>;
+  /** Worker interceptors, e.g. an activity interceptor that logs every tool. */
   interceptors?: ConversationWorkerOptions['interceptors'];
-  /** Validate the configuration (and read the TLS files and the bundle), print it, and return without connecting. */
+  /**
+   * Validate the configuration (and read the TLS files and the bundle), print it, and return without connecting.
+   * @default false
+   */
   checkOnly?: boolean;
 }
 

@@ -2,14 +2,33 @@
 import type { ChildProcess } from 'node:child_process';
 import type { SearchAttributeKey, SearchAttributeType } from '@temporalio/common/lib/search-attributes';
 
+/**
+ * How startDevServer (and connectOrStartDevServer, when it starts one) runs `temporal server start-dev`.
+ * @example
+ * const server = await startDevServer({ port: 7233, uiPort: 8233, dbFile: 'temporal.db' });
+ */
 export interface DevServerOptions {
-  /** SQLite file. Default: a fresh temp file, deleted by stop(). A file you pass is never deleted. */
+  /**
+   * SQLite file. A file you pass is never deleted.
+   * @default a fresh temp file, deleted by stop()
+   */
   dbFile?: string;
-  /** gRPC frontend port. Default: a free port. */
+  /**
+   * gRPC frontend port.
+   * @default a free port
+   * @example 7233
+   */
   port?: number;
-  /** Web UI port. Default: a free port. */
+  /**
+   * Web UI port.
+   * @default a free port
+   * @example 8233
+   */
   uiPort?: number;
-  /** Namespace to create and wait for (besides "default", which always exists). Default "default". */
+  /**
+   * Namespace to create and wait for (besides "default", which always exists).
+   * @default 'default'
+   */
   namespace?: string;
   /** Remote codec endpoint for the Web UI (`--ui-codec-endpoint`). */
   codecEndpoint?: string;
@@ -20,15 +39,30 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, string | number | boolean>;
   /** Progress messages of ours (starting, ready, stopping). */
   log?: (line: string) => void;
-  /** The server's own stdout/stderr lines. Default: dropped (the last lines still go into startup errors). */
+  /**
+   * The server's own stdout/stderr lines.
+   * @default dropped (the last lines still go into startup errors)
+   */
   serverOutput?: (line: string) => void;
-  /** Search attributes to register. Default: registeredSearchAttributes from common/search-attributes.ts. */
+  /**
+   * Search attributes to register.
+   * @default the conversation's own (registeredSearchAttributes, common/search-attributes.ts)
+   */
   searchAttributes?: readonly SearchAttributeKeyAny[];
-  /** The Temporal CLI to run. Default: ensureTemporalCli(). */
+  /**
+   * The Temporal CLI to run.
+   * @default the one ensureTemporalCli() finds or builds
+   */
   cliPath?: string;
-  /** How long to wait for the server to answer, per start. Default 90 s. */
+  /**
+   * How long to wait for the server to answer, per start, in ms.
+   * @default 90_000
+   */
   startTimeoutMs?: number;
-  /** How long stop() waits after SIGTERM before SIGKILL. Default 10 s. */
+  /**
+   * How long stop() waits after SIGTERM before SIGKILL, in ms.
+   * @default 10_000
+   */
   stopTimeoutMs?: number;
 }
 

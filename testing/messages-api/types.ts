@@ -211,24 +211,44 @@ export interface RecordedRequest {
   emitted?: { text: string; at: number }[];
 }
 
+/**
+ * How startMessagesApi's local server listens and answers.
+ * @example
+ * const api = await startMessagesApi({ tokenDelayMs: 5 });
+ */
 export interface MessagesApiOptions {
-  /** Interface to bind (default 127.0.0.1). */
+  /**
+   * Interface to bind.
+   * @default '127.0.0.1'
+   */
   host?: string;
-  /** Port (default 0: any free port). */
+  /**
+   * Port; 0 takes any free port.
+   * @default 0
+   */
   port?: number;
-  /** Latency added before every answer, in ms (default 0). */
+  /**
+   * Latency added before every answer, in ms.
+   * @default 0
+   */
   latencyMs?: number;
   /**
    * Streams go out token by token (a word, or 8 characters of a long word or of tool input JSON), this many ms apart,
-   * like a model that generates slowly; each text token's time is recorded (`RecordedRequest.emitted`). Default 0:
-   * each reply at once. A script step's `tokenDelayMs` overrides it.
+   * like a model that generates slowly; each text token's time is recorded (`RecordedRequest.emitted`). 0: each reply
+   * at once. A script step's `tokenDelayMs` overrides it.
+   * @default 0
    */
   tokenDelayMs?: number;
-  /** Clock for the prompt cache's 5-minute / 1-hour TTLs (default `Date.now`); lets tests expire entries. */
+  /**
+   * Clock for the prompt cache's 5-minute / 1-hour TTLs; lets tests expire entries.
+   * @default Date.now
+   */
   now?: () => number;
   /**
-   * The model's context window in input tokens (default 1,000,000): a longer prompt, after any context management,
-   * is answered 400 `prompt is too long`. Tests set a small one to run out of context quickly.
+   * The model's context window in input tokens: a longer prompt, after any context management, is answered 400
+   * `prompt is too long`. Tests set a small one to run out of context quickly.
+   * @default 1_000_000
+   * @example 20_000
    */
   contextWindowTokens?: number;
 }
