@@ -10,6 +10,7 @@ import type { Client } from '@temporalio/client';
 import type { ScriptStep } from '../../testing/messages-api/types';
 import { startEverythingHttpServer, type EverythingHttpServer } from '../../scripts/everything-http-server';
 import { activitiesOf, attemptsOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 
 const SECRET = `s3cret-${Date.now()}`;
 const TOKEN = `t0ken-${Date.now()}`;
@@ -100,19 +101,16 @@ async function heartbeatDetailsWhile(client: Client, id: string, until: Promise<
 /** Waits until the conversation's MCP call reported progress: the server is in the middle of it. */
 async function untilProgress(client: Client, id: string): Promise<void> {
   const converter = client.options.loadedDataConverter.payloadConverter;
-  for (let i = 0; i < 300; i++) {
-    const description = await client.workflow
-      .getHandle(id)
-      .describe()
-      .catch(() => undefined);
-    for (const pending of description?.raw.pendingActivities ?? []) {
+  await waitUntil(
+    'the MCP call to report progress',
+    async () => {
+      const { raw } = await client.workflow.getHandle(id).describe();
+      const beats = (raw.pendingActivities ?? []).flatMap((pending) => pending.heartbeatDetails?.payloads ?? []);
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const details = (pending.heartbeatDetails?.payloads ?? []).map((p) => converter.fromPayload(p as any));
-      if (details.some((d) => (d as { progress?: number } | undefined)?.progress)) return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the MCP call never reported progress');
+      return beats.some((p) => (converter.fromPayload(p as any) as { progress?: number } | undefined)?.progress);
+    },
+    { timeoutMs: 30_000 },
+  );
 }
 
 for (const server of ['everything', 'everything_http'] as const) {
@@ -316,10 +314,7 @@ describe('servers that go away', () => {
     const id = `mcp-ev-gone-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['scratch'] } });
     // Its tools were listed (the model call is under way); now its process dies and its folder is gone for good.
-    for (let i = 0; h.mock.requestsFor(prompt).length === 0; i++) {
-      assert.ok(i < 200, 'the model call never came');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitUntil('the model call', () => h.mock.requestsFor(prompt).length > 0, { timeoutMs: 5_000, everyMs: 25 });
     const pid = await h.mcp.pid('scratch');
     assert.ok(pid);
     rmSync(join(scratch, 'root'), { recursive: true });

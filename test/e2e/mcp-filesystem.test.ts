@@ -11,6 +11,7 @@ import { Worker } from '@temporalio/worker';
 import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import type { ScriptStep } from '../../testing/messages-api/types';
 import { activitiesOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
+import { stateAwaitingApproval } from '../support/awaiting-approval';
 
 const FILESYSTEM_TOOLS = [
   'read_file',
@@ -152,22 +153,13 @@ describe('replay', () => {
 });
 
 describe('writing needs a person’s approval (the server’s approval patterns)', () => {
-  async function pendingApproval(id: string) {
-    for (let i = 0; i < 100; i++) {
-      const state = await h.conversations.getState(id).catch(() => undefined);
-      if (state && state.pendingApprovals.length > 0) return state;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('no approval requested');
-  }
-
   test('approved: the file is written with exactly the approved content', async () => {
     const prompt = uniquePrompt('Remember to water the plants');
     const path = join(root, 'plants.txt');
     h.mock.script(prompt, [toolUse('filesystem__write_file', { path, content: 'Water the plants' }), answer('Noted.')]);
     const id = `mcp-fs-approve-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
-    const state = await pendingApproval(id);
+    const state = await stateAwaitingApproval(h.conversations, id);
     assert.equal(state.status, 'awaiting_approval');
     const [pending] = state.pendingApprovals;
     assert.equal(pending!.tool, 'filesystem__write_file');
@@ -190,7 +182,7 @@ describe('writing needs a person’s approval (the server’s approval patterns)
     h.mock.script(prompt, [toolUse('filesystem__write_file', { path, content: '' }), answer('I left it alone.')]);
     const id = `mcp-fs-reject-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
-    const [pending] = (await pendingApproval(id)).pendingApprovals;
+    const [pending] = (await stateAwaitingApproval(h.conversations, id)).pendingApprovals;
     await h.conversations.approveToolCall(id, {
       callId: pending!.callId,
       argumentsDigest: pending!.argumentsDigest,

@@ -10,7 +10,9 @@ import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messa
 import { startDevServer } from '../../testing/dev-server';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { failedWorkflowTasks } from '../support/hostile';
-import { slotCountingClient, until, updatesOf } from '../support/updates-in-flight';
+import { slotCountingClient, updatesOf } from '../support/updates-in-flight';
+import { approvalAskedFor } from '../support/awaiting-approval';
+import { waitUntil } from '../support/wait-until';
 
 const READERS = 50;
 
@@ -49,8 +51,8 @@ test(
     // shared with other files, whichever test runs then).
     readers.catch(() => undefined);
     try {
-      await until(async () => (await pollsOf(id)).inFlight >= MAX_POLLS_IN_FLIGHT);
-      await until(async () => seen >= READERS * 5); // each read the first turn's 5 events
+      await waitUntil('the long polls to fill', async () => (await pollsOf(id)).inFlight >= MAX_POLLS_IN_FLIGHT);
+      await waitUntil('every reader to read the first turn', () => seen >= READERS * 5); // each read the first turn's 5 events
     } finally {
       leave.abort();
     }
@@ -59,7 +61,7 @@ test(
     counting.exhausted.count = 0;
     const counted = counting.conversations;
     const turn = counted.sendMessage(id, uniquePrompt('Buy 3 shares of General Motors'));
-    const pending = await until(async () => (await counted.getState(id)).pendingApprovals[0]);
+    const pending = await approvalAskedFor(counted, id);
     await counted.approveToolCall(id, {
       callId: pending.callId,
       argumentsDigest: pending.argumentsDigest,
@@ -74,7 +76,7 @@ test(
     );
 
     // No reader is left: every poll ends by itself, and never were more in flight than the conversation takes.
-    const polls = await until(async () => {
+    const polls = await waitUntil('the long polls to end', async () => {
       const now = await pollsOf(id);
       return now.inFlight === 0 && now;
     });

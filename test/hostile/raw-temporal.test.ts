@@ -24,7 +24,7 @@ import {
   skipWithoutCli,
   temporalCli,
 } from '../support/hostile';
-import { until } from '../support/updates-in-flight';
+import { approvalAskedFor } from '../support/awaiting-approval';
 
 const LONE_SURROGATE = '\ud800';
 const THREE_MIB = 'x'.repeat(3 * 2 ** 20);
@@ -132,7 +132,7 @@ describe('callers that wait on turns, more than a conversation takes', () => {
     const id = `raw-busy-${Date.now()}`;
     await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: { tools: ['buy_stock'] } });
     const { turn } = await h.conversations.submitMessage(id, uniquePrompt('Buy 3 shares of General Motors'));
-    const pending = await until(async () => (await h.conversations.getState(id)).pendingApprovals[0]);
+    const pending = await approvalAskedFor(h.conversations, id);
     const handle = h.client.workflow.getHandle(id);
     const waiting = [];
     for (let i = 0; i < MAX_TURN_WAITERS; i++) {
