@@ -13,6 +13,7 @@ import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { attemptsOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { assertUnharmed } from '../support/hostile';
 import { PRICES } from '../support/test-prices';
+import { says } from '../support/script-steps';
 
 let h: Harness;
 before(async () => {
@@ -68,7 +69,6 @@ function fetchedPdf(stopReason = 'end_turn', pdfBytes = 1_725_000): ScriptStep {
     },
   };
 }
-const says = (text: string): ScriptStep => ({ reply: { content: [{ type: 'text', text }], stop_reason: 'end_turn' } });
 
 async function failure(sent: Promise<unknown>): Promise<ConversationError> {
   return sent.then(

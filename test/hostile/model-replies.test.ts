@@ -12,6 +12,7 @@ import { activitiesOf, attemptsOf, type Harness, lastUserBlocks, startHarness, u
 import { MAX_TOOL_CALL_SUMMARY_CHARS } from '../../common/summaries';
 import { stateAwaitingApproval } from '../support/awaiting-approval';
 import { assertUnharmed } from '../support/hostile';
+import { says } from '../support/script-steps';
 
 let h: Harness;
 before(async () => {
@@ -31,7 +32,6 @@ const toolUse = (name: string, input: unknown, id?: unknown): ScriptBlock => ({
   ...(id !== undefined && { id: id as string }),
 });
 const asks = (...content: ScriptBlock[]): ScriptStep => ({ reply: { content, stop_reason: 'tool_use' } });
-const says = (text: string): ScriptStep => ({ reply: { content: [{ type: 'text', text }], stop_reason: 'end_turn' } });
 
 /** One conversation whose first turn the model plays with `steps`. */
 async function converse(
