@@ -8,7 +8,7 @@ import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { approvalAskedFor } from '../support/awaiting-approval';
-import { conversationFailure, skipWithoutCli, temporalCli } from '../support/hostile';
+import { conversationFailure, skipWithoutCli, startFromCli, temporalCli } from '../support/hostile';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -86,19 +86,7 @@ describe('an approval sent from the Temporal CLI', { skip: skipWithoutCli }, () 
 });
 
 describe('a conversation started from outside ConversationClient', { skip: skipWithoutCli }, () => {
-  const start = (id: string, input: string) =>
-    temporalCli(
-      'workflow',
-      'start',
-      '--type',
-      CONVERSATION_WORKFLOW,
-      '--task-queue',
-      h.taskQueue,
-      '--workflow-id',
-      id,
-      '--input',
-      input,
-    );
+  const start = (id: string, input: string) => startFromCli(h, id, '--input', input);
 
   test('with {} input runs with the default options, and end() from the CLI completes it', async () => {
     const id = `cli-empty-input-${Date.now()}`;

@@ -22,6 +22,7 @@ import {
   conversationFailure,
   failedWorkflowTasks,
   skipWithoutCli,
+  startFromCli,
   temporalCli,
 } from '../support/hostile';
 import { approvalAskedFor } from '../support/awaiting-approval';
@@ -211,18 +212,7 @@ describe('a conversation started raw under an id the client refuses', () => {
 });
 
 describe('start inputs and signals from outside', { skip: skipWithoutCli }, () => {
-  const start = (id: string, ...flags: string[]) =>
-    temporalCli(
-      'workflow',
-      'start',
-      '--type',
-      CONVERSATION_WORKFLOW,
-      '--task-queue',
-      h.taskQueue,
-      '--workflow-id',
-      id,
-      ...flags,
-    );
+  const start = (id: string, ...flags: string[]) => startFromCli(h, id, ...flags);
 
   for (const [what, flags, reason] of [
     [
