@@ -15,6 +15,8 @@ import { approvalAskedFor } from '../support/awaiting-approval';
 import { waitUntil } from '../support/wait-until';
 
 const EXTRA_CALLERS = 3;
+/** How often the test looks (reading a history, or the state). */
+const POLL = { everyMs: 200 };
 
 let h: Harness;
 let counting: Awaited<ReturnType<typeof slotCountingClient>>;
@@ -36,7 +38,7 @@ test(
     await h.conversations.submitMessage(id, uniquePrompt('Buy 3 shares of General Motors'), {
       start: { tools: ['buy_stock'] },
     });
-    const pending = await approvalAskedFor(h.conversations, id);
+    const pending = await approvalAskedFor(h.conversations, id, POLL);
 
     // Readers park on the conversation's long polls, as many as it takes.
     const leave = new AbortController();
@@ -50,6 +52,7 @@ test(
       await waitUntil(
         'the long polls to fill',
         async () => (await updatesOf(h.client, id, 'pollEvents')).inFlight >= MAX_POLLS_IN_FLIGHT,
+        POLL,
       );
 
       // More callers than the conversation takes, all at once: every other one sends a message of its own.
@@ -68,7 +71,7 @@ test(
         }
       });
       // The extra callers are answered while the turn still waits for its approval.
-      await waitUntil('the extra callers to be answered', () => settled.length >= EXTRA_CALLERS);
+      await waitUntil('the extra callers to be answered', () => settled.length >= EXTRA_CALLERS, POLL);
       const busy = settled.slice();
       for (const { error, ms } of busy) {
         assert.ok(error instanceof ConversationError, String(error));
