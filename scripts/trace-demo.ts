@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { ConversationClient } from '../client/conversation-client';
 import { startDevServer } from '../testing/dev-server';
@@ -21,8 +22,6 @@ import { startTracing } from '../tracing/tracing-sdk';
 import { ensureJaeger, jaegerConfig } from './jaeger';
 import { runMain } from './script-main';
 import { spawnWorker } from './worker-process';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface JaegerTrace {
   spans: {

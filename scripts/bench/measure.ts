@@ -2,6 +2,7 @@
 // nothing rather than a failure), the machine's busy time, waiting for a quiet server, and update calls that outlast
 // their RPC deadline on an overloaded server.
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 
 /** Linear interpolation between closest ranks (numpy's default): p50 of [1, 2, 3, 4] is 2.5. */
@@ -124,8 +125,6 @@ export class ProcessSampler {
     };
   }
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits (2 s at least, 30 s at most) until the process uses under 15% of a core; returns how long that took. */
 export async function quiesce(pid: number | undefined): Promise<number> {

@@ -5,6 +5,7 @@
 // writes results/relay-memory-<time>.json. Not part of `npm test`.
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { ConversationClient } from '../../client/conversation-client';
 import { MODEL_ACTIVITY } from '../../common/activity-contracts';
@@ -21,8 +22,6 @@ const HELP = `npm run bench:relay-memory -- [options]
   --readers N         stalled readers per conversation (default 64, the most one call takes)
   --reply-mb N        the reply's size in MB (default 3)
   --hold S            seconds the readers stay connected after the replies (default 20)`;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<number> {
   const flags = Flags.read(process.argv.slice(2), HELP);

@@ -18,6 +18,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { AesGcmCodec } from '../../codec/aes-gcm-codec';
 import { encryptingDataConverter } from '../../codec/data-converter';
@@ -35,8 +36,6 @@ import { ensureTemporalServer } from './temporal-server-build';
 import { loadCompose, nativeTopology, ROOT, TEMPORAL_PORT_VARIABLES } from './topology';
 
 const run = promisify(execFile);
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The soak's defaults for this check: 1,000 conversations, three workers, worker kills, server kills. */
 const DEFAULTS = [
   '--conversations',

@@ -6,11 +6,10 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { findOnPath } from '../../testing/temporal-cli';
 
 const run = promisify(execFile);
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The Debian packages this topology needs on the host: PostgreSQL, and nc for deploy/setup-postgres.sh. */
 export async function ensureDebianPackages(log: (line: string) => void): Promise<string> {
   const missing: string[] = [];

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { ConversationClient } from '../../client/conversation-client';
@@ -66,7 +67,6 @@ export interface SoakResult {
   ok: boolean;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Client errors that are answers, not the server being away. */
 const FINAL_CODES = new Set(['invalid_options', 'invalid_message', 'rejected', 'turn_failed', 'conversation_failed']);
 

@@ -2,20 +2,15 @@
 // status or be refused, never approve by accident, and never make a workflow task fail over and over. Each case
 // checks the stored history for WorkflowTaskFailed events: there must be none.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
-import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { approvalAskedFor } from '../support/awaiting-approval';
+import { conversationFailure, skipWithoutCli, startFromCli, temporalCli } from '../support/hostile';
 
-const run = promisify(execFile);
 const EventType = temporal.api.enums.v1.EventType;
-const cliPath = process.env.TEMPORAL_CLI_PATH;
-const skip = !cliPath && 'no TEMPORAL_CLI_PATH (the test runner sets it)';
 
 let h: Harness;
 before(async () => {
@@ -25,38 +20,12 @@ after(async () => {
   await h?.close();
 });
 
-/** The Temporal CLI against the test server: resolves with its output, or with its failure (exit code ≠ 0). */
-async function cli(...args: string[]): Promise<{ ok: boolean; output: string }> {
-  try {
-    const { stdout, stderr } = await run(cliPath!, [...args, '--address', temporalAddress, '--namespace', namespace], {
-      timeout: 60_000,
-    });
-    return { ok: true, output: stdout + stderr };
-  } catch (error) {
-    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    return { ok: false, output: stdout + stderr };
-  }
-}
-
 async function failedWorkflowTasks(workflowId: string): Promise<number> {
   const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED).length;
 }
 
-async function failureOf(workflowId: string): Promise<ApplicationFailure> {
-  const error = await h.client.workflow
-    .getHandle(workflowId)
-    .result()
-    .then(
-      () => assert.fail('the conversation did not fail'),
-      (err: unknown) => err,
-    );
-  assert.ok(error instanceof WorkflowFailedError, String(error));
-  assert.ok(error.cause instanceof ApplicationFailure, String(error.cause));
-  return error.cause;
-}
-
-describe('an approval sent from the Temporal CLI', { skip }, () => {
+describe('an approval sent from the Temporal CLI', { skip: skipWithoutCli }, () => {
   test('{"approve": "false"} (a string) is rejected, and the tool does not run', async () => {
     const id = `cli-approval-${Date.now()}`;
     const turn = h.conversations.sendMessage(id, uniquePrompt('Buy 3 shares of General Motors'), {
@@ -64,13 +33,11 @@ describe('an approval sent from the Temporal CLI', { skip }, () => {
         tools: ['buy_stock'],
       },
     });
-    let pending;
-    while (!(pending = (await h.conversations.getState(id).catch(() => undefined))?.pendingApprovals[0]))
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    const pending = await approvalAskedFor(h.conversations, id);
 
     for (const approve of ['"false"', '"true"', '1', 'null']) {
       const decision = `{"callId":"${pending.callId}","argumentsDigest":"${pending.argumentsDigest}","approve":${approve}}`;
-      const sent = await cli(
+      const sent = await temporalCli(
         'workflow',
         'update',
         'execute',
@@ -95,7 +62,19 @@ describe('an approval sent from the Temporal CLI', { skip }, () => {
     // A real "no" from the CLI ends the wait, and the tool still never runs.
     const no = `{"callId":"${pending.callId}","argumentsDigest":"${pending.argumentsDigest}","approve":false}`;
     assert.equal(
-      (await cli('workflow', 'update', 'execute', '--workflow-id', id, '--name', 'approveToolCall', '--input', no)).ok,
+      (
+        await temporalCli(
+          'workflow',
+          'update',
+          'execute',
+          '--workflow-id',
+          id,
+          '--name',
+          'approveToolCall',
+          '--input',
+          no,
+        )
+      ).ok,
       true,
     );
     const result = await turn;
@@ -106,20 +85,8 @@ describe('an approval sent from the Temporal CLI', { skip }, () => {
   });
 });
 
-describe('a conversation started from outside ConversationClient', { skip }, () => {
-  const start = (id: string, input: string) =>
-    cli(
-      'workflow',
-      'start',
-      '--type',
-      CONVERSATION_WORKFLOW,
-      '--task-queue',
-      h.taskQueue,
-      '--workflow-id',
-      id,
-      '--input',
-      input,
-    );
+describe('a conversation started from outside ConversationClient', { skip: skipWithoutCli }, () => {
+  const start = (id: string, input: string) => startFromCli(h, id, '--input', input);
 
   test('with {} input runs with the default options, and end() from the CLI completes it', async () => {
     const id = `cli-empty-input-${Date.now()}`;
@@ -127,7 +94,7 @@ describe('a conversation started from outside ConversationClient', { skip }, () 
     const reply = await h.conversations.sendMessage(id, uniquePrompt('Hello there'));
     assert.equal(reply.status, 'awaiting_user');
     assert.match(reply.text, /You said: Hello there/);
-    assert.equal((await cli('workflow', 'signal', '--workflow-id', id, '--name', 'endConversation')).ok, true);
+    assert.equal((await temporalCli('workflow', 'signal', '--workflow-id', id, '--name', 'endConversation')).ok, true);
     const result = await h.conversations.waitForResult(id);
     assert.equal(result.status, 'completed');
     assert.equal(await failedWorkflowTasks(id), 0);
@@ -142,7 +109,7 @@ describe('a conversation started from outside ConversationClient', { skip }, () 
     test(`with ${what} fails with InvalidConversationInput at once, its workflow task never failing`, async () => {
       const id = `cli-bad-input-${Date.now()}`;
       assert.equal((await start(id, input!)).ok, true);
-      const failure = await failureOf(id);
+      const failure = await conversationFailure(h, id);
       assert.equal(failure.type, FailureType.InvalidConversationInput);
       assert.match(failure.message, /Invalid conversation input/);
       assert.equal(await failedWorkflowTasks(id), 0);
@@ -156,7 +123,7 @@ describe('a conversation started from outside ConversationClient', { skip }, () 
       workflowId: id,
       args: [{ options: { timeouts: { modelCall: '0 seconds', idle: `${'1'.repeat(100)} seconds` } } }],
     });
-    const failure = await failureOf(handle.workflowId);
+    const failure = await conversationFailure(h, handle.workflowId);
     assert.equal(failure.type, FailureType.InvalidConversationInput);
     assert.match(failure.message, /modelCall/);
     assert.match(failure.message, /idle/);

@@ -14,6 +14,7 @@ import type { TokenUsage } from '../../common/conversation-types';
 import { costUsd } from '../../common/pricing';
 import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { assertNear } from '../support/assert-near';
 import { PRICES } from '../support/test-prices';
 
 let h: Harness;
@@ -45,8 +46,6 @@ const cutOff = (input: number): ScriptStep => ({
     usage: pinned(input),
   },
 });
-const near = (actual: number | null | undefined, expected: number) =>
-  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 describe('the max_tokens ladder', () => {
   test('the issue: four cut-off replies under perTurn {3000 tokens, $0.01} end budget_exhausted after one call', async () => {
@@ -71,7 +70,7 @@ describe('the max_tokens ladder', () => {
     );
     // The cut-off reply is counted: its prompt and the 1,024 output tokens it billed.
     assert.deepEqual(reply.usage, usage(500, 1_024));
-    near(reply.costUsd, costUsd(usage(500, 1_024), PRICES));
+    assertNear(reply.costUsd, costUsd(usage(500, 1_024), PRICES));
     // Over the USD limit by less than the one call's worst case (its prompt plus its max_tokens, all of it billed).
     const worstCase = costUsd(usage(500, 1_024), PRICES);
     assert.ok(reply.costUsd! <= 0.01 + worstCase);
@@ -204,7 +203,7 @@ describe('attempts that failed mid-stream', () => {
       });
       assert.equal(h.mock.requestsFor(prompt).length, 2, 'the failed attempt, then its retry');
       assert.deepEqual(reply.usage, usage(2_000, 200));
-      near(reply.costUsd, costUsd(usage(2_000, 200), PRICES));
+      assertNear(reply.costUsd, costUsd(usage(2_000, 200), PRICES));
       assert.equal(reply.status, 'budget_exhausted');
       assert.match(reply.text, /this turn has used 2200 tokens/);
       assert.equal(reply.modelCalls, 1, 'a failed attempt is not a model call of its own');

@@ -15,6 +15,7 @@ import { ConversationCostUsd } from '../../common/search-attributes';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { assertNear } from '../support/assert-near';
 import { PRICES } from '../support/test-prices';
 
 let h: Harness;
@@ -32,8 +33,6 @@ const PLAIN: ScriptUsage = {
   cache_creation_input_tokens: 0,
   cache_read_input_tokens: 0,
 };
-const near = (actual: number | null | undefined, expected: number) =>
-  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 const usageOf = (u: ScriptUsage) => ({
   inputTokens: u.input_tokens!,
   outputTokens: u.output_tokens!,
@@ -100,11 +99,11 @@ describe('cost', () => {
     });
     const perCall = (50 * 3 + 100 * 15 + 2_000 * 3.75 + 10_000 * 0.3) / 1e6;
     assert.equal(reply.modelCalls, 3);
-    near(reply.costUsd, 3 * perCall);
+    assertNear(reply.costUsd, 3 * perCall);
     const result = await h.conversations.waitForResult(id);
-    near(result.costUsd, 3 * perCall);
-    near((await h.conversations.getState(id)).costUsd, 3 * perCall);
-    near(await costAttribute(id), 3 * perCall);
+    assertNear(result.costUsd, 3 * perCall);
+    assertNear((await h.conversations.getState(id)).costUsd, 3 * perCall);
+    assertNear(await costAttribute(id), 3 * perCall);
     assert.ok((await h.conversations.getState(id)).runs >= 3, 'it did continue as new');
   });
 
@@ -118,12 +117,12 @@ describe('cost', () => {
     const perCall = costUsd(usageOf(PLAIN), PUBLISHED_PRICES[DEFAULT_MODEL]!);
     const calls = events.flatMap((e) => (e.type === 'model_call_finished' ? [e.costUsd] : []));
     assert.equal(calls.length, 3);
-    for (const cost of calls) near(cost, perCall);
+    for (const cost of calls) assertNear(cost, perCall);
     const finished = events.at(-1)!;
     assert.ok(finished.type === 'turn_finished');
-    near(finished.costUsd, 3 * perCall);
-    near((await h.conversations.getState(id)).costUsd, 3 * perCall);
-    near(await costAttribute(id), 3 * perCall);
+    assertNear(finished.costUsd, 3 * perCall);
+    assertNear((await h.conversations.getState(id)).costUsd, 3 * perCall);
+    assertNear(await costAttribute(id), 3 * perCall);
   });
 
   test('a model nobody priced has an unknown cost (null, attribute unset), and a USD budget will not spend on it', async () => {
@@ -222,7 +221,7 @@ describe('a conversation budget', () => {
       },
     });
     assert.equal(reply.status, 'budget_exhausted');
-    near(reply.costUsd, 0.009);
+    assertNear(reply.costUsd, 0.009);
     assert.match(reply.text, /has spent \$0\.0090 .* over its limit of \$0\.0100/);
     assert.equal(h.mock.requestsFor(prompt).length, 2);
   });

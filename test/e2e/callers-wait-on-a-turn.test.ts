@@ -10,9 +10,13 @@ import type { TurnResult } from '../../common/conversation-types';
 import { MAX_TURN_WAITERS } from '../../workflows/turn-waiters';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { failedWorkflowTasks } from '../support/hostile';
-import { slotCountingClient, until, updatesOf } from '../support/updates-in-flight';
+import { slotCountingClient, updatesOf } from '../support/updates-in-flight';
+import { approvalAskedFor } from '../support/awaiting-approval';
+import { waitUntil } from '../support/wait-until';
 
 const EXTRA_CALLERS = 3;
+/** How often the test looks (reading a history, or the state). */
+const POLL = { everyMs: 200 };
 
 let h: Harness;
 let counting: Awaited<ReturnType<typeof slotCountingClient>>;
@@ -34,7 +38,7 @@ test(
     await h.conversations.submitMessage(id, uniquePrompt('Buy 3 shares of General Motors'), {
       start: { tools: ['buy_stock'] },
     });
-    const pending = await until(async () => (await h.conversations.getState(id)).pendingApprovals[0]);
+    const pending = await approvalAskedFor(h.conversations, id, POLL);
 
     // Readers park on the conversation's long polls, as many as it takes.
     const leave = new AbortController();
@@ -45,7 +49,11 @@ test(
     );
     readers.catch(() => undefined);
     try {
-      await until(async () => (await updatesOf(h.client, id, 'pollEvents')).inFlight >= MAX_POLLS_IN_FLIGHT);
+      await waitUntil(
+        'the long polls to fill',
+        async () => (await updatesOf(h.client, id, 'pollEvents')).inFlight >= MAX_POLLS_IN_FLIGHT,
+        POLL,
+      );
 
       // More callers than the conversation takes, all at once: every other one sends a message of its own.
       const started = Date.now();
@@ -63,7 +71,7 @@ test(
         }
       });
       // The extra callers are answered while the turn still waits for its approval.
-      await until(async () => settled.length >= EXTRA_CALLERS);
+      await waitUntil('the extra callers to be answered', () => settled.length >= EXTRA_CALLERS, POLL);
       const busy = settled.slice();
       for (const { error, ms } of busy) {
         assert.ok(error instanceof ConversationError, String(error));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { type Harness, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { approvalAskedFor } from '../support/awaiting-approval';
 
 const run = promisify(execFile);
 let h: Harness;
@@ -194,18 +195,9 @@ test('start --json writes one document to stdout and nothing to stderr, even whi
     TEMPORAL_UI_URL: ui,
   });
   try {
-    let pending: { callId: string }[] = [];
-    const deadline = Date.now() + 60_000;
-    while (pending.length === 0) {
-      assert.ok(Date.now() < deadline, 'no approval was asked for');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      pending = await h.conversations.getState(id).then(
-        (state) => state.pendingApprovals,
-        () => [],
-      );
-    }
+    const pending = await approvalAskedFor(h.conversations, id, { timeoutMs: 60_000 });
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // what the CLI would say while it waits
-    assert.equal((await cli('approve', id, pending[0]!.callId)).json.approved, true);
+    assert.equal((await cli('approve', id, pending.callId)).json.approved, true);
     assert.equal(await started.exited, 0, started.output.stderr);
     assert.equal(started.output.stderr, '', 'no progress, note or link on stderr with --json');
     const document = JSON.parse(started.output.stdout) as { id: string; url: string; reply: { text: string } };

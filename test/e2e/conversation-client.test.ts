@@ -7,6 +7,7 @@ import { digest } from '../../common/digest';
 import { ConversationStatus } from '../../common/search-attributes';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { stateAwaitingApproval } from '../support/awaiting-approval';
 
 let h: Harness;
 before(async () => {
@@ -171,15 +172,6 @@ describe('bad calls get a typed error and change nothing', () => {
 });
 
 describe('tools that need approval', () => {
-  async function pendingApproval(id: string) {
-    for (let i = 0; i < 100; i++) {
-      const state = await h.conversations.getState(id).catch(() => undefined); // the update may not have started it yet
-      if (state && state.pendingApprovals.length > 0) return state;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('no approval requested');
-  }
-
   test('an approved call runs with exactly the approved arguments', async () => {
     const prompt = uniquePrompt('Buy 3 GM');
     h.mock.script(prompt, [
@@ -193,7 +185,7 @@ describe('tools that need approval', () => {
     ]);
     const id = `approve-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
-    const state = await pendingApproval(id);
+    const state = await stateAwaitingApproval(h.conversations, id);
     assert.equal(state.status, 'awaiting_approval');
     const [pending] = state.pendingApprovals;
     assert.deepEqual(pending!.input, { symbol: 'GM', quantity: 3 });
@@ -226,7 +218,7 @@ describe('tools that need approval', () => {
     ]);
     const id = `reject-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
-    const [pending] = (await pendingApproval(id)).pendingApprovals;
+    const [pending] = (await stateAwaitingApproval(h.conversations, id)).pendingApprovals;
     await h.conversations.approveToolCall(id, {
       callId: pending!.callId,
       argumentsDigest: pending!.argumentsDigest,

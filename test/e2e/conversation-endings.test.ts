@@ -11,6 +11,7 @@ import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { withDefaults } from '../../common/options';
 import { ConversationStatus } from '../../common/search-attributes';
 import { type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
+import { says } from '../support/script-steps';
 
 let h: Harness;
 before(async () => {
@@ -21,9 +22,6 @@ after(async () => {
 });
 
 const weather = (location: string) => ({ type: 'tool_use' as const, name: 'get_weather', input: { location } });
-const answer = (text: string) => ({
-  reply: { content: [{ type: 'text' as const, text }], stop_reason: 'end_turn' as const },
-});
 
 describe('the conversation ends', () => {
   test('idle_timeout: nobody writes within the idle timeout after an answer', async () => {
@@ -78,7 +76,7 @@ describe('the conversation ends', () => {
     h.mock.script(prompt, [
       // 4,000 CJK characters: 12,000 bytes in UTF-8, over the 10,000-byte limit (a character count would miss it).
       { reply: { content: [{ type: 'text', text: '話'.repeat(4_000) }, weather('Paris')], stop_reason: 'tool_use' } },
-      answer('never asked'),
+      says('never asked'),
     ]);
     const id = `size-limit-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
@@ -138,7 +136,7 @@ describe('a tool call ends without running', () => {
           stop_reason: 'tool_use',
         },
       },
-      answer('Nobody approved the order, so I did not place it.'),
+      says('Nobody approved the order, so I did not place it.'),
     ]);
     const id = `approval-timeout-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {

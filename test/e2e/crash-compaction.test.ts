@@ -14,6 +14,7 @@ import { chainSteps, CHAIN_TOOLS } from '../../scripts/bench/chain-script';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi, RecordedRequest } from '../../testing/messages-api/types';
 import { namespace, readExecutions, temporalAddress, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 const STEPS = 14;
@@ -21,14 +22,6 @@ const STEPS = 14;
 const OUTPUT_CHARS = 20_000;
 /** The call the worker dies in: two calls after the compaction. */
 const KILLED_CALL = 13;
-
-async function waitUntil(what: string, check: () => boolean, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const opensWithCompaction = (request: RecordedRequest | undefined) =>
   request?.body.messages[0]?.content?.[0]?.type === 'compaction';

@@ -17,6 +17,7 @@ import { startMessagesApi } from '../../testing/messages-api/server';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { MessagesApi, ScriptStep } from '../../testing/messages-api/types';
 import { activitiesOf, attemptsOf, namespace, readExecutions, temporalAddress, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 const CHAIN = ['callModel', 'get_ticker_symbol', 'callModel', 'get_current_stock_price', 'callModel'];
@@ -30,31 +31,6 @@ const CONVERSATION_OPTIONS = {
 const SLOW_MODEL_MS = 120_000;
 
 type Execution = ReturnType<typeof readExecutions>[number];
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it returns something other than undefined/false; fails naming `what`. */
-async function waitUntil<T>(
-  what: string,
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 90_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `Timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    await sleep(100);
-  }
-}
 
 const tempDirs: string[] = [];
 after(() => {
@@ -335,7 +311,7 @@ describe('the Temporal dev server is SIGKILLed mid-chain and restarted on the sa
     await waitUntil(
       'get_ticker_symbol to start',
       () => readExecutions(executionLog, id, 'get_ticker_symbol').some((e) => e.event === 'start'),
-      60_000,
+      { timeoutMs: 60_000 },
     );
 
     await server!.kill();
@@ -343,7 +319,7 @@ describe('the Temporal dev server is SIGKILLed mid-chain and restarted on the sa
     await waitUntil(
       'get_ticker_symbol to finish in the worker',
       () => readExecutions(executionLog, id, 'get_ticker_symbol').some((e) => e.event === 'finish'),
-      60_000,
+      { timeoutMs: 60_000 },
     );
     assert.equal(server!.process?.signalCode, 'SIGKILL');
     assert.equal(mock.requestsFor(prompt).length, 1, 'nothing more reached the model while the server was down');
@@ -412,7 +388,7 @@ describe('two worker processes on one task queue', () => {
     const victim = await waitUntil(
       'a tool call to start',
       () => readExecutions(executionLog).find((e) => e.event === 'start'),
-      60_000,
+      { timeoutMs: 60_000 },
     );
     const killed = workers.find((w) => w.pid === victim.pid)!;
     const survivor = workers.find((w) => w.pid !== victim.pid)!;
@@ -491,7 +467,9 @@ describe('a worker process paused (SIGSTOP) in a model call, resumed after anoth
     ]);
     const id = `crash-paused-${randomUUID().slice(0, 8)}`;
     await conversations.startConversation({ id, firstMessage: prompt, ...CONVERSATION_OPTIONS });
-    await waitUntil('the first model call', () => mock.requestsFor(prompt).length >= 1, 60_000);
+    await waitUntil('the first model call', () => mock.requestsFor(prompt).length >= 1, {
+      timeoutMs: 60_000,
+    });
     process.kill(paused.pid, 'SIGSTOP');
 
     const other = await startWorkerProcess(base);
@@ -505,13 +483,13 @@ describe('a worker process paused (SIGSTOP) in a model call, resumed after anoth
           (a) => (a.attempt ?? 0) >= 2 && a.lastWorkerIdentity?.startsWith(`${other.pid}@`),
         );
       },
-      60_000,
+      { timeoutMs: 60_000 },
     );
     process.kill(paused.pid, 'SIGCONT');
     await waitUntil(
       "the workflow to accept the other worker's reply",
       async () => (await activitiesOf(client, id)).some((a) => a.type === 'callModel' && a.result !== undefined),
-      60_000,
+      { timeoutMs: 60_000 },
     );
     // From now on, everything runs on the worker that was paused.
     await other.kill();

@@ -10,6 +10,7 @@ import type { GatewayToken } from '../../gateway/gateway-config';
 import { type Gateway, startGateway } from '../../gateway/gateway-server';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 
 const ALICE = `alice-token-${randomUUID()}`;
 const BOB = `bob-token-${randomUUID()}`;
@@ -21,7 +22,9 @@ const TOKENS: GatewayToken[] = [
   { token: OPS, principal: 'ops', admin: true },
 ];
 /** Visibility (lists) is eventually consistent: how long a list may take to show a new conversation. */
-const LIST_WAIT_MS = 30_000;
+const LIST_WAIT = { timeoutMs: 30_000, everyMs: 250 };
+/** How long a turn may take to get where a test waits for it. */
+const TURN_WAIT = { timeoutMs: 60_000, everyMs: 250 };
 
 let h: Harness;
 let gateway: Gateway;
@@ -89,16 +92,6 @@ async function stateAs(token: string, id: string) {
   };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = LIST_WAIT_MS): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 interface Listed {
   id: string;
   /** Absent for a conversation without an owner. */
@@ -111,10 +104,14 @@ async function listAs(token: string, query = '', on: Gateway = gateway): Promise
 }
 /** Polls a list until `ids` all show in it; returns the last list. */
 async function listShowing(token: string, ids: string[], query = '', on: Gateway = gateway): Promise<Listed[]> {
-  return until(`${ids.join(', ')} in the list${query}`, async () => {
-    const listed = await listAs(token, query, on);
-    return ids.every((id) => listed.some((c) => c.id === id)) ? listed : undefined;
-  });
+  return waitUntil(
+    `${ids.join(', ')} in the list${query}`,
+    async () => {
+      const listed = await listAs(token, query, on);
+      return ids.every((id) => listed.some((c) => c.id === id)) ? listed : undefined;
+    },
+    LIST_WAIT,
+  );
 }
 
 async function ownerAttribute(id: string): Promise<string | undefined> {
@@ -132,10 +129,10 @@ describe('two principals', () => {
       options: { tools: ['buy_stock'] },
       message: uniquePrompt('Buy 3 shares of General Motors'),
     });
-    const asked = await until(
+    const asked = await waitUntil(
       'the approval Alice is asked for',
       async () => (await stateAs(ALICE, aliceId)).pendingApprovals[0],
-      60_000,
+      TURN_WAIT,
     );
     pending = { callId: asked.callId, argumentsDigest: asked.argumentsDigest };
     bobId = await startAs(BOB);
@@ -215,10 +212,10 @@ describe('two principals', () => {
     assert.equal((await stateAs(OPS, aliceId)).status, 'awaiting_approval');
     const approved = await as(ALICE, 'POST', `/api/conversations/${aliceId}/approvals`, { ...pending, approve: true });
     assert.equal(approved.status, 204, JSON.stringify(approved.body));
-    await until(
+    await waitUntil(
       'the approved turn to finish',
       async () => ((await stateAs(ALICE, aliceId)).status === 'awaiting_user' ? true : undefined),
-      60_000,
+      TURN_WAIT,
     );
     const ended = await as(OPS, 'POST', `/api/conversations/${bobId}/end`);
     assert.equal(ended.status, 202);
@@ -271,13 +268,13 @@ describe('starting', () => {
       options: { tools: STOCK_TOOLS, continueAsNewAfterModelCalls: 1 },
       message: prompt,
     });
-    const state = await until(
+    const state = await waitUntil(
       'the turn to finish over several runs',
       async () => {
         const now = await stateAs(ALICE, id);
         return now.status === 'awaiting_user' && now.turns === 1 ? now : undefined;
       },
-      60_000,
+      TURN_WAIT,
     );
     assert.ok(state.runs >= 2, `continued as new (${state.runs} runs)`);
     assert.equal(await ownerAttribute(id), 'alice');

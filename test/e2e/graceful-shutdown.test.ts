@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { ConversationClient } from '../../client/conversation-client';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
@@ -17,7 +18,6 @@ import { attemptsOf, namespace, readExecutions, temporalAddress, uniquePrompt } 
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 import { spawnWorker } from '../../scripts/worker-process';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const SLOW_MS = 4_000;
 
 let mock: MessagesApi;

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { ConversationClient } from '../../client/conversation-client';
@@ -18,6 +19,7 @@ import type { LiveReply } from '../../streaming/stream-events';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { namespace, temporalAddress, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 let mock: MessagesApi;
@@ -39,19 +41,20 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The running model call's heartbeat once it names its relay and the conversation's feed. */
 async function liveAddresses(id: string): Promise<{ relay: string; feed: string }> {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
-    const { raw } = await temporal.workflow.getHandle(id).describe();
-    const model = raw.pendingActivities?.find((a) => a.activityType?.name === MODEL_ACTIVITY);
-    const payloads = model?.heartbeatDetails?.payloads;
-    if (!payloads?.length) continue;
-    const beat = await decodeFromPayloadsAtIndex<LiveReply>(temporal.options.loadedDataConverter, 0, payloads);
-    if (beat?.relay && beat.feed) return { relay: beat.relay, feed: beat.feed };
-  }
-  throw new Error(`${id}: no heartbeat named a relay and a feed within 60 s`);
+  return waitUntil(
+    `a heartbeat of ${id} to name a relay and a feed`,
+    async () => {
+      const { raw } = await temporal.workflow.getHandle(id).describe();
+      const model = raw.pendingActivities?.find((a) => a.activityType?.name === MODEL_ACTIVITY);
+      const payloads = model?.heartbeatDetails?.payloads;
+      if (!payloads?.length) return undefined;
+      const beat = await decodeFromPayloadsAtIndex<LiveReply>(temporal.options.loadedDataConverter, 0, payloads);
+      return beat?.relay && beat.feed ? { relay: beat.relay, feed: beat.feed } : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
 }
 
 test('a feed evicted while its conversation’s call streams to a reader that cannot flush yet: the worker lives on, the reader is told `end` and hears nothing after it', async () => {

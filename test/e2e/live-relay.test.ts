@@ -14,6 +14,7 @@ import { MODEL_ACTIVITY } from '../../common/activity-contracts';
 import type { LiveReply, StreamEvent, StreamItem } from '../../streaming/stream-events';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 
 const harnesses: Harness[] = [];
 after(async () => {
@@ -215,9 +216,11 @@ test('a reader that stops reading while a long reply streams is dropped by the r
   reader.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => reader.once('close', resolve));
   try {
-    await waitUntil(() => h.relay!.feedSubscriptions > feedsBefore, 'the reader follows the feed', 60_000);
+    await waitUntil('the reader to follow the feed', () => h.relay!.feedSubscriptions > feedsBefore, {
+      timeoutMs: 60_000,
+    });
     reader.kill('SIGSTOP');
-    await waitUntil(() => h.relay!.droppedReaders > 0, 'the relay dropped the paused reader', 90_000);
+    await waitUntil('the relay to drop the paused reader', () => h.relay!.droppedReaders > 0);
     reader.kill('SIGCONT');
     assert.equal(await exited, 0, errors);
   } finally {
@@ -237,9 +240,3 @@ test('a reader that stops reading while a long reply streams is dropped by the r
   assert.equal(textOf(items).join(''), await transcriptText(h, id), 'each character once, in order');
   assert.equal(items.at(-1)!.event.type, 'turn_finished');
 });
-
-async function waitUntil(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !condition(); await new Promise((r) => setTimeout(r, 100))) {
-    assert.ok(Date.now() < deadline, what);
-  }
-}

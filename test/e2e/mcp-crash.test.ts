@@ -13,6 +13,7 @@ import { ConversationClient } from '../../client/conversation-client';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { attemptsOf, namespace, readExecutions, temporalAddress, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 const MCP_SERVERS = JSON.stringify({
@@ -77,13 +78,11 @@ test('a worker SIGKILLed mid-call: the call runs again on another worker with th
 
   // In flight: the first worker started the call, and the server is reporting progress on it.
   const tool = 'everything/trigger-long-running-operation';
-  for (let i = 0; ; i++) {
-    assert.ok(i < 600, 'the MCP call never got under way');
+  await waitUntil('the MCP call to get under way', async () => {
     const started = readExecutions(executionLog, id, tool).some((e) => e.event === 'start' && e.pid === first.pid);
     const pending = started ? ((await client.workflow.getHandle(id).describe()).raw.pendingActivities ?? []) : [];
-    if (pending.some((p) => (p.heartbeatDetails?.payloads?.length ?? 0) > 0)) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return pending.some((p) => (p.heartbeatDetails?.payloads?.length ?? 0) > 0);
+  });
   await first.kill();
   const second = await startWorker();
 

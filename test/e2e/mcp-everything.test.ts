@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@temporalio/client';
-import type { ScriptStep } from '../../testing/messages-api/types';
 import { startEverythingHttpServer, type EverythingHttpServer } from '../../scripts/everything-http-server';
 import { activitiesOf, attemptsOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
+import { callsTools, says } from '../support/script-steps';
 
 const SECRET = `s3cret-${Date.now()}`;
 const TOKEN = `t0ken-${Date.now()}`;
@@ -67,13 +68,6 @@ after(async () => {
   delete process.env.MCP_TEST_TOKEN;
 });
 
-const toolUse = (...calls: [name: string, input: Record<string, unknown>][]): ScriptStep => ({
-  reply: { content: calls.map(([name, input]) => ({ type: 'tool_use', name, input })), stop_reason: 'tool_use' },
-});
-const answer = (text: string): ScriptStep => ({
-  reply: { content: [{ type: 'text', text }], stop_reason: 'end_turn' },
-});
-
 type Block = { type: string; text?: string; source?: { type: string; media_type: string; data: string } };
 const blocksOf = (result: { content?: unknown }) => result.content as unknown as Block[];
 
@@ -100,19 +94,12 @@ async function heartbeatDetailsWhile(client: Client, id: string, until: Promise<
 /** Waits until the conversation's MCP call reported progress: the server is in the middle of it. */
 async function untilProgress(client: Client, id: string): Promise<void> {
   const converter = client.options.loadedDataConverter.payloadConverter;
-  for (let i = 0; i < 300; i++) {
-    const description = await client.workflow
-      .getHandle(id)
-      .describe()
-      .catch(() => undefined);
-    for (const pending of description?.raw.pendingActivities ?? []) {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const details = (pending.heartbeatDetails?.payloads ?? []).map((p) => converter.fromPayload(p as any));
-      if (details.some((d) => (d as { progress?: number } | undefined)?.progress)) return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the MCP call never reported progress');
+  await waitUntil('the MCP call to report progress', async () => {
+    const { raw } = await client.workflow.getHandle(id).describe();
+    const beats = (raw.pendingActivities ?? []).flatMap((pending) => pending.heartbeatDetails?.payloads ?? []);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return beats.some((p) => (converter.fromPayload(p as any) as { progress?: number } | undefined)?.progress);
+  });
 }
 
 for (const server of ['everything', 'everything_http'] as const) {
@@ -122,8 +109,8 @@ for (const server of ['everything', 'everything_http'] as const) {
     test('echo and get-sum in one reply: each its own activity, results in the model’s order', async () => {
       const prompt = uniquePrompt(`Echo and add (${transport})`);
       h.mock.script(prompt, [
-        toolUse([`${server}__echo`, { message: 'hello' }], [`${server}__get-sum`, { a: 2, b: 40 }]),
-        answer('hello, and 42'),
+        callsTools([`${server}__echo`, { message: 'hello' }], [`${server}__get-sum`, { a: 2, b: 40 }]),
+        says('hello, and 42'),
       ]);
       const id = `mcp-ev-basic-${server}-${Date.now()}`;
       const reply = await h.conversations.sendMessage(id, prompt, { start: { mcpServers: [server] } });
@@ -150,7 +137,7 @@ for (const server of ['everything', 'everything_http'] as const) {
 
     test('an image comes back to the model as an image block, between the texts around it', async () => {
       const prompt = uniquePrompt(`Show me the tiny image (${transport})`);
-      h.mock.script(prompt, [toolUse([`${server}__get-tiny-image`, {}]), answer('A tiny logo.')]);
+      h.mock.script(prompt, [callsTools([`${server}__get-tiny-image`, {}]), says('A tiny logo.')]);
       await h.conversations.sendMessage(`mcp-ev-image-${server}-${Date.now()}`, prompt, {
         start: { mcpServers: [server] },
       });
@@ -168,8 +155,8 @@ for (const server of ['everything', 'everything_http'] as const) {
     test('a long tool’s progress notifications are heartbeats carrying how far it got', async () => {
       const prompt = uniquePrompt(`Run the long operation (${transport})`);
       h.mock.script(prompt, [
-        toolUse([`${server}__trigger-long-running-operation`, { duration: 4, steps: 4 }]),
-        answer('Done.'),
+        callsTools([`${server}__trigger-long-running-operation`, { duration: 4, steps: 4 }]),
+        says('Done.'),
       ]);
       const id = `mcp-ev-progress-${server}-${Date.now()}`;
       const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: [server] } });
@@ -184,7 +171,7 @@ for (const server of ['everything', 'everything_http'] as const) {
 
     test('arguments of the wrong type: the server’s validation error, as is_error', async () => {
       const prompt = uniquePrompt(`Add words (${transport})`);
-      h.mock.script(prompt, [toolUse([`${server}__get-sum`, { a: 'two', b: 2 }]), answer('I need numbers.')]);
+      h.mock.script(prompt, [callsTools([`${server}__get-sum`, { a: 'two', b: 2 }]), says('I need numbers.')]);
       await h.conversations.sendMessage(`mcp-ev-invalid-${server}-${Date.now()}`, prompt, {
         start: { mcpServers: [server] },
       });
@@ -199,12 +186,12 @@ describe('what the model cannot take as it is becomes text it can read', () => {
   test('resource links and embedded resources (text and binary) are described in words', async () => {
     const prompt = uniquePrompt('Which resources are there?');
     h.mock.script(prompt, [
-      toolUse(
+      callsTools(
         ['everything__get-resource-links', { count: 2 }],
         ['everything__get-resource-reference', { resourceType: 'Text', resourceId: 1 }],
         ['everything__get-resource-reference', { resourceType: 'Blob', resourceId: 2 }],
       ),
-      answer('Three resources.'),
+      says('Three resources.'),
     ]);
     await h.conversations.sendMessage(`mcp-ev-resources-${Date.now()}`, prompt, {
       start: { mcpServers: ['everything'] },
@@ -230,7 +217,7 @@ describe('what the model cannot take as it is becomes text it can read', () => {
   test('a result longer than the limit is cut with the same visible marker as the built-in tools', async () => {
     const prompt = uniquePrompt('Echo a long text');
     const message = 'x'.repeat(5_000);
-    h.mock.script(prompt, [toolUse(['everything__echo', { message }]), answer('Long.')]);
+    h.mock.script(prompt, [callsTools(['everything__echo', { message }]), says('Long.')]);
     await h.conversations.sendMessage(`mcp-ev-long-${Date.now()}`, prompt, { start: { mcpServers: ['everything'] } });
     const [result] = lastUserBlocks(h.mock.requestsFor(prompt)[1]!);
     const text = blocksOf(result!)[0]!.text!;
@@ -248,8 +235,8 @@ describe('servers that go away', () => {
   test('a call over its timeout: the model reads the MCP timeout', async () => {
     const prompt = uniquePrompt('Run an operation longer than allowed');
     h.mock.script(prompt, [
-      toolUse(['everything_strict__trigger-long-running-operation', { duration: 20, steps: 20 }]),
-      answer('It took too long.'),
+      callsTools(['everything_strict__trigger-long-running-operation', { duration: 20, steps: 20 }]),
+      says('It took too long.'),
     ]);
     const id = `mcp-ev-timeout-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['everything_strict'] } });
@@ -265,8 +252,8 @@ describe('servers that go away', () => {
   test('a stdio server killed mid-call is started again and the call runs again', async () => {
     const prompt = uniquePrompt('Run the long operation, then the server dies');
     h.mock.script(prompt, [
-      toolUse(['everything__trigger-long-running-operation', { duration: 4, steps: 4 }]),
-      answer('Finished despite the crash.'),
+      callsTools(['everything__trigger-long-running-operation', { duration: 4, steps: 4 }]),
+      says('Finished despite the crash.'),
     ]);
     const id = `mcp-ev-stdio-kill-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['everything'] } });
@@ -290,8 +277,8 @@ describe('servers that go away', () => {
   test('a Streamable HTTP server killed mid-call and restarted: noticed by a ping, the call runs again', async () => {
     const prompt = uniquePrompt('Run the long operation over HTTP, then the server dies');
     h.mock.script(prompt, [
-      toolUse(['everything_http__trigger-long-running-operation', { duration: 4, steps: 4 }]),
-      answer('Finished over HTTP.'),
+      callsTools(['everything_http__trigger-long-running-operation', { duration: 4, steps: 4 }]),
+      says('Finished over HTTP.'),
     ]);
     const id = `mcp-ev-http-kill-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['everything_http'] } });
@@ -310,16 +297,13 @@ describe('servers that go away', () => {
   test('a server that cannot be started again: the model is told, after the retries', async () => {
     const prompt = uniquePrompt('List the scratch folder');
     h.mock.script(prompt, [
-      { ...toolUse(['scratch__list_directory', { path: join(scratch, 'root') }]), delayMs: 4_000 },
-      answer('The scratch server is gone.'),
+      { ...callsTools(['scratch__list_directory', { path: join(scratch, 'root') }]), delayMs: 4_000 },
+      says('The scratch server is gone.'),
     ]);
     const id = `mcp-ev-gone-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['scratch'] } });
     // Its tools were listed (the model call is under way); now its process dies and its folder is gone for good.
-    for (let i = 0; h.mock.requestsFor(prompt).length === 0; i++) {
-      assert.ok(i < 200, 'the model call never came');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitUntil('the model call', () => h.mock.requestsFor(prompt).length > 0, { everyMs: 25 });
     const pid = await h.mcp.pid('scratch');
     assert.ok(pid);
     rmSync(join(scratch, 'root'), { recursive: true });
@@ -339,7 +323,7 @@ describe('servers that go away', () => {
 describe('runs and secrets', () => {
   test('after continue-as-new the new run lists the tools again, in its own history, and goes on', async () => {
     const prompt = uniquePrompt('Echo across runs');
-    h.mock.script(prompt, [toolUse(['everything__echo', { message: 'first run' }]), answer('Echoed.')]);
+    h.mock.script(prompt, [callsTools(['everything__echo', { message: 'first run' }]), says('Echoed.')]);
     const id = `mcp-ev-can-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
       start: {
@@ -373,8 +357,8 @@ describe('runs and secrets', () => {
     // …and the conversations that used the servers never carried it, nor the HTTP token.
     const prompt = uniquePrompt('Echo with secrets around');
     h.mock.script(prompt, [
-      toolUse(['everything__echo', { message: 'a' }], ['everything_http__echo', { message: 'b' }]),
-      answer('ok'),
+      callsTools(['everything__echo', { message: 'a' }], ['everything_http__echo', { message: 'b' }]),
+      says('ok'),
     ]);
     const id = `mcp-ev-secret-${Date.now()}`;
     await h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['everything', 'everything_http'] } });

@@ -9,8 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
-import type { ScriptStep } from '../../testing/messages-api/types';
 import { activitiesOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
+import { stateAwaitingApproval } from '../support/awaiting-approval';
+import { callsTools, says } from '../support/script-steps';
 
 const FILESYSTEM_TOOLS = [
   'read_file',
@@ -54,17 +55,10 @@ after(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const toolUse = (name: string, input: Record<string, unknown>): ScriptStep => ({
-  reply: { content: [{ type: 'tool_use', name, input }], stop_reason: 'tool_use' },
-});
-const answer = (text: string): ScriptStep => ({
-  reply: { content: [{ type: 'text', text }], stop_reason: 'end_turn' },
-});
-
 describe('the filesystem server over stdio', () => {
   test('its tools are offered under API-valid names, listed once by an activity the history keeps', async () => {
     const prompt = uniquePrompt('Which tools do you have?');
-    h.mock.script(prompt, [answer('Files, mostly.')]);
+    h.mock.script(prompt, [says('Files, mostly.')]);
     const id = `mcp-fs-tools-${Date.now()}`;
     await h.conversations.sendMessage(id, prompt, {
       start: { mcpServers: ['filesystem'], closeAfterFirstReply: true },
@@ -97,9 +91,9 @@ describe('the filesystem server over stdio', () => {
   test('list and read: each call is its own activity naming server and tool; results reach the model', async () => {
     const prompt = uniquePrompt('What is on my todo list?');
     h.mock.script(prompt, [
-      toolUse('filesystem__list_directory', { path: root }),
-      toolUse('filesystem__read_text_file', { path: join(root, 'todo.txt') }),
-      answer('Buy milk, then call the bank.'),
+      callsTools(['filesystem__list_directory', { path: root }]),
+      callsTools(['filesystem__read_text_file', { path: join(root, 'todo.txt') }]),
+      says('Buy milk, then call the bank.'),
     ]);
     const id = `mcp-fs-read-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
@@ -134,7 +128,10 @@ describe('the filesystem server over stdio', () => {
 describe('replay', () => {
   test('a history with MCP calls replays against the workflow code with no MCP server around', async () => {
     const prompt = uniquePrompt('Read my todo list, for the replay');
-    h.mock.script(prompt, [toolUse('filesystem__read_text_file', { path: join(root, 'todo.txt') }), answer('Milk.')]);
+    h.mock.script(prompt, [
+      callsTools(['filesystem__read_text_file', { path: join(root, 'todo.txt') }]),
+      says('Milk.'),
+    ]);
     const id = `mcp-fs-replay-${Date.now()}`;
     await h.conversations.sendMessage(id, prompt, {
       start: { mcpServers: ['filesystem'], closeAfterFirstReply: true },
@@ -152,22 +149,16 @@ describe('replay', () => {
 });
 
 describe('writing needs a person’s approval (the server’s approval patterns)', () => {
-  async function pendingApproval(id: string) {
-    for (let i = 0; i < 100; i++) {
-      const state = await h.conversations.getState(id).catch(() => undefined);
-      if (state && state.pendingApprovals.length > 0) return state;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('no approval requested');
-  }
-
   test('approved: the file is written with exactly the approved content', async () => {
     const prompt = uniquePrompt('Remember to water the plants');
     const path = join(root, 'plants.txt');
-    h.mock.script(prompt, [toolUse('filesystem__write_file', { path, content: 'Water the plants' }), answer('Noted.')]);
+    h.mock.script(prompt, [
+      callsTools(['filesystem__write_file', { path, content: 'Water the plants' }]),
+      says('Noted.'),
+    ]);
     const id = `mcp-fs-approve-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
-    const state = await pendingApproval(id);
+    const state = await stateAwaitingApproval(h.conversations, id);
     assert.equal(state.status, 'awaiting_approval');
     const [pending] = state.pendingApprovals;
     assert.equal(pending!.tool, 'filesystem__write_file');
@@ -187,10 +178,10 @@ describe('writing needs a person’s approval (the server’s approval patterns)
   test('rejected: nothing is written and the model is told who said no and why', async () => {
     const prompt = uniquePrompt('Delete my todo list by overwriting it');
     const path = join(root, 'todo.txt');
-    h.mock.script(prompt, [toolUse('filesystem__write_file', { path, content: '' }), answer('I left it alone.')]);
+    h.mock.script(prompt, [callsTools(['filesystem__write_file', { path, content: '' }]), says('I left it alone.')]);
     const id = `mcp-fs-reject-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
-    const [pending] = (await pendingApproval(id)).pendingApprovals;
+    const [pending] = (await stateAwaitingApproval(h.conversations, id)).pendingApprovals;
     await h.conversations.approveToolCall(id, {
       callId: pending!.callId,
       argumentsDigest: pending!.argumentsDigest,
@@ -211,7 +202,7 @@ describe('writing needs a person’s approval (the server’s approval patterns)
 
   test('reading tools need no approval', async () => {
     const prompt = uniquePrompt('Where may you read?');
-    h.mock.script(prompt, [toolUse('filesystem__list_allowed_directories', {}), answer('Only in notes.')]);
+    h.mock.script(prompt, [callsTools(['filesystem__list_allowed_directories', {}]), says('Only in notes.')]);
     const reply = await h.conversations.sendMessage(`mcp-fs-noapproval-${Date.now()}`, prompt, {
       start: {
         mcpServers: ['filesystem'],
@@ -227,7 +218,7 @@ describe('errors the server reports are results the model reads', () => {
   test('a path outside the root: the server’s own message, as is_error', async () => {
     const prompt = uniquePrompt('Read the secret next door');
     const outside = join(base, 'secret.txt');
-    h.mock.script(prompt, [toolUse('filesystem__read_text_file', { path: outside }), answer('I may not read it.')]);
+    h.mock.script(prompt, [callsTools(['filesystem__read_text_file', { path: outside }]), says('I may not read it.')]);
     const id = `mcp-fs-outside-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['filesystem'] } });
     assert.equal(reply.text, 'I may not read it.');
@@ -243,7 +234,7 @@ describe('errors the server reports are results the model reads', () => {
 
   test('arguments that do not fit the schema: the server says what is wrong', async () => {
     const prompt = uniquePrompt('Read without a path');
-    h.mock.script(prompt, [toolUse('filesystem__read_text_file', { file: 'todo.txt' }), answer('I need a path.')]);
+    h.mock.script(prompt, [callsTools(['filesystem__read_text_file', { file: 'todo.txt' }]), says('I need a path.')]);
     await h.conversations.sendMessage(`mcp-fs-badargs-${Date.now()}`, prompt, {
       start: { mcpServers: ['filesystem'] },
     });
@@ -270,7 +261,7 @@ describe('the legacy XML protocol offers MCP tools too', () => {
           stop_sequence: '</function_calls>',
         },
       },
-      answer('<answer>Buy milk.</answer>'),
+      says('<answer>Buy milk.</answer>'),
     ]);
     const id = `mcp-fs-legacy-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {

@@ -12,6 +12,7 @@ import { registeredSearchAttributes } from '../../common/search-attributes';
 import { ensureSearchAttributes } from '../../testing';
 import { ensureNamespace } from '../../testing/dev-server/ensure-namespace';
 import { temporalAddress } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 
 const namespace = `bare-${randomUUID().slice(0, 8)}`;
 const taskQueue = `bare-${randomUUID()}`;
@@ -34,16 +35,17 @@ before(async () => {
     tools: [],
   });
   // The frontend learns of a new namespace when its cache refreshes (seconds): until then a call meets "not found".
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const error = await conversations.client.workflow
-      .getHandle('no-such-conversation')
-      .describe()
-      .catch((e) => e);
-    if ((error as Error).name !== 'NamespaceNotFoundError') break;
-    assert.ok(Date.now() < deadline, `namespace ${namespace} still unknown to the frontend`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  await waitUntil(
+    `the frontend to know namespace ${namespace}`,
+    async () => {
+      const error = await conversations.client.workflow
+        .getHandle('no-such-conversation')
+        .describe()
+        .catch((e) => e);
+      return (error as Error).name !== 'NamespaceNotFoundError';
+    },
+    { timeoutMs: 60_000, everyMs: 500 },
+  );
 });
 after(async () => {
   polling.abort();

@@ -12,7 +12,9 @@ import { ConversationCostUsd } from '../../common/search-attributes';
 import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { attemptsOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { assertUnharmed } from '../support/hostile';
+import { assertNear } from '../support/assert-near';
 import { PRICES } from '../support/test-prices';
+import { says } from '../support/script-steps';
 
 let h: Harness;
 before(async () => {
@@ -33,8 +35,6 @@ const PDF_COST = costUsd(
   { inputTokens: 400_000, outputTokens: 200, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
   PRICES,
 );
-const near = (actual: number | null | undefined, expected: number) =>
-  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 /** A reply that fetched a PDF (base64 in a `document` block, as the API returns one; 2.3 MB by default) and read it. */
 function fetchedPdf(stopReason = 'end_turn', pdfBytes = 1_725_000): ScriptStep {
@@ -68,7 +68,6 @@ function fetchedPdf(stopReason = 'end_turn', pdfBytes = 1_725_000): ScriptStep {
     },
   };
 }
-const says = (text: string): ScriptStep => ({ reply: { content: [{ type: 'text', text }], stop_reason: 'end_turn' } });
 
 async function failure(sent: Promise<unknown>): Promise<ConversationError> {
   return sent.then(
@@ -104,8 +103,11 @@ test('a reply over the size limit is billed, fails its turn naming the limit, an
   const state = await h.conversations.getState(id);
   assert.equal(state.usage.inputTokens, 400_000);
   assert.equal(state.usage.outputTokens, 200);
-  near(state.costUsd, PDF_COST);
-  near((await h.client.workflow.getHandle(id).describe()).typedSearchAttributes.get(ConversationCostUsd), PDF_COST);
+  assertNear(state.costUsd, PDF_COST);
+  assertNear(
+    (await h.client.workflow.getHandle(id).describe()).typedSearchAttributes.get(ConversationCostUsd),
+    PDF_COST,
+  );
 
   // 400,200 tokens spent against 100,000: the next request is not sent. (The failed turn left the transcript, so the
   // next request would open with the new message.)
@@ -163,11 +165,11 @@ test('a reply too large is not asked again, up the max_tokens ladder or of a fal
     'one request: no rung up the ladder, no fallback',
   );
   const state = await h.conversations.getState(id);
-  near(state.costUsd, PDF_COST);
+  assertNear(state.costUsd, PDF_COST);
   const { calls, usage, costUsd: cost } = state.byModel!['claude-sonnet-5-5']!;
   assert.equal(calls, 0, 'no reply came of it');
   assert.equal(usage.inputTokens, 400_000);
-  near(cost, PDF_COST);
+  assertNear(cost, PDF_COST);
 });
 
 describe("a worker's own limit (WORKER_MAX_MODEL_REPLY_BYTES)", () => {

@@ -10,9 +10,13 @@ import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messa
 import { startDevServer } from '../../testing/dev-server';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { failedWorkflowTasks } from '../support/hostile';
-import { slotCountingClient, until, updatesOf } from '../support/updates-in-flight';
+import { slotCountingClient, updatesOf } from '../support/updates-in-flight';
+import { approvalAskedFor } from '../support/awaiting-approval';
+import { waitUntil } from '../support/wait-until';
 
 const READERS = 50;
+/** How often the test looks (reading a history, or the state, with 50 readers at work). */
+const POLL = { everyMs: 200 };
 
 let h: Harness;
 let counting: Awaited<ReturnType<typeof slotCountingClient>>;
@@ -49,8 +53,8 @@ test(
     // shared with other files, whichever test runs then).
     readers.catch(() => undefined);
     try {
-      await until(async () => (await pollsOf(id)).inFlight >= MAX_POLLS_IN_FLIGHT);
-      await until(async () => seen >= READERS * 5); // each read the first turn's 5 events
+      await waitUntil('the long polls to fill', async () => (await pollsOf(id)).inFlight >= MAX_POLLS_IN_FLIGHT, POLL);
+      await waitUntil('every reader to read the first turn', () => seen >= READERS * 5, POLL); // each read the first turn's 5 events
     } finally {
       leave.abort();
     }
@@ -59,7 +63,7 @@ test(
     counting.exhausted.count = 0;
     const counted = counting.conversations;
     const turn = counted.sendMessage(id, uniquePrompt('Buy 3 shares of General Motors'));
-    const pending = await until(async () => (await counted.getState(id)).pendingApprovals[0]);
+    const pending = await approvalAskedFor(counted, id, POLL);
     await counted.approveToolCall(id, {
       callId: pending.callId,
       argumentsDigest: pending.argumentsDigest,
@@ -74,10 +78,14 @@ test(
     );
 
     // No reader is left: every poll ends by itself, and never were more in flight than the conversation takes.
-    const polls = await until(async () => {
-      const now = await pollsOf(id);
-      return now.inFlight === 0 && now;
-    });
+    const polls = await waitUntil(
+      'the long polls to end',
+      async () => {
+        const now = await pollsOf(id);
+        return now.inFlight === 0 && now;
+      },
+      POLL,
+    );
     assert.ok(polls.accepted >= MAX_POLLS_IN_FLIGHT);
     assert.ok(polls.mostAtOnce <= MAX_POLLS_IN_FLIGHT, `${polls.mostAtOnce} long polls were in flight at once`);
     await h.conversations.end(id);

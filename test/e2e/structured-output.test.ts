@@ -10,9 +10,10 @@ import { ConversationError } from '../../client/errors';
 import { INVALID_OUTPUT } from '../../common/conversation-types';
 import { sendMessageUpdate } from '../../common/workflow-messages';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
-import type { RecordedRequest, ScriptStep } from '../../testing/messages-api/types';
+import type { RecordedRequest } from '../../testing/messages-api/types';
 import { type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
 import { TAGGED_UNION_SCHEMA, taggedItems } from '../support/tagged-union-schema';
+import { answersJson, answersWithTool } from '../support/script-steps';
 
 let h: Harness;
 before(async () => {
@@ -30,13 +31,6 @@ const Quote = z.object({
 const GOOD = { symbol: 'GM', price: 38.5, currency: 'USD' };
 const BAD = { symbol: 'GM', price: -38.5, currency: 'USD' };
 const STOCK = 'What is the current stock price of General Motors?';
-
-const json = (value: unknown): ScriptStep => ({
-  reply: { content: [{ type: 'json', value }], stop_reason: 'end_turn' },
-});
-const answerTool = (input: Record<string, unknown>): ScriptStep => ({
-  reply: { content: [{ type: 'tool_use', name: 'final_answer', input }], stop_reason: 'tool_use' },
-});
 
 /** The text of a request's last (user) message; its blocks carry a cache breakpoint. */
 const lastUserText = (request: RecordedRequest): string =>
@@ -57,7 +51,7 @@ describe('native: the API’s structured outputs', () => {
   test('the ticker → price chain, then the answer as typed data', async () => {
     const prompt = uniquePrompt(STOCK);
     // The demo model runs the chain; the last reply, JSON text, is scripted.
-    h.mock.script(prompt, [{ demo: true }, { demo: true }, json(GOOD)]);
+    h.mock.script(prompt, [{ demo: true }, { demo: true }, answersJson(GOOD)]);
     const reply = await h.conversations.sendMessage(`typed-native-${Date.now()}`, prompt, {
       start: { tools: STOCK_TOOLS },
       output: { schema: Quote },
@@ -82,7 +76,7 @@ describe('native: the API’s structured outputs', () => {
 
   test('a wrong first answer goes back with what is wrong, and the corrected one is taken', async () => {
     const prompt = uniquePrompt('Quote GM as data.');
-    h.mock.script(prompt, [json(BAD), json(GOOD)]);
+    h.mock.script(prompt, [answersJson(BAD), answersJson(GOOD)]);
     const reply = await h.conversations.sendMessage(`typed-native-fix-${Date.now()}`, prompt, {
       start: {},
       output: { schema: Quote },
@@ -96,7 +90,7 @@ describe('native: the API’s structured outputs', () => {
   test('a second wrong answer fails the turn with invalid_output; the conversation goes on from before it', async () => {
     const prompt = uniquePrompt('Quote GM as data, badly.');
     const id = `typed-native-bad-${Date.now()}`;
-    h.mock.script(prompt, [json(BAD), json({ symbol: 'GM' })]);
+    h.mock.script(prompt, [answersJson(BAD), answersJson({ symbol: 'GM' })]);
     const error = await rejection(
       h.conversations.sendMessage(id, prompt, {
         start: { timeouts: { idle: '10 minutes' } },
@@ -121,7 +115,7 @@ describe('tool: the answer tool', () => {
   test('the ticker → price chain, then final_answer; tool_choice `any` on every call', async () => {
     const prompt = uniquePrompt(STOCK);
     const id = `typed-tool-${Date.now()}`;
-    h.mock.script(prompt, [{ demo: true }, { demo: true }, answerTool(GOOD)]);
+    h.mock.script(prompt, [{ demo: true }, { demo: true }, answersWithTool(GOOD)]);
     const reply = await h.conversations.sendMessage(id, prompt, {
       start: { tools: STOCK_TOOLS, timeouts: { idle: '10 minutes' } },
       output: { schema: Quote, mode: 'tool' },
@@ -165,7 +159,7 @@ describe('tool: the answer tool', () => {
 
   test('a wrong first answer gets an error tool_result and the answer tool forced; the fix is taken', async () => {
     const prompt = uniquePrompt('Quote GM through the tool.');
-    h.mock.script(prompt, [answerTool(BAD), answerTool(GOOD)]);
+    h.mock.script(prompt, [answersWithTool(BAD), answersWithTool(GOOD)]);
     const reply = await h.conversations.sendMessage(`typed-tool-fix-${Date.now()}`, prompt, {
       start: {},
       output: { schema: Quote, mode: 'tool' },
@@ -191,8 +185,8 @@ describe('tool: the answer tool', () => {
           stop_reason: 'tool_use',
         },
       },
-      answerTool(BAD), // had the early answer counted, this second wrong one would fail the turn
-      answerTool(GOOD),
+      answersWithTool(BAD), // had the early answer counted, this second wrong one would fail the turn
+      answersWithTool(GOOD),
     ]);
     const reply = await h.conversations.sendMessage(`typed-tool-early-${Date.now()}`, prompt, {
       start: { tools: STOCK_TOOLS },
@@ -215,7 +209,7 @@ describe('tool: the answer tool', () => {
     const id = `typed-tool-bad-${Date.now()}`;
     h.mock.script(prompt, [
       { reply: { content: [{ type: 'text', text: 'GM is at 38.50.' }], stop_reason: 'end_turn' } },
-      answerTool({ symbol: 'GM', price: '38.50', currency: 'USD' }),
+      answersWithTool({ symbol: 'GM', price: '38.50', currency: 'USD' }),
     ]);
     const error = await rejection(
       h.conversations.sendMessage(id, prompt, {
@@ -251,7 +245,7 @@ describe('the demo model, unscripted', () => {
 describe('streamed', () => {
   test('streamMessage with a schema: the turn_finished event carries the checked answer', async () => {
     const prompt = uniquePrompt(STOCK);
-    h.mock.script(prompt, [{ demo: true }, { demo: true }, json(GOOD)]);
+    h.mock.script(prompt, [{ demo: true }, { demo: true }, answersJson(GOOD)]);
     const types: string[] = [];
     let finished: unknown;
     for await (const { event } of h.conversations.streamMessage(`typed-stream-${Date.now()}`, prompt, {
@@ -271,7 +265,7 @@ describe('streamed', () => {
 describe('a typed answer for the whole conversation', () => {
   test('every turn answers with data; the value is checked JSON the caller can parse with its schema', async () => {
     const prompt = uniquePrompt('Quote GM for the whole conversation.');
-    h.mock.script(prompt, [json(GOOD), json({ ...GOOD, price: 39 })]);
+    h.mock.script(prompt, [answersJson(GOOD), answersJson({ ...GOOD, price: 39 })]);
     const id = await h.conversations.startConversation({
       output: { schema: Quote },
       timeouts: { idle: '10 minutes' },
@@ -290,7 +284,10 @@ describe('patterns', () => {
 
   test('native: a symbol that does not match goes back with the pattern; the matching one is taken', async () => {
     const prompt = uniquePrompt('Quote GM with its ticker.');
-    h.mock.script(prompt, [json({ symbol: 'general motors', price: 38.5 }), json({ symbol: 'GM', price: 38.5 })]);
+    h.mock.script(prompt, [
+      answersJson({ symbol: 'general motors', price: 38.5 }),
+      answersJson({ symbol: 'GM', price: 38.5 }),
+    ]);
     const reply = await h.conversations.sendMessage(`typed-pattern-${Date.now()}`, prompt, {
       start: {},
       output: { schema: Ticker },
@@ -302,7 +299,10 @@ describe('patterns', () => {
 
   test('tool: a second answer that does not match fails the turn with invalid_output', async () => {
     const prompt = uniquePrompt('Quote GM with its ticker, badly.');
-    h.mock.script(prompt, [answerTool({ symbol: 'gm', price: 1 }), answerTool({ symbol: 'TOOLONG', price: 1 })]);
+    h.mock.script(prompt, [
+      answersWithTool({ symbol: 'gm', price: 1 }),
+      answersWithTool({ symbol: 'TOOLONG', price: 1 }),
+    ]);
     const error = await rejection(
       h.conversations.sendMessage(`typed-pattern-bad-${Date.now()}`, prompt, {
         start: {},
@@ -365,7 +365,7 @@ describe('where an answer is checked: a local activity, its verdict recorded in 
   test('a right answer that costs more to check than workflow code may spend (400,000 units) is taken', async () => {
     const prompt = uniquePrompt('List the items, tagged.');
     const answer = taggedItems(16_000, 11);
-    h.mock.script(prompt, [json(answer)]);
+    h.mock.script(prompt, [answersJson(answer)]);
     const id = `typed-costly-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
       start: { timeouts: { idle: '10 minutes' } },
@@ -388,7 +388,10 @@ describe('where an answer is checked: a local activity, its verdict recorded in 
       properties: { symbol: { type: 'string' }, price: { type: 'number', minimum: 0 }, currency: { default: 'USD' } },
       required: ['symbol', 'price'],
     };
-    h.mock.script(prompt, [answerTool({ symbol: 'GM', price: -1 }), answerTool({ symbol: 'GM', price: 38.5 })]);
+    h.mock.script(prompt, [
+      answersWithTool({ symbol: 'GM', price: -1 }),
+      answersWithTool({ symbol: 'GM', price: 38.5 }),
+    ]);
     const id = `typed-recorded-${Date.now()}`;
     const reply = await h.conversations.sendMessage(id, prompt, {
       start: { timeouts: { idle: '10 minutes' } },
@@ -408,7 +411,7 @@ describe('durability', () => {
   test('a typed turn carries its schema and its correction across continue-as-new, and its history replays', async () => {
     const prompt = uniquePrompt('Quote GM across runs.');
     const id = `typed-can-${Date.now()}`;
-    h.mock.script(prompt, [answerTool(BAD), answerTool(GOOD)]);
+    h.mock.script(prompt, [answersWithTool(BAD), answersWithTool(GOOD)]);
     const submitted = await h.conversations.submitMessage(id, prompt, {
       start: {
         continueAsNewAfterModelCalls: 1,

@@ -19,16 +19,8 @@ import { formatSpanTree } from '../../tracing/span-tree';
 import { namespace, temporalAddress, uniquePrompt } from '../support/harness';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver';
 import { tracedWorkflowBundle } from '../support/tracing';
+import { waitUntil } from '../support/wait-until';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function waitUntil(what: string, check: () => boolean, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 let receiver: OtlpReceiver;
 let mock: MessagesApi;

@@ -3,9 +3,11 @@
 // waiting for a turn whose outcome is no longer kept is told so at once instead of waiting for the conversation's end.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConversationError } from '../../client/errors';
 import { KEPT_OUTCOMES } from '../../workflows/conversation-state';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 
 let h: Harness;
 before(async () => {
@@ -14,8 +16,6 @@ before(async () => {
 after(async () => {
   await h?.close();
 });
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('across continue-as-new', () => {
   test('end() sent before the run continues as new still completes the conversation', async () => {
@@ -30,7 +30,7 @@ describe('across continue-as-new', () => {
         timeouts: { idle: '1 hour' },
       },
     });
-    while (h.mock.requestsFor(prompt).length === 0) await sleep(100);
+    await waitUntil('the model call', () => h.mock.requestsFor(prompt).length > 0);
     await h.conversations.end(id);
     const reply = await turn;
     assert.match(reply.text, /Paris/);

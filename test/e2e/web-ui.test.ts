@@ -12,6 +12,7 @@ import { DEFAULT_MODEL } from '../../common/options';
 import { launchChromium, newPage, saveScreenshot, squash } from '../support/browser';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 
 const uiUrl = (process.env.TEMPORAL_UI_URL ?? '').replace(/\/+$/, '');
 const modelSummary = (call: number) => `${DEFAULT_MODEL} · call ${call} · max_tokens 1024`;
@@ -28,28 +29,12 @@ const doneId = `${stamp}-completed`;
 const openId = `${stamp}-open`;
 
 // Launched by the first test that needs it, so that a missing Chromium fails every test with its message.
+/** How long the page or the server's lists may take to show what a test waits for. */
+const UI_WAIT = { timeoutMs: 30_000, everyMs: 250 };
+
 let browser: Promise<Browser> | undefined;
 let h: Harness | undefined;
 let prompt: string;
-
-async function eventually<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await attempt();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /** Runs body on a fresh page; on failure saves failure-<name>.png and names it in the error. */
 async function withPage(name: string, body: (page: Page) => Promise<void>): Promise<void> {
@@ -71,8 +56,10 @@ async function withPage(name: string, body: (page: Page) => Promise<void>): Prom
 /** The text of one of the UI's code viewers (CodeMirror: one .cm-line per line), parsed as the JSON it shows. */
 async function shownJson(codeViewer: Locator): Promise<unknown> {
   await codeViewer.scrollIntoViewIfNeeded();
-  return eventually('the code viewer to show complete JSON', async () =>
-    JSON.parse((await codeViewer.innerText()).replace(/\u00a0/g, ' ')),
+  return waitUntil(
+    'the code viewer to show complete JSON',
+    async () => JSON.parse((await codeViewer.innerText()).replace(/\u00a0/g, ' ')) as unknown,
+    UI_WAIT,
   );
 }
 
@@ -243,10 +230,13 @@ describe('the Temporal Web UI', { timeout: 120_000 }, () => {
     const completedQuery = `ConversationStatus="completed" AND ${scope}`;
     const openQuery = `ConversationStatus="awaiting_user" AND ${scope}`;
     // Visibility is eventually consistent: wait until the server's list answers as the UI should show it.
-    await eventually('visibility to index both conversations', async () =>
-      (await listQuery(completedQuery)).join() === doneId && (await listQuery(openQuery)).join() === openId
-        ? true
-        : undefined,
+    await waitUntil(
+      'visibility to index both conversations',
+      async () =>
+        (await listQuery(completedQuery)).join() === doneId && (await listQuery(openQuery)).join() === openId
+          ? true
+          : undefined,
+      UI_WAIT,
     );
 
     await withPage('list', async (page) => {

@@ -12,6 +12,7 @@ import { ConversationClient } from '../../client/conversation-client';
 import { ConversationError, type ConversationErrorCode } from '../../client/errors';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { approvalAskedFor } from '../support/awaiting-approval';
 import { assertWorkerServes } from '../support/hostile';
 
 let h: Harness;
@@ -456,14 +457,9 @@ describe('an approval made from the pending approval itself', () => {
     ]);
     const id = `client-calls-approval-${Date.now()}`;
     const reply = conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
-    let state = await conversations.getState(id).catch(() => undefined);
-    for (let i = 0; i < 200 && !state?.pendingApprovals.length; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      state = await conversations.getState(id).catch(() => undefined);
-    }
-    const [pending] = state!.pendingApprovals;
-    assert.deepEqual(Object.keys(pending!).sort(), ['argumentsDigest', 'callId', 'input', 'requestedAt', 'tool']);
-    await conversations.approveToolCall(id, { ...pending!, approve: false, reason: 'not today' });
+    const pending = await approvalAskedFor(conversations, id);
+    assert.deepEqual(Object.keys(pending).sort(), ['argumentsDigest', 'callId', 'input', 'requestedAt', 'tool']);
+    await conversations.approveToolCall(id, { ...pending, approve: false, reason: 'not today' });
     assert.equal((await reply).text, 'Not bought.');
     assert.equal(h.executions(id, 'buy_stock').length, 0);
     await conversations.end(id);

@@ -7,7 +7,6 @@ import { after, before, describe, test } from 'node:test';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
 import { MAX_POLL_WAIT_MS, MAX_POLLS_IN_FLIGHT, type StreamPage } from '../../streaming/stream-events';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
@@ -16,6 +15,7 @@ import {
   assertUnharmed,
   conversationFailure,
   skipWithoutCli,
+  startFromCli,
   temporalCli,
 } from '../support/hostile';
 
@@ -241,19 +241,7 @@ describe('a long poll left waiting', () => {
 });
 
 describe('a log in the start input', { skip: skipWithoutCli }, () => {
-  const start = (id: string, input: unknown) =>
-    temporalCli(
-      'workflow',
-      'start',
-      '--type',
-      CONVERSATION_WORKFLOW,
-      '--task-queue',
-      h.taskQueue,
-      '--workflow-id',
-      id,
-      '--input',
-      JSON.stringify(input),
-    );
+  const start = (id: string, input: unknown) => startFromCli(h, id, '--input', JSON.stringify(input));
 
   test('a log in the input of a new conversation, well-formed or not, ends it with InvalidConversationInput at once', async () => {
     // Only continue-as-new hands a run its log: a caller's is refused whole, never shown to readers.

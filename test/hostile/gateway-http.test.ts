@@ -20,6 +20,7 @@ import { loadGatewayConfig } from '../../gateway/gateway-config';
 import { ConfigError } from '../../workers/config';
 import { type Answer, type RawRequest, type ServerProcess, sendRaw, startServerScript } from '../support/raw-http';
 import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOKEN = randomBytes(24).toString('base64url');
@@ -631,15 +632,16 @@ describe('principals', () => {
       }
     ).id;
     // Visibility is eventually consistent: wait until the admin's list shows all three, and odd's its own.
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const all = JSON.parse((await list('all=1&limit=100', AUTH)).text) as { conversations: { id: string }[] };
-      const mine = JSON.parse((await list('')).text) as { conversations: { id: string }[] };
-      const ids = all.conversations.map((c) => c.id);
-      if ([...theirs, own].every((id) => ids.includes(id)) && mine.conversations.some((c) => c.id === own)) break;
-      assert.ok(Date.now() < deadline, 'the conversations never showed in a list');
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await waitUntil(
+      'the conversations to show in a list',
+      async () => {
+        const all = JSON.parse((await list('all=1&limit=100', AUTH)).text) as { conversations: { id: string }[] };
+        const mine = JSON.parse((await list('')).text) as { conversations: { id: string }[] };
+        const ids = all.conversations.map((c) => c.id);
+        return [...theirs, own].every((id) => ids.includes(id)) && mine.conversations.some((c) => c.id === own);
+      },
+      { timeoutMs: 30_000, everyMs: 250 },
+    );
     const injections = [
       "'",
       '\\',

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { encodeToPayload, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
+import { waitUntil } from '../support/wait-until';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { LiveBlockState } from '../../streaming/worker/live-channel';
 import { LiveRelay, MAX_SUBSCRIBERS_PER_CALL, payloadToJson } from '../../streaming/worker/live-relay';
@@ -146,7 +147,10 @@ describe('the relay serves a feed only as it issued it', () => {
     const url = r.feedUrl()!;
     const subscribed = relay.feedSubscriptions;
     const reading = collect(followFeed(url, 0, converter), 10);
-    await waitFor(() => relay.feedSubscriptions > subscribed);
+    await waitUntil('the reader to follow the feed', () => relay.feedSubscriptions > subscribed, {
+      timeoutMs: 10_000,
+      everyMs: 10,
+    });
     r.detach();
     const { got, outcome } = await reading;
     assert.equal(got.length, 1);
@@ -181,7 +185,10 @@ describe('a reader takes from a feed only events in order', () => {
     const url = r.feedUrl()!;
     const subscribed = relay.feedSubscriptions;
     const reading = collect(followFeed(url, 0, converter), 3);
-    await waitFor(() => relay.feedSubscriptions > subscribed);
+    await waitUntil('the reader to follow the feed', () => relay.feedSubscriptions > subscribed, {
+      timeoutMs: 10_000,
+      everyMs: 10,
+    });
     const blocks = new Map<number, LiveBlockState>([[0, { kind: 'text', text: 'Hel' }]]);
     const channel = relay.open({ call: 1, attempt: 1, blocks }, converter, r.info);
     channel.changed();
@@ -301,10 +308,3 @@ describe('a reader takes from a feed only events in order', () => {
     await fake.close();
   });
 });
-
-async function waitFor(check: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !check();) {
-    assert.ok(Date.now() < deadline, 'timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

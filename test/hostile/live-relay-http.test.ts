@@ -9,6 +9,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { encodeToPayload, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { LiveBlockState } from '../../streaming/worker/live-channel';
+import { waitUntil } from '../support/wait-until';
 import {
   LiveRelay,
   MAX_QUEUED_BYTES,
@@ -88,7 +89,7 @@ describe('the relay answers only what it issued', () => {
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(`GET ${new URL(open.url).pathname} HTTP/1.1\r\nHost: x\r\n\r\n`);
     socket.pause(); // reads nothing more
-    await waitFor(() => open.subscriberCount === 1);
+    await waitUntil('the reader to subscribe', () => open.subscriberCount === 1, { timeoutMs: 5_000, everyMs: 20 });
     const block = blocks.get(0) as { text: string };
     for (let i = 0; i < 40 && open.subscriberCount > 0; i++) {
       block.text += 'x'.repeat(MAX_QUEUED_BYTES / 4);
@@ -140,9 +141,15 @@ describe('what the relay holds for its readers is bounded, whatever they read', 
       const { channel: first } = open();
       const { channel: second } = open();
       const reader = pipelined(bounded, first.url, second.url);
-      await waitFor(() => second.subscriberCount === 1);
+      await waitUntil('the second reader to subscribe', () => second.subscriberCount === 1, {
+        timeoutMs: 5_000,
+        everyMs: 20,
+      });
       // Nothing but `alive`, once a second, waits behind the first response (its head is about 200 bytes).
-      await waitFor(() => bounded.droppedReaders === 1, 20_000);
+      await waitUntil('the relay to drop the reader behind', () => bounded.droppedReaders === 1, {
+        timeoutMs: 20_000,
+        everyMs: 20,
+      });
       assert.ok(bounded.bufferedBytes() <= 300, 'what waits stays within the bound');
       await first.end();
       await reader.closed;
@@ -159,11 +166,17 @@ describe('what the relay holds for its readers is bounded, whatever they read', 
       const { channel: first } = open();
       const { channel: second, blocks } = open();
       const reader = pipelined(bounded, first.url, second.url);
-      await waitFor(() => second.subscriberCount === 1);
+      await waitUntil('the second reader to subscribe', () => second.subscriberCount === 1, {
+        timeoutMs: 5_000,
+        everyMs: 20,
+      });
       (blocks.get(0) as { text: string }).text += 'words that wait';
       second.changed();
       const started = Date.now();
-      await waitFor(() => bounded.droppedReaders === 1, 10_000);
+      await waitUntil('the relay to drop the reader behind', () => bounded.droppedReaders === 1, {
+        timeoutMs: 10_000,
+        everyMs: 20,
+      });
       assert.ok(Date.now() - started >= 500, 'not before the stall time');
       await first.end();
       await reader.closed;
@@ -182,7 +195,10 @@ describe('what the relay holds for its readers is bounded, whatever they read', 
       const { channel: reply, blocks } = open();
       const behind = Array.from({ length: 5 }, () => pipelined(bounded, first.url, reply.url));
       const keepingUp = drain(followRelay(reply.url, { call: 1, attempt: 1 }, converter));
-      await waitFor(() => reply.subscriberCount === 6);
+      await waitUntil('the six readers to subscribe', () => reply.subscriberCount === 6, {
+        timeoutMs: 5_000,
+        everyMs: 20,
+      });
       const block = blocks.get(0) as { text: string };
       let most = 0;
       for (let i = 0; i < 4; i++) {
@@ -203,7 +219,10 @@ describe('what the relay holds for its readers is bounded, whatever they read', 
       let closed = 0;
       for (const r of behind) void r.closed.then(() => closed++);
       const ended = (r: (typeof behind)[number]) => (r.received().match(/\{"end":true\}/g) ?? []).length === 2;
-      await waitFor(() => closed + behind.filter(ended).length >= behind.length, 10_000);
+      await waitUntil('every reader behind to be let go', () => closed + behind.filter(ended).length >= behind.length, {
+        timeoutMs: 10_000,
+        everyMs: 20,
+      });
       const served = behind.filter((r) => /"reply"/.test(r.received())).length;
       assert.ok(served <= 1, `of 5 readers behind, those holding most were dropped (${served} served)`);
       assert.ok(bounded.droppedReaders >= 4);
@@ -311,11 +330,3 @@ describe('a reader follows only a relay that behaves', () => {
     assert.ok(!sofar.add({ call: 3, attempt: 1, blocks: [] }), 'another call');
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -10,7 +10,9 @@ import { GET_TICKER_SYMBOL, STOCK_TOOLS } from '../../testing/messages-api/fixtu
 import type { RecordedRequest, ScriptBlock, ScriptStep } from '../../testing/messages-api/types';
 import { activitiesOf, attemptsOf, type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
 import { MAX_TOOL_CALL_SUMMARY_CHARS } from '../../common/summaries';
+import { stateAwaitingApproval } from '../support/awaiting-approval';
 import { assertUnharmed } from '../support/hostile';
+import { says } from '../support/script-steps';
 
 let h: Harness;
 before(async () => {
@@ -30,7 +32,6 @@ const toolUse = (name: string, input: unknown, id?: unknown): ScriptBlock => ({
   ...(id !== undefined && { id: id as string }),
 });
 const asks = (...content: ScriptBlock[]): ScriptStep => ({ reply: { content, stop_reason: 'tool_use' } });
-const says = (text: string): ScriptStep => ({ reply: { content: [{ type: 'text', text }], stop_reason: 'end_turn' } });
 
 /** One conversation whose first turn the model plays with `steps`. */
 async function converse(
@@ -138,12 +139,7 @@ describe("tool_use ids the API would refuse become the orchestrator's", () => {
     ]);
     const id = `hostile-reply-approvals-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
-    let state = await h.conversations.getState(id).catch(() => undefined);
-    for (let i = 0; i < 200 && (state?.pendingApprovals.length ?? 0) < 2; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      state = await h.conversations.getState(id).catch(() => undefined);
-    }
-    const pending = state!.pendingApprovals;
+    const pending = (await stateAwaitingApproval(h.conversations, id, { approvals: 2 })).pendingApprovals;
     assert.equal(new Set(pending.map((p) => p.callId)).size, 2);
     for (const { callId, argumentsDigest } of pending) {
       await h.conversations.approveToolCall(id, { callId, argumentsDigest, approve: true });

@@ -22,9 +22,10 @@ import {
   conversationFailure,
   failedWorkflowTasks,
   skipWithoutCli,
+  startFromCli,
   temporalCli,
 } from '../support/hostile';
-import { until } from '../support/updates-in-flight';
+import { approvalAskedFor } from '../support/awaiting-approval';
 
 const LONE_SURROGATE = '\ud800';
 const THREE_MIB = 'x'.repeat(3 * 2 ** 20);
@@ -132,7 +133,7 @@ describe('callers that wait on turns, more than a conversation takes', () => {
     const id = `raw-busy-${Date.now()}`;
     await h.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: { tools: ['buy_stock'] } });
     const { turn } = await h.conversations.submitMessage(id, uniquePrompt('Buy 3 shares of General Motors'));
-    const pending = await until(async () => (await h.conversations.getState(id)).pendingApprovals[0]);
+    const pending = await approvalAskedFor(h.conversations, id);
     const handle = h.client.workflow.getHandle(id);
     const waiting = [];
     for (let i = 0; i < MAX_TURN_WAITERS; i++) {
@@ -211,18 +212,7 @@ describe('a conversation started raw under an id the client refuses', () => {
 });
 
 describe('start inputs and signals from outside', { skip: skipWithoutCli }, () => {
-  const start = (id: string, ...flags: string[]) =>
-    temporalCli(
-      'workflow',
-      'start',
-      '--type',
-      CONVERSATION_WORKFLOW,
-      '--task-queue',
-      h.taskQueue,
-      '--workflow-id',
-      id,
-      ...flags,
-    );
+  const start = (id: string, ...flags: string[]) => startFromCli(h, id, ...flags);
 
   for (const [what, flags, reason] of [
     [

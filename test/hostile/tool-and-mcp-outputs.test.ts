@@ -15,6 +15,7 @@ import { defineTool, ToolError } from '../../activities/tool-definition';
 import type { ScriptStep } from '../../testing/messages-api/types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { assertUnharmed, failedWorkflowTasks } from '../support/hostile';
+import { callsTools } from '../support/script-steps';
 
 const HUGE = 600_000;
 /** The cap of a text in the transcript (limits.maxResultChars, and the worker's maxOutputChars): both default. */
@@ -100,9 +101,6 @@ after(async () => {
   await h?.close();
 });
 
-const toolUse = (name: string, input: Record<string, unknown>): ScriptStep => ({
-  reply: { content: [{ type: 'tool_use', name, input }], stop_reason: 'tool_use' },
-});
 const DONE: ScriptStep = { reply: { content: [{ type: 'text', text: 'Done.' }], stop_reason: 'end_turn' } };
 
 /** The text of a tool_result block, whatever its shape. */
@@ -123,7 +121,7 @@ async function callTool(
   options: Record<string, unknown> = { tools: [name] },
 ) {
   const prompt = uniquePrompt(`Call ${name} (${label}).`);
-  h.mock.script(prompt, [toolUse(name, input), DONE]);
+  h.mock.script(prompt, [callsTools([name, input]), DONE]);
   const id = `hostile-output-${label}-${prompt.slice(-9, -1)}`;
   // A worker that died on the result would leave the call waiting: it fails instead.
   const reply = await h.conversations.sendMessage(id, prompt, { start: options, timeoutMs: 60_000 });
@@ -296,7 +294,7 @@ describe('an MCP server that never stops talking', () => {
 
   test('progress messages of 3 MB: the heartbeat carries 1,000 characters of them, and the call completes', async () => {
     const prompt = uniquePrompt('Call hostile__huge_progress.');
-    h.mock.script(prompt, [toolUse('hostile__huge_progress', {}), DONE]);
+    h.mock.script(prompt, [callsTools(['hostile__huge_progress', {}]), DONE]);
     const id = `hostile-progress-${prompt.slice(-9, -1)}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { mcpServers: ['hostile'] }, timeoutMs: 60_000 });
     const seen = await progressMessagesWhile(id, reply);

@@ -18,6 +18,7 @@ import { FailureType } from '../../common/failure-types';
 import { wellFormed } from '../../common/safe-text';
 import type { ScriptStep } from '../../testing/messages-api/types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { answersJson, answersWithTool, says } from '../support/script-steps';
 import {
   assertUnharmed,
   conversationFailure,
@@ -59,15 +60,6 @@ function assertWellFormed(text: string) {
 }
 
 describe('answers that cost a backtracking or recursive check unbounded time: the turn ends with invalid_output', () => {
-  const json = (value: unknown): ScriptStep => ({
-    reply: { content: [{ type: 'json', value }], stop_reason: 'end_turn' },
-  });
-  const text = (raw: string): ScriptStep => ({
-    reply: { content: [{ type: 'text', text: raw }], stop_reason: 'end_turn' },
-  });
-  const answerTool = (input: Record<string, unknown>): ScriptStep => ({
-    reply: { content: [{ type: 'tool_use', name: 'final_answer', input }], stop_reason: 'tool_use' },
-  });
   const wideUnion = {
     type: 'object',
     properties: {
@@ -90,42 +82,42 @@ describe('answers that cost a backtracking or recursive check unbounded time: th
       name: 'a catastrophic pattern, native: s = "a"×32 + "!"',
       schema: CATASTROPHIC,
       mode: 'native',
-      answer: json({ s: EVIL }),
+      answer: answersJson({ s: EVIL }),
       why: /s: Invalid string: must match pattern \/\^\(a\+\)\+\$\//,
     },
     {
       name: 'a catastrophic pattern, answer tool: s = "a"×32 + "!"',
       schema: CATASTROPHIC,
       mode: 'tool',
-      answer: answerTool({ s: EVIL }),
+      answer: answersWithTool({ s: EVIL }),
       why: /must match pattern/,
     },
     {
       name: 'a catastrophic patternProperties key with additionalProperties: false',
       schema: { type: 'object', patternProperties: { '^(a+)+$': { type: 'number' } }, additionalProperties: false },
       mode: 'native',
-      answer: json({ [EVIL]: 1 }),
+      answer: answersJson({ [EVIL]: 1 }),
       why: /Unrecognized key/,
     },
     {
       name: 'a catastrophic propertyNames pattern',
       schema: { type: 'object', propertyNames: { pattern: '^(a+)+$' } },
       mode: 'tool',
-      answer: answerTool({ [EVIL]: 1 }),
+      answer: answersWithTool({ [EVIL]: 1 }),
       why: /Invalid key/,
     },
     {
       name: 'an email format against 100,000 characters',
       schema: { type: 'object', properties: { e: { type: 'string', format: 'email' } }, required: ['e'] },
       mode: 'native',
-      answer: json({ e: `${'a.'.repeat(50_000)}@` }),
+      answer: answersJson({ e: `${'a.'.repeat(50_000)}@` }),
       why: /e: Invalid email address/,
     },
     {
       name: 'an answer nested 10,000 deep',
       schema: CATASTROPHIC,
       mode: 'native',
-      answer: text(deepArray),
+      answer: says(deepArray),
       why: /the answer is too large to check: it nests deeper than 64 levels/,
     },
     {
@@ -133,21 +125,21 @@ describe('answers that cost a backtracking or recursive check unbounded time: th
       name: 'an answer tool input nested 2,000 deep',
       schema: CATASTROPHIC,
       mode: 'tool',
-      answer: answerTool({ s: JSON.parse(`${'['.repeat(2_000)}${']'.repeat(2_000)}`) as unknown }),
+      answer: answersWithTool({ s: JSON.parse(`${'['.repeat(2_000)}${']'.repeat(2_000)}`) as unknown }),
       why: /nests deeper than 64 levels/,
     },
     {
       name: 'an answer that makes 12 nested union branches fail on 40,000 items',
       schema: wideUnion,
       mode: 'native',
-      answer: json({ w: Array.from({ length: 40_000 }, () => ({ a: 'none' })) }),
+      answer: answersJson({ w: Array.from({ length: 40_000 }, () => ({ a: 'none' })) }),
       why: /could not be checked within its budget/,
     },
     {
       name: 'an answer over 1,000,000 characters',
       schema: CATASTROPHIC,
       mode: 'native',
-      answer: json({ s: 'a'.repeat(1_100_000) }),
+      answer: answersJson({ s: 'a'.repeat(1_100_000) }),
       why: /the answer has 1100008 characters; the limit is 1000000/,
     },
     {
@@ -159,7 +151,7 @@ describe('answers that cost a backtracking or recursive check unbounded time: th
         additionalProperties: false,
       },
       mode: 'native',
-      answer: json({ '\udc00other': 'x' }),
+      answer: answersJson({ '\udc00other': 'x' }),
       why: /\ufffdname: Invalid input: expected string, received undefined; \(the answer\): Unrecognized key: "\ufffdother"/,
     },
   ] as const) {

@@ -12,6 +12,7 @@ import { ConversationClient } from '../../client/conversation-client';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { namespace, temporalAddress } from './harness';
+import { waitUntil } from './wait-until';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
 
 export interface CrashRig {
@@ -52,11 +53,7 @@ export function crashRig(name: string): CrashRig {
     return worker;
   };
   rig.killAtRequest = async (prompt, requests) => {
-    const deadline = Date.now() + 90_000;
-    while (rig.mock.requestsFor(prompt).length < requests) {
-      if (Date.now() > deadline) assert.fail(`request ${requests} never arrived`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntil(`request ${requests}`, () => rig.mock.requestsFor(prompt).length >= requests);
     const running = workers.at(-1);
     assert.ok(running, 'no worker runs');
     await running.kill();

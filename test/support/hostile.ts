@@ -8,6 +8,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { ConversationError } from '../../client/errors';
+import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, temporalAddress, uniquePrompt } from './harness';
 
@@ -30,6 +31,21 @@ export async function temporalCli(...args: string[]): Promise<{ ok: boolean; out
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
     return { ok: false, output: stdout + stderr };
   }
+}
+
+/** A conversation started by the Temporal CLI (`workflow start`) on the harness's task queue, with `flags` (`--input` …). */
+export function startFromCli(h: Pick<Harness, 'taskQueue'>, id: string, ...flags: string[]) {
+  return temporalCli(
+    'workflow',
+    'start',
+    '--type',
+    CONVERSATION_WORKFLOW,
+    '--task-queue',
+    h.taskQueue,
+    '--workflow-id',
+    id,
+    ...flags,
+  );
 }
 
 /** Workflow tasks of the conversation (all its runs) that failed or timed out. */

@@ -4,6 +4,7 @@
 // once per released version (RECORD_FIXTURES=1 in test/e2e/replay.test.ts); every later version must replay them.
 import type { Harness } from './harness';
 import { uniquePrompt } from './harness';
+import { approvalAskedFor } from './awaiting-approval';
 
 export interface ReplayScenario {
   name: string;
@@ -18,14 +19,6 @@ const QUOTE_SCHEMA = {
   additionalProperties: false,
 };
 const STOCK_TOOLS = ['get_ticker_symbol', 'get_current_stock_price'];
-
-async function waitFor<T>(read: () => Promise<T | undefined>): Promise<T> {
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 export const REPLAY_SCENARIOS: ReplayScenario[] = [
   {
@@ -100,7 +93,7 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
       const id = `replay-approval-${Date.now()}`;
       const prompt = uniquePrompt('Buy 3 shares of General Motors');
       const decide = async (approve: boolean) => {
-        const pending = await waitFor(async () => (await h.conversations.getState(id)).pendingApprovals[0]);
+        const pending = await approvalAskedFor(h.conversations, id);
         await h.conversations.approveToolCall(id, {
           callId: pending.callId,
           argumentsDigest: pending.argumentsDigest,

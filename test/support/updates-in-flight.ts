@@ -32,15 +32,6 @@ export async function updatesOf(
   return { accepted, inFlight: open.size, mostAtOnce };
 }
 
-/** Reads until `read` gives a value (every 200 ms); the test's own timeout bounds the wait. */
-export async function until<T>(read: () => Promise<T | undefined | false>): Promise<T> {
-  for (;;) {
-    const value = await read();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 const RESOURCE_EXHAUSTED = 8;
 
 /**

@@ -18,6 +18,7 @@ import {
   registeredSearchAttributes,
   ConversationTurns,
 } from '../../common/search-attributes';
+import { waitUntil } from '../support/wait-until';
 
 function requireEnv(name: string): string {
   const value = process.env[name];
@@ -29,24 +30,8 @@ const address = requireEnv('TEMPORAL_ADDRESS');
 const namespace = requireEnv('TEMPORAL_NAMESPACE');
 const cliPath = requireEnv('TEMPORAL_CLI_PATH');
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
-    }
-    await sleep(200);
-  }
-}
+/** How long the server may take to answer what a test waits for. */
+const SERVER_WAIT = { timeoutMs: 15_000, everyMs: 200 };
 
 function uniqueId(prefix: string): string {
   return `${prefix}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
@@ -100,11 +85,15 @@ describe('the shared dev server', () => {
     });
     try {
       const query = `ConversationStatus = "${status}" AND ConversationTurns >= 7 AND ConversationAwaitingApproval = true`;
-      const found = await eventually('the visibility query to find the workflow', async () => {
-        const ids: string[] = [];
-        for await (const execution of client.workflow.list({ query })) ids.push(execution.workflowId);
-        return ids.length > 0 ? ids : undefined;
-      });
+      const found = await waitUntil(
+        'the visibility query to find the workflow',
+        async () => {
+          const ids: string[] = [];
+          for await (const execution of client.workflow.list({ query })) ids.push(execution.workflowId);
+          return ids.length > 0 ? ids : undefined;
+        },
+        SERVER_WAIT,
+      );
       assert.deepEqual(found, [workflowId]);
       const description = await handle.describe();
       assert.equal(description.typedSearchAttributes.get(ConversationModel), 'claude-test');
@@ -197,12 +186,16 @@ describe('a private dev server', () => {
         for (const key of registeredSearchAttributes) {
           assert.equal(customAttributes?.[key.name], encodeSearchAttributeIndexedValueType(key.type), key.name);
         }
-        const ids = await eventually('the restarted server to answer visibility queries', async () => {
-          const found: string[] = [];
-          for await (const e of client.workflow.list({ query: 'ConversationStatus = "before-crash"' }))
-            found.push(e.workflowId);
-          return found.length > 0 ? found : undefined;
-        });
+        const ids = await waitUntil(
+          'the restarted server to answer visibility queries',
+          async () => {
+            const found: string[] = [];
+            for await (const e of client.workflow.list({ query: 'ConversationStatus = "before-crash"' }))
+              found.push(e.workflowId);
+            return found.length > 0 ? found : undefined;
+          },
+          SERVER_WAIT,
+        );
         assert.deepEqual(ids, [workflowId]);
         await assert.rejects(client.workflow.getHandle(uniqueId('never-started')).describe(), WorkflowNotFoundError);
       } finally {

@@ -21,6 +21,7 @@ import { costUsd, PUBLISHED_PRICES } from '../../common/pricing';
 import type { LiveReply, StreamEvent, StreamItem } from '../../streaming/stream-events';
 import { conversationInputSchema } from '../../common/workflow-messages';
 import { ConversationState } from '../../workflows/conversation-state';
+import { assertNear } from '../support/assert-near';
 
 const usage = { inputTokens: 1000, outputTokens: 100, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
 const SONNET = PUBLISHED_PRICES['claude-sonnet-5-5']!;
@@ -31,11 +32,6 @@ function apiError(status: number | undefined, type: string, headers: Record<stri
   const body = { type: 'error', error: { type, message: `${type} happened` } };
   if (status === undefined) return new Anthropic.APIError(undefined, body, undefined, new Headers(headers));
   return Anthropic.APIError.generate(status, body, undefined, new Headers(headers));
-}
-
-/** Sums of floats: equal to the last few bits. */
-function near(actual: number | null | undefined, expected: number): void {
-  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);
 }
 
 describe('options', () => {
@@ -182,8 +178,8 @@ describe('usage and cost per model', () => {
     assert.deepEqual(byModel['claude-sonnet-5-5'], { calls: 1, usage, costUsd: costUsd(usage, SONNET) });
     assert.equal(byModel['claude-opus-5-5']!.calls, 1, 'billed failed attempts are not calls');
     assert.deepEqual(byModel['claude-opus-5-5']!.usage, { ...usage, inputTokens: 2000, outputTokens: 200 });
-    near(byModel['claude-opus-5-5']!.costUsd, 2 * costUsd(usage, OPUS));
-    near(state.costUsd, costUsd(usage, SONNET) + 2 * costUsd(usage, OPUS));
+    assertNear(byModel['claude-opus-5-5']!.costUsd, 2 * costUsd(usage, OPUS), 1e-12);
+    assertNear(state.costUsd, costUsd(usage, SONNET) + 2 * costUsd(usage, OPUS), 1e-12);
     const expected = byModel;
     assert.deepEqual(state.currentTurn!.byModel, expected);
     const result = state.finishTurn({ text: 'Hi', stopReason: 'end_turn', status: 'awaiting_user' });
