@@ -3,7 +3,6 @@
 // methods below (the Anthropic SDK's BetaToolRunner does the same). The workflow file wires handlers and activities
 // around it; this logic is unit-tested without Temporal. Pure and deterministic.
 import type { MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ConversationInput } from '../common/conversation-input';
 import type {
   ActivityInProgress,
@@ -31,7 +30,7 @@ import {
   ZERO_CONTEXT,
 } from '../common/context-accounting';
 import { boundedMessage } from '../common/bounded-text';
-import { boundedText } from '../common/safe-text';
+import { rejection } from './rejection';
 import { compactedHead } from '../common/orchestrator-summary';
 import { FailureType } from '../common/failure-types';
 import type { ConversationOptions } from '../common/options';
@@ -59,21 +58,6 @@ export const MAX_PENDING_MESSAGES = 100;
 const CARRIED_OVERHEAD_BYTES = 4_096;
 
 /** A refusal's text at most: it says what was wrong, and a key or value it names is never sent back whole. */
-export const MAX_REJECTION_CHARS = 1_000;
-
-/**
- * The failure every validator rejects with: the caller learns why, and nothing changed. Its message goes out through
- * the worker's encoder, which a lone surrogate stops (zod's messages quote unknown keys): bounded and well-formed here,
- * not only in the worker's failure converter.
- */
-export function rejection(message: string, type: string = FailureType.Rejected): ApplicationFailure {
-  return ApplicationFailure.create({
-    type,
-    message: boundedText(message, MAX_REJECTION_CHARS),
-    nonRetryable: true,
-  });
-}
-
 /** A reply entering the transcript (ConversationState.appendReply). */
 export interface AppendedReply {
   message: MessageParam;

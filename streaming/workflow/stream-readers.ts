@@ -16,7 +16,7 @@ import {
   streamOffsetSchema,
 } from '../../common/workflow-messages';
 import type { ConversationStream } from './conversation-stream';
-import { rejection } from '../../workflows/conversation-state';
+import { rejection } from '../../workflows/rejection';
 
 /** 0.1.0's names (fixed by @temporalio/workflow-streams): old readers and old histories use them. */
 const legacyPublishSignal = defineSignal<[unknown]>('__temporal_workflow_stream_publish');

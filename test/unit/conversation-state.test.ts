@@ -5,12 +5,8 @@ import { describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { withDefaults } from '../../common/options';
 import { isWellFormed } from '../../common/safe-text';
-import {
-  ConversationState,
-  KEPT_OUTCOMES,
-  MAX_PENDING_MESSAGES,
-  MAX_REJECTION_CHARS,
-} from '../../workflows/conversation-state';
+import { ConversationState, KEPT_OUTCOMES, MAX_PENDING_MESSAGES } from '../../workflows/conversation-state';
+import { MAX_REJECTION_CHARS } from '../../workflows/rejection';
 import type { ConversationInput } from '../../common/conversation-input';
 import { PRICES } from '../support/test-prices';
 
