@@ -151,7 +151,11 @@ export function createModelActivities({
       cache.remember(input.conversation, {
         ...(modelContext.system !== undefined && { system: modelContext.system }),
         messages: afterCompaction(
-          withReply(modelContext.messages, reading.assistant, input.joinsPausedTurn === true, reading.stopReason),
+          withReply(modelContext.messages, {
+            reply: reading.assistant,
+            joinsPausedTurn: input.joinsPausedTurn === true,
+            stopReason: reading.stopReason,
+          }),
         ),
         lastReplyId: sent.message.id,
       });

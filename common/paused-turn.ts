@@ -22,18 +22,25 @@ export function joinPausedTurn(paused: MessageParam, continuation: MessageParam)
   return { role: 'assistant', content: [...blocksOf(paused), ...blocksOf(continuation)] };
 }
 
+/** A reply to put after a transcript (withReply). */
+export interface FollowingReply {
+  reply: MessageParam;
+  /** The reply continues the paused turn the transcript ends with (the workflow's PAUSED_TURN_PATCH). */
+  joinsPausedTurn: boolean;
+  /** Why it stopped: server tool calls it leaves open go, unless it stopped where they may stay open. */
+  stopReason: StopReason | null;
+}
+
 /**
  * `transcript` with `reply` after it, or joined to its last message when that is a paused assistant turn; the server
  * tool calls it leaves open are closed unless its stop reason lets them stay open (open-server-tool-calls.ts).
  */
 export function withReply(
   transcript: readonly MessageParam[],
-  reply: MessageParam,
-  joins: boolean,
-  stopReason: StopReason | null,
+  { reply, joinsPausedTurn, stopReason }: FollowingReply,
 ): MessageParam[] {
   const last = transcript.at(-1);
-  if (joins && last?.role === 'assistant') {
+  if (joinsPausedTurn && last?.role === 'assistant') {
     const prior = transcript.slice(0, -1);
     return [...prior, closedReply(prior, joinPausedTurn(last, reply), stopReason)];
   }

@@ -53,15 +53,19 @@ describe('closing a message', () => {
     assert.deepEqual(closedReply([user], paused, 'end_turn'), assistant(text('Searching.')));
     assert.equal(closedReply([user], paused, 'pause_turn'), paused);
     // The continuation brings the paused call's result: one message, nothing dropped.
-    assert.deepEqual(withReply([user, paused], assistant(result('srvtoolu_a'), text('GM.')), true, 'end_turn'), [
-      user,
-      assistant(text('Searching.'), call('srvtoolu_a'), result('srvtoolu_a'), text('GM.')),
-    ]);
+    assert.deepEqual(
+      withReply([user, paused], {
+        reply: assistant(result('srvtoolu_a'), text('GM.')),
+        joinsPausedTurn: true,
+        stopReason: 'end_turn',
+      }),
+      [user, assistant(text('Searching.'), call('srvtoolu_a'), result('srvtoolu_a'), text('GM.'))],
+    );
     // The continuation never brought it: the joined message closes.
-    assert.deepEqual(withReply([user, paused], assistant(text('GM.')), true, 'end_turn'), [
-      user,
-      assistant(text('Searching.'), text('GM.')),
-    ]);
+    assert.deepEqual(
+      withReply([user, paused], { reply: assistant(text('GM.')), joinsPausedTurn: true, stopReason: 'end_turn' }),
+      [user, assistant(text('Searching.'), text('GM.'))],
+    );
   });
 });
 
@@ -92,7 +96,7 @@ describe('stray server tool results', () => {
     const prior = [user, assistant(call('srvtoolu_d'), toolUse), results];
     const reply = assistant(result('srvtoolu_d'), text('GM.'));
     assert.equal(closedReply(prior, reply, 'end_turn'), reply);
-    assert.deepEqual(withReply(prior, reply, false, 'end_turn'), [...prior, reply]);
+    assert.deepEqual(withReply(prior, { reply, joinsPausedTurn: false, stopReason: 'end_turn' }), [...prior, reply]);
     // Another call's result is still stray.
     assert.deepEqual(
       closedReply(prior, assistant(result('srvtoolu_x'), text('GM.')), 'end_turn'),

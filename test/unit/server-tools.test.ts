@@ -159,7 +159,7 @@ describe('server tools: the reply', () => {
       { type: 'text', text: 'a' },
       { type: 'text', text: 'b' },
     ]);
-    assert.deepEqual(withReply([user, paused], next, true, 'end_turn'), [
+    assert.deepEqual(withReply([user, paused], { reply: next, joinsPausedTurn: true, stopReason: 'end_turn' }), [
       user,
       {
         role: 'assistant',
@@ -169,8 +169,16 @@ describe('server tools: the reply', () => {
         ],
       },
     ]);
-    assert.deepEqual(withReply([user, paused], next, false, 'end_turn'), [user, paused, next], 'histories from before');
-    assert.deepEqual(withReply([user], next, true, 'end_turn'), [user, next], 'nothing paused: it follows');
+    assert.deepEqual(
+      withReply([user, paused], { reply: next, joinsPausedTurn: false, stopReason: 'end_turn' }),
+      [user, paused, next],
+      'histories from before',
+    );
+    assert.deepEqual(
+      withReply([user], { reply: next, joinsPausedTurn: true, stopReason: 'end_turn' }),
+      [user, next],
+      'nothing paused: it follows',
+    );
   });
   test('usage: searches and fetches summed, absent when none; a search priced per 1,000', () => {
     const a = { ...ZERO_USAGE, webSearchRequests: 2 };
