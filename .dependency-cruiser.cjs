@@ -16,9 +16,7 @@ const NODE_SIDE = ['^(activities|workers|client|gateway|tracing|codec)/', '^stre
 const rules = [
   {
     name: 'no-circular',
-    // 'warn' until #37's branches are merged (the streaming files' and workflows/ask-model <-> budget-guard's circles
-    // are gone on theirs), then 'error'.
-    severity: 'warn',
+    severity: 'error',
     comment:
       'These files import each other (a type-only import counts). Move what they share, often a type, into a leaf file ' +
       'both import (as common/usage.ts holds TokenUsage and common/tool-policy.ts ToolPolicy), so imports run one way.',
