@@ -16,7 +16,6 @@ import {
   timeoutMsSchema,
 } from './call-arguments';
 import { parseCursor } from '../streaming/client/stream-cursor';
-import type { EventsOptions } from '../streaming/client/conversation-events';
 
 /** How long `sendMessage` and `awaitTurn` wait for a turn by default: 15 minutes. */
 export const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
@@ -127,31 +126,43 @@ export type StreamOptions<S extends z.ZodType = z.ZodType> = WithAnswer<
 
 export const eventsOptionsSchema = z
   .strictObject({
+    /**
+     * Resume after this item's `cursor` (wins over `fromOffset`): nothing it had is given again.
+     * @example item.cursor
+     */
     after: z
       .string({ error: 'a cursor is a string' })
       .max(100, { error: "a cursor is an event's `cursor`, a short string", abort: true })
       .refine((cursor) => parseCursor(cursor) !== undefined, "not a cursor: give an event's `cursor` as it came"),
+    /**
+     * The first durable offset to read (0: the oldest event still kept).
+     * @default 0
+     */
     fromOffset: z
       .number({ error: 'an offset is a number' })
       .int('an offset is a whole number')
       .min(0, 'an offset is 0 or more')
       .max(Number.MAX_SAFE_INTEGER, 'an offset is a safe integer'),
+    /** Ends the iteration (and the poll waiting on the server) when aborted. */
     signal: signalSchema,
+    /**
+     * How often a working conversation is looked at (its live reply, whether its log grew), in milliseconds.
+     * @default 150
+     */
     liveIntervalMs: z
       .number({ error: 'an interval is a number of milliseconds' })
       .min(10, 'an interval is at least 10 ms')
       .max(60_000, 'an interval is at most 60,000 ms'),
+    /**
+     * Follow streamed replies on the workers' live relays when their heartbeats name one.
+     * @default true
+     */
     liveRelay: z.boolean({ error: 'liveRelay is true or false' }),
   })
   .partial()
   .optional();
-/**
- * EventsOptions is still an interface of the streaming files (conversation-events.ts, conversation-sources.ts): until
- * it is derived from this schema, tsc refuses a key that is in one of them only.
- */
-export type EventsOptionsMatch = SameKeys<NonNullable<z.input<typeof eventsOptionsSchema>>, EventsOptions>;
-type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : never) : never;
-true satisfies EventsOptionsMatch;
+/** What `events` (and the streaming readers) take. */
+export type EventsOptions = NonNullable<z.input<typeof eventsOptionsSchema>>;
 
 export const listFilterSchema = z
   .strictObject({

@@ -2,14 +2,12 @@
 // one sequence, every event once and in order, resumable after any item's cursor.
 import type { Client } from '@temporalio/client';
 import type { StreamItem } from '../stream-events';
-import { conversationSources, type SourceOptions } from './conversation-sources';
+import type { EventsOptions } from '../../client/call-options';
+import { conversationSources } from './conversation-sources';
 import { parseCursor, type StreamCursor } from './stream-cursor';
 import { StreamMerger } from './stream-merger';
 
-export interface EventsOptions extends SourceOptions {
-  /** Resume after this item's `cursor` (wins over `fromOffset`): nothing it had is given again. */
-  after?: string;
-}
+export type { EventsOptions };
 
 export async function* conversationEvents(
   client: Client,

@@ -25,6 +25,7 @@ import { MODEL_ACTIVITY, parseModelActivityId } from '../../common/activity-cont
 import { type LiveReply, PollRefusal, type StreamEvent, type StreamPage } from '../stream-events';
 import { pollEventsUpdate, streamEventsQuery } from '../../common/workflow-messages';
 import { toConversationError } from '../../client/errors';
+import type { EventsOptions } from '../../client/call-options';
 import { followFeed, isFeedUrl } from './live-feed-reader';
 import { followRelay, isRelayUrl } from './live-relay-reader';
 import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal, mayAnswerLater } from '../../client/grpc-status';
@@ -36,16 +37,8 @@ export type SourceItem =
   /** The running call's attempt now, and its last heartbeat (absent before the first). */
   | { kind: 'live'; call: number; attempt: number; reply?: LiveReply };
 
-export interface SourceOptions {
-  /** The first durable offset to read (0: the oldest event still kept). */
-  fromOffset?: number;
-  /** Ends the iteration (and the poll waiting on the server) when aborted. */
-  signal?: AbortSignal;
-  /** How often a working conversation is looked at (its live reply, whether its log grew). Default 150 ms. */
-  liveIntervalMs?: number;
-  /** Follow streamed replies on the workers' live relays when their heartbeats name one. Default true. */
-  liveRelay?: boolean;
-}
+/** What the sources take: the events' options but the cursor, which the merger reads. */
+export type SourceOptions = Omit<EventsOptions, 'after'>;
 
 /**
  * The Temporal calls readers made, by kind and reason (`describe:working`, `query:log-grew`, …), since the process
