@@ -47,6 +47,8 @@ import {
   transcriptQuery,
 } from '../common/workflow-messages';
 import type { conversation } from '../workflows/conversation';
+// The workflow's own message validator (pure, deterministic code), run on a new conversation's first state before an
+// update-with-start: one check for both sides, never a copy that drifts.
 import { ConversationState } from '../workflows/conversation-state';
 import type { StreamItem } from '../streaming/stream-events';
 import { type AnswerFormat, outputSpecOf, typedResult, type TypedTurnResult } from './answer-format';
