@@ -3,6 +3,8 @@
 // tracing interceptors) used to build it each for itself. scripts/run-tests.ts names a folder in
 // WORKFLOW_BUNDLES_DIR; the first process that needs a variant builds it there (holding `<file>.lock`), the others
 // wait for the file. Without that folder (a file run with `node --test` directly) a variant is built once per process.
+// The first builds in a child process (build-workflow-bundle.ts), so that no test process's workers stall meanwhile.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,11 +58,21 @@ async function buildOnceAcrossProcesses(variant: BundleVariant, file: string): P
       continue;
     }
     try {
-      return await writeBundle(variant, file);
+      return await buildInChildProcess(variant, file);
     } finally {
       fs.rmSync(lock, { force: true });
     }
   }
+}
+
+function buildInChildProcess(variant: BundleVariant, file: string): Promise<string> {
+  const args = ['--require', require.resolve('tsx/cjs'), require.resolve('./build-workflow-bundle')];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [...args, JSON.stringify(variant), file], (error, _stdout, stderr) => {
+      if (error) reject(new Error(`building the workflow bundle ${variant.file} failed: ${stderr || error.message}`));
+      else resolve(file);
+    });
+  });
 }
 
 function isAlive(pid: number): boolean {
