@@ -89,6 +89,8 @@ export async function* conversationSources(
   let lookedAtLength = -1;
   /** Since when reading the log has met refusals other than "no worker answered in time" (undefined: it answered). */
   let readsFailingSince: number | undefined;
+  /** Since when the long poll has met refusals that may pass (undefined: its last poll answered). */
+  let pollsFailingSince: number | undefined;
   /** Why the next look happens (counted in readerCalls). */
   let lookReason = 'first';
 
@@ -138,7 +140,9 @@ export async function* conversationSources(
   /** One long poll from nextOffset: its page, `busy` when it was refused for the cap, `again` when the run ended. */
   async function poll(): Promise<StreamPage | 'busy' | 'again'> {
     try {
-      return await guarded(() => handle.executeUpdate(pollEventsUpdate, { args: [{ from: nextOffset }] }));
+      const page = await guarded(() => handle.executeUpdate(pollEventsUpdate, { args: [{ from: nextOffset }] }));
+      pollsFailingSince = undefined;
+      return page;
     } catch (err) {
       if (signal?.aborted) throw err;
       const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure;
@@ -151,6 +155,10 @@ export async function* conversationSources(
         return 'again';
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof WorkflowNotFoundError)
         return 'again';
+      // A refusal that may pass (a loaded server aborting updates while it reloads the workflow, which 50 readers' polls
+      // met in a whole run): polled again, for READ_GRACE_MS in a row, as the log's reads are.
+      pollsFailingSince ??= Date.now();
+      if (mayAnswerLater(err) && Date.now() - pollsFailingSince <= READ_GRACE_MS) return 'again';
       throw err;
     }
   }
