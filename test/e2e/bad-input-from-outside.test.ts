@@ -8,7 +8,7 @@ import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { approvalAskedFor } from '../support/awaiting-approval';
-import { conversationFailure, skipWithoutCli, startFromCli, temporalCli } from '../support/hostile';
+import { conversationFailure, skipWithoutCli, startFromCli, temporalCli, updateFromCli } from '../support/hostile';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -37,17 +37,7 @@ describe('an approval sent from the Temporal CLI', { skip: skipWithoutCli }, () 
 
     for (const approve of ['"false"', '"true"', '1', 'null']) {
       const decision = `{"callId":"${pending.callId}","argumentsDigest":"${pending.argumentsDigest}","approve":${approve}}`;
-      const sent = await temporalCli(
-        'workflow',
-        'update',
-        'execute',
-        '--workflow-id',
-        id,
-        '--name',
-        'approveToolCall',
-        '--input',
-        decision,
-      );
+      const sent = await updateFromCli(id, 'approveToolCall', decision);
       assert.equal(sent.ok, false, `approve: ${approve} was accepted: ${sent.output}`);
       assert.match(sent.output, /approve/i, 'the rejection names the field');
     }
@@ -61,22 +51,7 @@ describe('an approval sent from the Temporal CLI', { skip: skipWithoutCli }, () 
 
     // A real "no" from the CLI ends the wait, and the tool still never runs.
     const no = `{"callId":"${pending.callId}","argumentsDigest":"${pending.argumentsDigest}","approve":false}`;
-    assert.equal(
-      (
-        await temporalCli(
-          'workflow',
-          'update',
-          'execute',
-          '--workflow-id',
-          id,
-          '--name',
-          'approveToolCall',
-          '--input',
-          no,
-        )
-      ).ok,
-      true,
-    );
+    assert.equal((await updateFromCli(id, 'approveToolCall', no)).ok, true);
     const result = await turn;
     assert.doesNotMatch(result.text, /filled/);
     assert.deepEqual(h.executions(id, 'buy_stock'), []);

@@ -17,6 +17,7 @@ import {
   skipWithoutCli,
   startFromCli,
   temporalCli,
+  updateFromCli,
 } from '../support/hostile';
 
 const THREE_MIB = 'a'.repeat(3 * 2 ** 20);
@@ -108,17 +109,7 @@ describe("0.1.0's poll update", { skip: skipWithoutCli }, () => {
   test('null, {"from_offset":0} and a well-formed poll are refused, pointing to pollEvents', async () => {
     const id = await answeredConversation(h, 'legacy-poll');
     for (const input of ['null', '{"from_offset":0}', '{"topics":["conversation"],"from_offset":0}']) {
-      const sent = await temporalCli(
-        'workflow',
-        'update',
-        'execute',
-        '--workflow-id',
-        id,
-        '--name',
-        '__temporal_workflow_stream_poll',
-        '--input',
-        input,
-      );
+      const sent = await updateFromCli(id, '__temporal_workflow_stream_poll', input);
       assert.equal(sent.ok, false, `${input} was accepted: ${sent.output}`);
       assert.match(sent.output, /pollEvents/);
     }

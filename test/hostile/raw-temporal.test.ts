@@ -24,6 +24,7 @@ import {
   skipWithoutCli,
   startFromCli,
   temporalCli,
+  updateFromCli,
 } from '../support/hostile';
 import { approvalAskedFor } from '../support/awaiting-approval';
 
@@ -270,19 +271,7 @@ describe('start inputs and signals from outside', { skip: skipWithoutCli }, () =
 
   test('an update whose argument cannot be decoded is refused, the conversation unharmed', async () => {
     const id = await answeredConversation(h, 'update-undecodable');
-    const sent = await temporalCli(
-      'workflow',
-      'update',
-      'execute',
-      '--workflow-id',
-      id,
-      '--name',
-      'sendMessage',
-      '--input',
-      '"hi"',
-      '--input-meta',
-      'encoding=binary/evil',
-    );
+    const sent = await updateFromCli(id, 'sendMessage', '"hi"', '--input-meta', 'encoding=binary/evil');
     assert.equal(sent.ok, false, sent.output);
     await assertUnharmed(h, id);
   });

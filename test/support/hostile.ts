@@ -33,6 +33,11 @@ export async function temporalCli(...args: string[]): Promise<{ ok: boolean; out
   }
 }
 
+/** An update sent by the Temporal CLI (`workflow update execute`) with `input` as its argument, and `flags`. */
+export function updateFromCli(id: string, name: string, input: string, ...flags: string[]) {
+  return temporalCli('workflow', 'update', 'execute', '--workflow-id', id, '--name', name, '--input', input, ...flags);
+}
+
 /** A conversation started by the Temporal CLI (`workflow start`) on the harness's task queue, with `flags` (`--input` …). */
 export function startFromCli(h: Pick<Harness, 'taskQueue'>, id: string, ...flags: string[]) {
   return temporalCli(
