@@ -58,6 +58,14 @@ export function typedResult<S extends z.ZodType>(
   result: TurnResult,
   format: AnswerFormat<S>,
 ): TypedTurnResult<z.output<S>> {
+  if (!('output' in result)) {
+    // The turn ended before an answer came (a limit, a refusal, the budget): there is no value of the asked type.
+    throw new ConversationError(
+      'turn_failed',
+      `The turn ended ${result.status} without an answer: ${result.text}`,
+      result.status,
+    );
+  }
   if (!isZodSchema(format.schema)) return result as TypedTurnResult<z.output<S>>;
   const parsed = format.schema.safeParse(result.output);
   if (!parsed.success) {

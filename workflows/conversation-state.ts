@@ -544,6 +544,25 @@ export class ConversationState {
     this.#push(bounded === message || !this.keepUncut() ? bounded : message);
   }
 
+  /** Whether `count` more tool calls would take the current turn past `limits.maxToolCallsPerTurn`. */
+  wouldPassToolCallLimit(count: number): boolean {
+    return (this.#currentTurn?.toolCalls ?? 0) + count > this.options.limits.maxToolCallsPerTurn;
+  }
+
+  /**
+   * Ends the turn `limit_reached` when `count` more tool calls would take it past `limits.maxToolCallsPerTurn`, before
+   * any of them runs; true when it did.
+   */
+  stopAtToolCallLimit(count: number, stopReason: StopReason | null): boolean {
+    if (!this.wouldPassToolCallLimit(count)) return false;
+    this.finishTurn({
+      text: `Stopped: the model asked for more than ${this.options.limits.maxToolCallsPerTurn} tool calls in one turn.`,
+      stopReason,
+      status: 'limit_reached',
+    });
+    return true;
+  }
+
   recordToolCalls(count: number): void {
     this.#toolCalls += count;
     if (this.#currentTurn) this.#currentTurn.toolCalls += count;

@@ -307,14 +307,7 @@ async function runTurn(run: Conversation): Promise<'done' | 'continue-as-new'> {
       state.finishTurn({ text: reading.text, stopReason, status });
       return 'done';
     }
-    if (turn.toolCalls + reading.toolCalls.length > limits.maxToolCallsPerTurn) {
-      state.finishTurn({
-        text: `Stopped: the model asked for more than ${limits.maxToolCallsPerTurn} tool calls in one turn.`,
-        stopReason,
-        status: 'limit_reached',
-      });
-      return 'done';
-    }
+    if (state.stopAtToolCallLimit(reading.toolCalls.length, stopReason)) return 'done';
     const outcomes = await runToolCalls(run, reading.toolCalls);
     state.appendResults(protocol.renderResults(outcomes));
   }

@@ -3,7 +3,7 @@
 // model once with what is wrong; a second wrong one fails the turn with `invalid_output`, which takes the turn's
 // messages back out of the transcript like every failed turn, so no unanswered tool_use is left behind.
 import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
-import { setCurrentDetails } from '@temporalio/workflow';
+import { patched, setCurrentDetails } from '@temporalio/workflow';
 import { INVALID_OUTPUT } from '../common/conversation-types';
 import type { Protocol, ReplyReading, ToolCall, ToolOutcome } from '../common/protocols/types';
 import {
@@ -17,6 +17,9 @@ import {
 } from '../common/structured-output';
 import { checkedAnswer } from './answer-check';
 import { runToolCalls, type ToolRun } from './run-tool-calls';
+
+/** The workflow's patch: histories from before ran the other calls of an early answer past the turn's limit. */
+export const TYPED_ANSWER_TOOL_LIMIT_PATCH = 'typed-answer-tool-call-limit';
 
 /** `done`: the turn ended; `next`: ask the model again; `tools`: not an answer, the loop runs the tool calls. */
 export type TypedReplyStep = 'done' | 'next' | 'tools';
@@ -66,6 +69,11 @@ async function toolAnswer(
   if (answers.length === 0) return 'tools';
   const others = reading.toolCalls.filter((call) => call.name !== spec.toolName);
   if (others.length > 0) {
+    // Those calls count against the turn's tool-call limit like any reply's (histories from before ran them all).
+    if (state.wouldPassToolCallLimit(others.length) && patched(TYPED_ANSWER_TOOL_LIMIT_PATCH)) {
+      state.stopAtToolCallLimit(others.length, stopReason);
+      return 'done';
+    }
     // The answer came with other calls: those run, the answer is not checked (its data may need their results).
     const results = await runToolCalls(run, others);
     const outcomes = reading.toolCalls.map((call): ToolOutcome =>

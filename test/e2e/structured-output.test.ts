@@ -204,6 +204,42 @@ describe('tool: the answer tool', () => {
     );
   });
 
+  test('an answer given together with more tool calls than the turn allows stops the turn; none of them runs', async () => {
+    const prompt = uniquePrompt('Quote everything at once.');
+    const ticker = (company_name: string) => ({
+      type: 'tool_use' as const,
+      name: 'get_ticker_symbol',
+      input: { company_name },
+    });
+    h.mock.script(prompt, [
+      {
+        reply: {
+          content: [
+            ticker('General Motors'),
+            ticker('Ford'),
+            ticker('Tesla'),
+            { type: 'tool_use', name: 'final_answer', input: GOOD },
+          ],
+          stop_reason: 'tool_use',
+        },
+      },
+    ]);
+    const id = `typed-tool-limit-${Date.now()}`;
+    const error = await rejection(
+      h.conversations.sendMessage(id, prompt, {
+        start: { tools: STOCK_TOOLS, limits: { maxToolCallsPerTurn: 2 } },
+        output: { schema: Quote, mode: 'tool' },
+      }),
+    );
+    assert.equal(error.code, 'turn_failed');
+    assert.equal(error.failureType, 'limit_reached', 'no answer came: the turn ended on the limit');
+    assert.equal(
+      error.message,
+      'The turn ended limit_reached without an answer: Stopped: the model asked for more than 2 tool calls in one turn.',
+    );
+    assert.equal(h.executions(id).length, 0);
+  });
+
   test('a reply without the answer tool counts as a wrong answer; a second wrong one fails the turn', async () => {
     const prompt = uniquePrompt('Quote GM, chattily.');
     const id = `typed-tool-bad-${Date.now()}`;

@@ -459,4 +459,20 @@ describe('what only the named methods change', () => {
     assert.equal(state.recordAnswerAttempt({ forceAnswer: false }), 2);
     assert.equal(state.currentTurn?.forceAnswer, undefined);
   });
+
+  test("stopAtToolCallLimit: counts the turn's calls so far; past the limit the turn ends limit_reached", () => {
+    const state = stateOf({ options: withDefaults({ limits: { maxToolCallsPerTurn: 3 } }), firstMessage: 'Hello' });
+    state.beginTurn();
+    state.recordToolCalls(2);
+    assert.equal(state.wouldPassToolCallLimit(1), false);
+    assert.equal(state.stopAtToolCallLimit(1, 'tool_use'), false, 'at the limit: the calls run');
+    assert.equal(state.status, 'running');
+    assert.equal(state.stopAtToolCallLimit(2, 'tool_use'), true);
+    assert.equal(state.status, 'limit_reached');
+    const outcome = state.lastOutcome;
+    assert.equal(
+      outcome?.kind === 'reply' && outcome.result.text,
+      'Stopped: the model asked for more than 3 tool calls in one turn.',
+    );
+  });
 });
