@@ -57,7 +57,6 @@ export const MAX_PENDING_MESSAGES = 100;
 /** What a run carries besides the parts counted one by one (counters, keys, the JSON around them). */
 const CARRIED_OVERHEAD_BYTES = 4_096;
 
-/** A refusal's text at most: it says what was wrong, and a key or value it names is never sent back whole. */
 /** A reply entering the transcript (ConversationState.appendReply). */
 export interface AppendedReply {
   message: MessageParam;

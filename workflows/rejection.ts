@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../common/failure-types';
 import { boundedText } from '../common/safe-text';
 
+/** A refusal's text at most: it says what was wrong, and a key or value it names is never sent back whole. */
 export const MAX_REJECTION_CHARS = 1_000;
 
 /**

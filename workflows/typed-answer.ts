@@ -76,10 +76,13 @@ async function toolAnswer(
     }
     // The answer came with other calls: those run, the answer is not checked (its data may need their results).
     const results = await runToolCalls(run, others);
+    // The other calls' outcomes in the model's order, each answer call's error in its place: one pass, not an
+    // indexOf per call (quadratic in the calls of a reply, which the model decides).
+    let next = 0;
     const outcomes = reading.toolCalls.map((call): ToolOutcome =>
       call.name === spec.toolName
         ? { callId: call.id, name: call.name, isError: true, content: answerTooEarlyText(spec) }
-        : results[others.indexOf(call)]!,
+        : results[next++]!,
     );
     state.appendResults(protocol.renderResults(outcomes));
     return 'next';
