@@ -6,10 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { ConversationClient } from '../../client/conversation-client';
-import { MODEL_ACTIVITY } from '../../common/activity-contracts';
-import type { LiveReply } from '../../streaming/stream-events';
+import { modelHeartbeatOf } from '../../test/support/model-heartbeat';
 import { runMain } from '../script-main';
 import { Flags } from './args';
 import { type BenchContext, progressLog, startBenchWorker, withBench, writeResults } from './context';
@@ -106,11 +104,7 @@ async function measure(
 /** The relay address the conversation's running model call names in its heartbeat. */
 async function relayOf(ctx: BenchContext, id: string): Promise<string> {
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
-    const { raw } = await ctx.client.workflow.getHandle(id).describe();
-    const model = raw.pendingActivities?.find((a) => a.activityType?.name === MODEL_ACTIVITY);
-    const payloads = model?.heartbeatDetails?.payloads;
-    if (!payloads?.length) continue;
-    const beat = await decodeFromPayloadsAtIndex<LiveReply>(ctx.client.options.loadedDataConverter, 0, payloads);
+    const beat = await modelHeartbeatOf(ctx.client, id);
     if (beat?.relay) return beat.relay;
   }
   throw new Error(`${id}: no heartbeat named a relay within 60 s`);

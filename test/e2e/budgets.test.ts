@@ -16,7 +16,7 @@ import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { assertNear } from '../support/assert-near';
-import { PRICES } from '../support/test-prices';
+import { PRICES, usageOf } from '../support/test-prices';
 
 let h: Harness;
 before(async () => {
@@ -33,13 +33,6 @@ const PLAIN: ScriptUsage = {
   cache_creation_input_tokens: 0,
   cache_read_input_tokens: 0,
 };
-const usageOf = (u: ScriptUsage) => ({
-  inputTokens: u.input_tokens!,
-  outputTokens: u.output_tokens!,
-  cacheCreationInputTokens: u.cache_creation_input_tokens!,
-  cacheReadInputTokens: u.cache_read_input_tokens!,
-});
-
 type Protocol = 'native' | 'legacy-xml';
 
 function toolCall(protocol: Protocol, name: string, parameter: string, value: string, usage: ScriptUsage): ScriptStep {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { type Harness, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { callsTools, says } from '../support/script-steps';
 import { approvalAskedFor } from '../support/awaiting-approval';
 
 const run = promisify(execFile);
@@ -144,15 +145,7 @@ function spawnCli(args: string[], stdin?: string, env: NodeJS.ProcessEnv = {}) {
 
 test('start whose first message waits for an approval prints the id and what it waits for at once', async () => {
   const prompt = uniquePrompt('Buy 2 GM');
-  h.mock.script(prompt, [
-    {
-      reply: {
-        content: [{ type: 'tool_use', name: 'buy_stock', input: { symbol: 'GM', quantity: 2 } }],
-        stop_reason: 'tool_use',
-      },
-    },
-    { reply: { content: [{ type: 'text', text: 'Bought 2 GM.' }], stop_reason: 'end_turn' } },
-  ]);
+  h.mock.script(prompt, [callsTools(['buy_stock', { symbol: 'GM', quantity: 2 }]), says('Bought 2 GM.')]);
   const id = `cli-approval-${Date.now()}`;
   const started = spawnCli(['start', '--id', id, '--tools', 'buy_stock', prompt]);
   try {
@@ -180,15 +173,7 @@ test('start whose first message waits for an approval prints the id and what it 
 
 test('start --json writes one document to stdout and nothing to stderr, even while its turn waits for an approval', async () => {
   const prompt = uniquePrompt('Buy 3 GM');
-  h.mock.script(prompt, [
-    {
-      reply: {
-        content: [{ type: 'tool_use', name: 'buy_stock', input: { symbol: 'GM', quantity: 3 } }],
-        stop_reason: 'tool_use',
-      },
-    },
-    { reply: { content: [{ type: 'text', text: 'Bought 3 GM.' }], stop_reason: 'end_turn' } },
-  ]);
+  h.mock.script(prompt, [callsTools(['buy_stock', { symbol: 'GM', quantity: 3 }]), says('Bought 3 GM.')]);
   const id = `cli-json-approval-${Date.now()}`;
   const ui = 'http://ui.example.test:8233';
   const started = spawnCli(['start', '--json', '--id', id, '--tools', 'buy_stock', prompt], undefined, {

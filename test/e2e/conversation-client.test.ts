@@ -7,6 +7,7 @@ import { digest } from '../../common/digest';
 import { ConversationStatus } from '../../common/search-attributes';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { callsTools, says } from '../support/script-steps';
 import { stateAwaitingApproval } from '../support/awaiting-approval';
 
 let h: Harness;
@@ -174,15 +175,7 @@ describe('bad calls get a typed error and change nothing', () => {
 describe('tools that need approval', () => {
   test('an approved call runs with exactly the approved arguments', async () => {
     const prompt = uniquePrompt('Buy 3 GM');
-    h.mock.script(prompt, [
-      {
-        reply: {
-          content: [{ type: 'tool_use', name: 'buy_stock', input: { symbol: 'GM', quantity: 3 } }],
-          stop_reason: 'tool_use',
-        },
-      },
-      { reply: { content: [{ type: 'text', text: 'Bought.' }], stop_reason: 'end_turn' } },
-    ]);
+    h.mock.script(prompt, [callsTools(['buy_stock', { symbol: 'GM', quantity: 3 }]), says('Bought.')]);
     const id = `approve-${Date.now()}`;
     const reply = h.conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
     const state = await stateAwaitingApproval(h.conversations, id);

@@ -11,7 +11,7 @@ import { CONVERSATION_WORKFLOW } from '../../common/conversation-types';
 import { withDefaults } from '../../common/options';
 import { ConversationStatus } from '../../common/search-attributes';
 import { type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
-import { says } from '../support/script-steps';
+import { callsTools, says } from '../support/script-steps';
 
 let h: Harness;
 before(async () => {
@@ -130,12 +130,7 @@ describe('a tool call ends without running', () => {
   test('ApprovalTimeout: nobody approves in time; the model reads why and answers', async () => {
     const prompt = uniquePrompt('Buy one GM share');
     h.mock.script(prompt, [
-      {
-        reply: {
-          content: [{ type: 'tool_use', name: 'buy_stock', input: { symbol: 'GM', quantity: 1 } }],
-          stop_reason: 'tool_use',
-        },
-      },
+      callsTools(['buy_stock', { symbol: 'GM', quantity: 1 }]),
       says('Nobody approved the order, so I did not place it.'),
     ]);
     const id = `approval-timeout-${Date.now()}`;

@@ -12,13 +12,11 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { ConversationClient } from '../../client/conversation-client';
-import { MODEL_ACTIVITY } from '../../common/activity-contracts';
-import type { LiveReply } from '../../streaming/stream-events';
 import { startMessagesApi } from '../../testing/messages-api/server';
 import type { MessagesApi } from '../../testing/messages-api/types';
 import { namespace, temporalAddress, uniquePrompt } from '../support/harness';
+import { modelHeartbeatOf } from '../support/model-heartbeat';
 import { waitUntil } from '../support/wait-until';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
@@ -46,11 +44,7 @@ async function liveAddresses(id: string): Promise<{ relay: string; feed: string 
   return waitUntil(
     `a heartbeat of ${id} to name a relay and a feed`,
     async () => {
-      const { raw } = await temporal.workflow.getHandle(id).describe();
-      const model = raw.pendingActivities?.find((a) => a.activityType?.name === MODEL_ACTIVITY);
-      const payloads = model?.heartbeatDetails?.payloads;
-      if (!payloads?.length) return undefined;
-      const beat = await decodeFromPayloadsAtIndex<LiveReply>(temporal.options.loadedDataConverter, 0, payloads);
+      const beat = await modelHeartbeatOf(temporal, id);
       return beat?.relay && beat.feed ? { relay: beat.relay, feed: beat.feed } : undefined;
     },
     { timeoutMs: 60_000 },

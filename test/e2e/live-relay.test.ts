@@ -6,14 +6,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { LiveRelay } from '../../streaming/worker/live-relay';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { parseKeyRing } from '../../codec/keys';
-import { MODEL_ACTIVITY } from '../../common/activity-contracts';
-import type { LiveReply, StreamEvent, StreamItem } from '../../streaming/stream-events';
+import type { StreamEvent, StreamItem } from '../../streaming/stream-events';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
+import { modelHeartbeatOf } from '../support/model-heartbeat';
 import { waitUntil } from '../support/wait-until';
 
 const harnesses: Harness[] = [];
@@ -48,15 +47,6 @@ async function transcriptText(h: Harness, id: string): Promise<string> {
     .join('');
 }
 
-/** The running model call's last heartbeat, as Temporal holds it. */
-async function heartbeatOf(h: Harness, id: string): Promise<LiveReply | undefined> {
-  const { raw } = await h.client.workflow.getHandle(id).describe();
-  const model = raw.pendingActivities?.find((a) => a.activityType?.name === MODEL_ACTIVITY);
-  const payloads = model?.heartbeatDetails?.payloads;
-  if (!payloads?.length) return undefined;
-  return decodeFromPayloadsAtIndex<LiveReply>(h.client.options.loadedDataConverter, 0, payloads);
-}
-
 describe('streamed replies through the worker’s live relay', () => {
   let h: Harness;
   before(async () => {
@@ -79,7 +69,7 @@ describe('streamed replies through the worker’s live relay', () => {
       h.conversations.streamMessage(id, prompt, { start: { tools: STOCK_TOOLS } }),
       async (item) => {
         if (item.live && item.event.type === 'text' && named.length < 1) {
-          const beat = await heartbeatOf(h, id);
+          const beat = await modelHeartbeatOf(h.client, id);
           if (beat?.relay) named.push(beat.relay);
           if (beat?.feed) feeds.push(beat.feed);
         }
@@ -168,7 +158,7 @@ test('with payload encryption the relay carries ciphertext, and readers with the
   const items = await collect(h.conversations.streamMessage(id, prompt, { start: {} }), async (item) => {
     if (raw || !item.live) return;
     // What anyone who can reach the relay and knows the call's address would read.
-    const beat = await heartbeatOf(h, id);
+    const beat = await modelHeartbeatOf(h.client, id);
     if (!beat?.relay) return;
     const response = await fetch(beat.relay);
     const reader = response.body!.getReader();

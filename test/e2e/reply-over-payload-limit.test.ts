@@ -13,7 +13,7 @@ import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { attemptsOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { assertUnharmed } from '../support/hostile';
 import { assertNear } from '../support/assert-near';
-import { PRICES } from '../support/test-prices';
+import { PRICES, usageOf } from '../support/test-prices';
 import { says } from '../support/script-steps';
 
 let h: Harness;
@@ -31,10 +31,7 @@ const PDF_CALL: ScriptUsage = {
   cache_creation_input_tokens: 0,
   cache_read_input_tokens: 0,
 };
-const PDF_COST = costUsd(
-  { inputTokens: 400_000, outputTokens: 200, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
-  PRICES,
-);
+const PDF_COST = costUsd(usageOf(PDF_CALL), PRICES);
 
 /** A reply that fetched a PDF (base64 in a `document` block, as the API returns one; 2.3 MB by default) and read it. */
 function fetchedPdf(stopReason = 'end_turn', pdfBytes = 1_725_000): ScriptStep {

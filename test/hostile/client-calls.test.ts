@@ -12,6 +12,7 @@ import { ConversationClient } from '../../client/conversation-client';
 import { ConversationError, type ConversationErrorCode } from '../../client/errors';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { type Harness, namespace, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { callsTools, says } from '../support/script-steps';
 import { approvalAskedFor } from '../support/awaiting-approval';
 import { assertWorkerServes } from '../support/hostile';
 
@@ -446,15 +447,7 @@ describe('message calls take one options object: the positional shape of old is 
 describe('an approval made from the pending approval itself', () => {
   test('{ ...pendingApprovals[0], approve } is accepted: tool, input and requestedAt are dropped', async () => {
     const prompt = uniquePrompt('Buy 2 GM');
-    h.mock.script(prompt, [
-      {
-        reply: {
-          content: [{ type: 'tool_use', name: 'buy_stock', input: { symbol: 'GM', quantity: 2 } }],
-          stop_reason: 'tool_use',
-        },
-      },
-      { reply: { content: [{ type: 'text', text: 'Not bought.' }], stop_reason: 'end_turn' } },
-    ]);
+    h.mock.script(prompt, [callsTools(['buy_stock', { symbol: 'GM', quantity: 2 }]), says('Not bought.')]);
     const id = `client-calls-approval-${Date.now()}`;
     const reply = conversations.sendMessage(id, prompt, { start: { tools: ['buy_stock'] } });
     const pending = await approvalAskedFor(conversations, id);

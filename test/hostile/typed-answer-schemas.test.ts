@@ -13,17 +13,19 @@ import { Context } from '@temporalio/activity';
 import { ANSWER_CHECK_TIMED_OUT } from '../../activities/check-answer-activity';
 import { ConversationError } from '../../client/errors';
 import { CHECK_ANSWER_ACTIVITY } from '../../common/activity-contracts';
-import { CONVERSATION_WORKFLOW, INVALID_OUTPUT } from '../../common/conversation-types';
+import { INVALID_OUTPUT } from '../../common/conversation-types';
 import { FailureType } from '../../common/failure-types';
 import { wellFormed } from '../../common/safe-text';
 import type { ScriptStep } from '../../testing/messages-api/types';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { answersJson, answersWithTool, says } from '../support/script-steps';
+import { TAGGED_UNION_SCHEMA, taggedItems } from '../support/tagged-union-schema';
 import {
   assertUnharmed,
   conversationFailure,
   failedWorkflowTasks,
   skipWithoutCli,
+  startFromCli,
   temporalCli,
 } from '../support/hostile';
 
@@ -60,21 +62,6 @@ function assertWellFormed(text: string) {
 }
 
 describe('answers that cost a backtracking or recursive check unbounded time: the turn ends with invalid_output', () => {
-  const wideUnion = {
-    type: 'object',
-    properties: {
-      w: {
-        type: 'array',
-        items: {
-          anyOf: Array.from({ length: 12 }, (_, i) => ({
-            type: 'object',
-            properties: { a: { const: i } },
-            required: ['a'],
-          })),
-        },
-      },
-    },
-  };
   const deepArray = `{"s":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
 
   for (const { name, schema, mode, answer, why } of [
@@ -130,9 +117,9 @@ describe('answers that cost a backtracking or recursive check unbounded time: th
     },
     {
       name: 'an answer that makes 12 nested union branches fail on 40,000 items',
-      schema: wideUnion,
+      schema: TAGGED_UNION_SCHEMA,
       mode: 'native',
-      answer: answersJson({ w: Array.from({ length: 40_000 }, () => ({ a: 'none' })) }),
+      answer: answersJson(taggedItems(40_000, 'none')),
       why: /could not be checked within its budget/,
     },
     {
@@ -187,8 +174,11 @@ function nestedSchemaJson(levels: number): string {
   return `${'{"type":"object","properties":{"a":'.repeat(levels)}{"type":"string"}${'}}'.repeat(levels)}`;
 }
 
-/** The Temporal CLI with each input in a file of its own (a long input does not fit in an argument). */
-async function cliWithInputs(args: string[], inputs: string[]): Promise<{ ok: boolean; output: string }> {
+/** `cli` given an `--input-file` for each input, in a file of its own (a long input does not fit in an argument). */
+async function withInputFiles(
+  inputs: string[],
+  cli: (...flags: string[]) => ReturnType<typeof temporalCli>,
+): ReturnType<typeof temporalCli> {
   const dir = await mkdtemp(join(tmpdir(), 'typed-answer-'));
   try {
     const files = await Promise.all(
@@ -198,7 +188,7 @@ async function cliWithInputs(args: string[], inputs: string[]): Promise<{ ok: bo
         return ['--input-file', file];
       }),
     );
-    return await temporalCli(...args, ...files.flat());
+    return await cli(...files.flat());
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -294,9 +284,8 @@ describe(
 
         // Past the client: `sendMessage` from the Temporal CLI to a running conversation is rejected by its validator.
         const running = await h.conversations.startConversation({ timeouts: { idle: '10 minutes' } });
-        const update = await cliWithInputs(
-          ['workflow', 'update', 'execute', '--workflow-id', running, '--name', 'sendMessage'],
-          ['"Hi"', `{"output":{"schema":${json}}}`],
+        const update = await withInputFiles(['"Hi"', `{"output":{"schema":${json}}}`], (...files) =>
+          temporalCli('workflow', 'update', 'execute', '--workflow-id', running, '--name', 'sendMessage', ...files),
         );
         assert.equal(update.ok, false, update.output);
         assert.match(update.output, /Invalid message options: output\.schema/);
@@ -307,18 +296,8 @@ describe(
 
         // A start from the Temporal CLI with it in the options: the conversation fails at once.
         const startedId = `hostile-schema-start-${Date.now()}`;
-        const start = await cliWithInputs(
-          [
-            'workflow',
-            'start',
-            '--type',
-            CONVERSATION_WORKFLOW,
-            '--task-queue',
-            h.taskQueue,
-            '--workflow-id',
-            startedId,
-          ],
-          [`{"options":{"output":{"schema":${json}}}}`],
+        const start = await withInputFiles([`{"options":{"output":{"schema":${json}}}}`], (...files) =>
+          startFromCli(h, startedId, ...files),
         );
         assert.equal(start.ok, true, start.output);
         const failure = await conversationFailure(h, startedId);
