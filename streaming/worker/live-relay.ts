@@ -215,16 +215,7 @@ export class LiveRelay {
     const key = KEY_PATTERN.exec((req.url ?? '').split('?')[0]!)?.[1];
     const channel = key === undefined ? undefined : this.channels.get(key);
     if (!channel) return refuse(res, 404, 'no such reply streams here');
-    if (channel.subscriberCount >= MAX_SUBSCRIBERS_PER_CALL || this.subscriberTotal >= MAX_SUBSCRIBERS) {
-      return refuse(res, 503, 'too many readers: read from Temporal');
-    }
-    this.subscriberTotal++;
-    this.subscriptions++;
-    res.once('close', () => this.subscriberTotal--);
-    this.readers.admit(res);
-    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    res.flushHeaders();
-    channel.subscribe(res);
+    if (this.admit(res, channel.subscriberCount)) channel.subscribe(res);
   }
 
   private serveFeed(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -234,17 +225,27 @@ export class LiveRelay {
     if (!feed) return refuse(res, 404, 'no such feed here');
     const from = FEED_QUERY.exec(query)?.[1];
     if (from === undefined) return refuse(res, 400, 'from: an offset (an integer ≥ 0) and nothing else');
-    if (feed.subscriberCount >= MAX_SUBSCRIBERS_PER_CALL || this.subscriberTotal >= MAX_SUBSCRIBERS) {
-      return refuse(res, 503, 'too many readers: read from Temporal');
+    if (!this.admit(res, feed.subscriberCount)) return;
+    this.feedSubscriptions++;
+    feed.subscribe(res, Number(from));
+  }
+
+  /**
+   * Takes `res` as a reader of a reply or feed that has `subscriberCount` already, its NDJSON headers sent; false when
+   * it was refused (503) for too many readers there or on the whole relay.
+   */
+  private admit(res: http.ServerResponse, subscriberCount: number): boolean {
+    if (subscriberCount >= MAX_SUBSCRIBERS_PER_CALL || this.subscriberTotal >= MAX_SUBSCRIBERS) {
+      refuse(res, 503, 'too many readers: read from Temporal');
+      return false;
     }
     this.subscriberTotal++;
     this.subscriptions++;
-    this.feedSubscriptions++;
     res.once('close', () => this.subscriberTotal--);
     this.readers.admit(res);
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     res.flushHeaders();
-    feed.subscribe(res, Number(from));
+    return true;
   }
 }
 
