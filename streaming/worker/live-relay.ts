@@ -14,6 +14,7 @@
 // The key is random (128 bits) and appears only in the call's heartbeat details, which only those who may read the
 // conversation can see.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -118,13 +119,8 @@ export class LiveRelay {
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 10_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    server.listen(options.port ?? 0, host);
+    await once(server, 'listening'); // rejects with the server's 'error' (a port in use) instead
     const { port } = server.address() as AddressInfo;
     const url = (options.advertisedUrl ?? `http://${advertisedHost(host)}:${port}`).replace(/\/+$/, '');
     const relay = new LiveRelay(server, url, options);
