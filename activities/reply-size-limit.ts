@@ -10,7 +10,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { CallModelResult } from '../common/activity-contracts';
 import type { TokenUsage } from '../common/conversation-types';
 import { ModelFailureType } from '../common/failure-types';
-import { jsonBytes } from '../common/utf8-length';
 
 /** Temporal's default payload limit, 2 MiB, less room for the codec and the payload's metadata. */
 export const DEFAULT_MAX_REPLY_BYTES = 1_500_000;
@@ -60,3 +59,12 @@ function remedy(blockType: string): string {
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * The UTF-8 size of a value's JSON, the same count as common/utf8-length.ts's jsonBytes (JSON.stringify escapes lone
+ * surrogates, the one place the two encoders could differ) by Node's native encoder: measuring every reply on the
+ * worker, that loop in JavaScript cost more than the stringify itself (~45 ms for a 1.2 MB reply; under 1 ms here).
+ */
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}

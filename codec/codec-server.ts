@@ -22,6 +22,7 @@
 // CORS: only the configured Web UI origins get CORS headers (with credentials allowed); a request from any other
 // Origin is refused with 403, preflight included. Preflight (OPTIONS) needs no credentials, as browsers send none.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
@@ -345,13 +346,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   // CONNECT (a proxy request) has no place here: refused, instead of a dropped connection.
   server.on('connect', (_req, socket) => socket.end('HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\n\r\n'));
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(options.port ?? 0, host);
+  await once(server, 'listening'); // rejects with the server's 'error' (a port in use) instead
   const { port } = server.address() as AddressInfo;
   const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   return {

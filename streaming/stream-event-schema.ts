@@ -24,6 +24,8 @@ export const streamSchemas = sharedLazy('streamEventSchema.streamSchemas', () =>
   const costSchema = z.number().min(0).nullable().optional();
   const attempt = { call: count, attempt: z.number().int().min(1) };
   const modelName = z.string().min(1).max(256);
+  /** A tool call with its whole input: the worker's tools' and the API's own (server tools) alike. */
+  const toolCall = { ...attempt, block: count, id: text, name: text, input: z.unknown() };
 
   const streamEventSchema = z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('turn_started'), turn: count, text }),
@@ -38,22 +40,8 @@ export const streamSchemas = sharedLazy('streamEventSchema.streamSchemas', () =>
       redacted: z.literal(true).optional(),
     }),
     z.strictObject({ type: z.literal('tool_call_started'), ...attempt, block: count, id: text, name: text }),
-    z.strictObject({
-      type: z.literal('tool_call_input'),
-      ...attempt,
-      block: count,
-      id: text,
-      name: text,
-      input: z.unknown(),
-    }),
-    z.strictObject({
-      type: z.literal('server_tool_call'),
-      ...attempt,
-      block: count,
-      id: text,
-      name: text,
-      input: z.unknown(),
-    }),
+    z.strictObject({ type: z.literal('tool_call_input'), ...toolCall }),
+    z.strictObject({ type: z.literal('server_tool_call'), ...toolCall }),
     z.strictObject({
       type: z.literal('server_tool_result'),
       ...attempt,

@@ -87,10 +87,10 @@ export async function* conversationSources(
   /** How long a reader waits between two looks at a working conversation whose history does not change. */
   let workingMs = liveIntervalMs;
   let lookedAtLength = -1;
-  /** Since when reading the log has met refusals other than "no worker answered in time" (undefined: it answered). */
-  let readsFailingSince: number | undefined;
-  /** Since when the long poll has met refusals that may pass (undefined: its last poll answered). */
-  let pollsFailingSince: number | undefined;
+  /** Reading the log's refusals other than "no worker answered in time", in a row. */
+  const readsFailing = new RefusalsInARow();
+  /** The long poll's refusals that may pass, in a row. */
+  const pollsFailing = new RefusalsInARow();
   /** Why the next look happens (counted in readerCalls). */
   let lookReason = 'first';
 
@@ -141,24 +141,18 @@ export async function* conversationSources(
   async function poll(): Promise<StreamPage | 'busy' | 'again'> {
     try {
       const page = await guarded(() => handle.executeUpdate(pollEventsUpdate, { args: [{ from: nextOffset }] }));
-      pollsFailingSince = undefined;
+      pollsFailing.answered();
       return page;
     } catch (err) {
       if (signal?.aborted) throw err;
-      const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure;
-      const type = refusal ? (err.cause as ApplicationFailure).type : undefined;
-      // Over the cap, or over Temporal's own limit of updates in flight (its client retried a while already).
-      if (type === PollRefusal.ReadersBusy || grpcStatusOf(err) === GrpcStatus.RESOURCE_EXHAUSTED) return 'busy';
-      // The run hands over (continue-as-new) or ended while the poll waited; or the server dropped the poll unseen
-      // (its workflow task was lost to a restart).
-      if (type === PollRefusal.Detached || type === 'AcceptedUpdateCompletedWorkflow' || type === 'UnprocessedUpdate')
-        return 'again';
-      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof WorkflowNotFoundError)
-        return 'again';
+      const answer = pollAnswer(err);
+      if (answer) {
+        pollsFailing.answered(); // a poll that met anything else ends the row: busy, handed over, timed out
+        return answer;
+      }
       // A refusal that may pass (a loaded server aborting updates while it reloads the workflow, which 50 readers' polls
       // met in a whole run): polled again, for READ_GRACE_MS in a row, as the log's reads are.
-      pollsFailingSince ??= Date.now();
-      if (mayAnswerLater(err) && Date.now() - pollsFailingSince <= READ_GRACE_MS) return 'again';
+      if (pollsFailing.allows(err)) return 'again';
       throw err;
     }
   }
@@ -242,14 +236,11 @@ export async function* conversationSources(
         readAt = { length: historyLength, running, model: beat?.activityId };
         try {
           if (yield* readLog(why)) return;
-          readsFailingSince = undefined;
+          readsFailing.answered();
         } catch (err) {
           // No worker answered in time (busy, or being restarted): read again at the next look. Other refusals that
           // may pass (the server between two workers) get READ_GRACE_MS in a row before the reader gives up.
-          if (!isTemporary(err)) {
-            readsFailingSince ??= Date.now();
-            if (!mayAnswerLater(err) || Date.now() - readsFailingSince > READ_GRACE_MS) throw err;
-          }
+          if (!isTemporary(err) && !readsFailing.allows(err)) throw err;
           readAt = undefined;
         }
         idleMs = IDLE_LOOK_MS.first;
@@ -335,10 +326,43 @@ export async function* conversationSources(
 
 /** How long, in a row, a reader goes on reading the log after refusals other than "no worker answered in time". */
 const READ_GRACE_MS = 60_000;
+
 /** While long polls are refused: how long a reader watches before it tries one again (× 1–2, at random)… */
 const WATCH_SPELL_MS = 10_000;
 /** …and how long it waits between two looks at a conversation that waits (doubling from the first to the last). */
 const IDLE_LOOK_MS = { first: 250, max: 2_000 };
+
+/** Refusals that may pass, in a row: a reader asks again for READ_GRACE_MS from the first, then gives up. */
+class RefusalsInARow {
+  /** Since when (undefined: the last call was answered). */
+  private since: number | undefined;
+
+  answered(): void {
+    this.since = undefined;
+  }
+
+  /** Whether to ask again after `err`: a refusal that may pass, and such refusals have not lasted READ_GRACE_MS. */
+  allows(err: unknown): boolean {
+    this.since ??= Date.now();
+    return mayAnswerLater(err) && Date.now() - this.since <= READ_GRACE_MS;
+  }
+}
+
+/**
+ * What a long poll that failed tells the reader to do: `busy` when refused over the cap, or over Temporal's own limit
+ * of updates in flight (its client retried a while already); `again` when the run hands over (continue-as-new) or
+ * ended while the poll waited, or the server dropped the poll unseen (its workflow task was lost to a restart).
+ * Undefined for any other failure.
+ */
+function pollAnswer(err: unknown): 'busy' | 'again' | undefined {
+  const type =
+    err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause.type : undefined;
+  if (type === PollRefusal.ReadersBusy || grpcStatusOf(err) === GrpcStatus.RESOURCE_EXHAUSTED) return 'busy';
+  if (type === PollRefusal.Detached || type === 'AcceptedUpdateCompletedWorkflow' || type === 'UnprocessedUpdate')
+    return 'again';
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof WorkflowNotFoundError) return 'again';
+  return undefined;
+}
 
 /**
  * A query no worker answered in time, or a call Temporal refused for now: worth asking again a little later. A query

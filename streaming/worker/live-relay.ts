@@ -14,6 +14,7 @@
 // The key is random (128 bits) and appears only in the call's heartbeat details, which only those who may read the
 // conversation can see.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -118,13 +119,8 @@ export class LiveRelay {
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 10_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    server.listen(options.port ?? 0, host);
+    await once(server, 'listening'); // rejects with the server's 'error' (a port in use) instead
     const { port } = server.address() as AddressInfo;
     const url = (options.advertisedUrl ?? `http://${advertisedHost(host)}:${port}`).replace(/\/+$/, '');
     const relay = new LiveRelay(server, url, options);
@@ -215,16 +211,7 @@ export class LiveRelay {
     const key = KEY_PATTERN.exec((req.url ?? '').split('?')[0]!)?.[1];
     const channel = key === undefined ? undefined : this.channels.get(key);
     if (!channel) return refuse(res, 404, 'no such reply streams here');
-    if (channel.subscriberCount >= MAX_SUBSCRIBERS_PER_CALL || this.subscriberTotal >= MAX_SUBSCRIBERS) {
-      return refuse(res, 503, 'too many readers: read from Temporal');
-    }
-    this.subscriberTotal++;
-    this.subscriptions++;
-    res.once('close', () => this.subscriberTotal--);
-    this.readers.admit(res);
-    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    res.flushHeaders();
-    channel.subscribe(res);
+    if (this.admit(res, channel.subscriberCount)) channel.subscribe(res);
   }
 
   private serveFeed(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -234,17 +221,27 @@ export class LiveRelay {
     if (!feed) return refuse(res, 404, 'no such feed here');
     const from = FEED_QUERY.exec(query)?.[1];
     if (from === undefined) return refuse(res, 400, 'from: an offset (an integer ≥ 0) and nothing else');
-    if (feed.subscriberCount >= MAX_SUBSCRIBERS_PER_CALL || this.subscriberTotal >= MAX_SUBSCRIBERS) {
-      return refuse(res, 503, 'too many readers: read from Temporal');
+    if (!this.admit(res, feed.subscriberCount)) return;
+    this.feedSubscriptions++;
+    feed.subscribe(res, Number(from));
+  }
+
+  /**
+   * Takes `res` as a reader of a reply or feed that has `subscriberCount` already, its NDJSON headers sent; false when
+   * it was refused (503) for too many readers there or on the whole relay.
+   */
+  private admit(res: http.ServerResponse, subscriberCount: number): boolean {
+    if (subscriberCount >= MAX_SUBSCRIBERS_PER_CALL || this.subscriberTotal >= MAX_SUBSCRIBERS) {
+      refuse(res, 503, 'too many readers: read from Temporal');
+      return false;
     }
     this.subscriberTotal++;
     this.subscriptions++;
-    this.feedSubscriptions++;
     res.once('close', () => this.subscriberTotal--);
     this.readers.admit(res);
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     res.flushHeaders();
-    feed.subscribe(res, Number(from));
+    return true;
   }
 }
 
