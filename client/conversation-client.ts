@@ -35,7 +35,6 @@ import { type ConversationOptions, conversationOptionsSchema } from '../common/o
 import * as attributes from '../common/search-attributes';
 import { ConversationOwner, startingAttributes, startSearchAttributes } from '../common/search-attributes';
 import { firstLine } from '../common/summaries';
-import { FailureType } from '../common/failure-types';
 import {
   approveToolCallUpdate,
   awaitTurnUpdate,
@@ -88,7 +87,7 @@ import {
   waitOptionsSchema,
 } from './call-options';
 import { conversationEvents, type EventsOptions } from '../streaming/client/conversation-events';
-import { ConversationError, noWorkerAnswered, toConversationError } from './errors';
+import { ConversationError, noWorkerAnswered, refusalCode, toConversationError } from './errors';
 
 export interface ConversationSummary {
   id: string;
@@ -636,7 +635,8 @@ export class ConversationClient {
         new ConversationState(input, 'not started').validateMessage(text, messageOptions);
       } catch (err) {
         if (!(err instanceof ApplicationFailure)) throw err;
-        const code = err.type === FailureType.InvalidMessageOptions ? 'invalid_options' : 'rejected';
+        // The validator refuses with Rejected or InvalidMessageOptions: the codes the workflow's refusals get.
+        const code = refusalCode(err.type) ?? 'rejected';
         throw new ConversationError(code, err.message, undefined, { cause: err });
       }
     }
