@@ -88,6 +88,7 @@ import {
 } from './call-options';
 import { conversationEvents, type EventsOptions } from '../streaming/client/conversation-events';
 import { ConversationError, noWorkerAnswered, refusalCode, toConversationError } from './errors';
+import { grpcStatusOf, mayAnswerLater } from './grpc-status';
 
 export interface ConversationSummary {
   id: string;
@@ -135,7 +136,10 @@ export class ConversationClient {
   private learned: Promise<ToolCatalog> | undefined;
   private readonly turnTimeoutMs: number;
   private readonly webUiUrl: string | undefined;
-  /** Until when a worker is taken to poll the task queue (it was seen doing so a moment ago). */
+  /**
+   * Until when a worker is taken to poll the task queue (it was seen doing so a moment ago, or the server refused to
+   * say): no look is made before then.
+   */
   private workerSeenUntil = 0;
   /** The look for a worker under way, which every call that needs one shares. */
   private looking: Promise<void> | undefined;
@@ -485,9 +489,12 @@ export class ConversationClient {
         const now = Date.now();
         const ages = (described.pollers ?? []).map((poller) => now - (optionalTsToMs(poller.lastAccessTime) ?? now));
         if (ages.length > 0) lastSeenMsAgo = Math.max(0, Math.min(...ages));
-      } catch {
+      } catch (err) {
         // A server that cannot say (an API key without the permission, or too busy to answer within
-        // WORKER_LOOK_TIMEOUT_MS) is not held against the caller: the call goes on as before.
+        // WORKER_LOOK_TIMEOUT_MS) is not held against the caller: the call goes on as before. One that will not say
+        // (a final status: no permission, no such method) is not asked again by every call for WORKER_SEEN_TTL_MS.
+        if (grpcStatusOf(err) !== undefined && !mayAnswerLater(err))
+          this.workerSeenUntil = Date.now() + WORKER_SEEN_TTL_MS;
         return;
       }
       if (lastSeenMsAgo !== undefined && lastSeenMsAgo <= LIVE_POLLER_MS) {
