@@ -14,7 +14,7 @@ export { ConfigError };
 /** Running activities get this long to finish when the worker is asked to stop. */
 export const DEFAULT_SHUTDOWN_GRACE_TIME = '30 seconds';
 /** Unless WORKER_SHUTDOWN_FORCE_TIME says otherwise, a stopping worker gives up this long after its grace time. */
-export const DEFAULT_SHUTDOWN_FORCE_MARGIN_MS = 10_000;
+const DEFAULT_SHUTDOWN_FORCE_MARGIN_MS = 10_000;
 
 const optionalText = z.string().trim().min(1).optional().catch(undefined);
 
