@@ -16,7 +16,7 @@ import {
 import { ConversationError, type ConversationErrorCode } from './errors';
 
 /** The longest wait a timer (and gRPC's deadline) can take: 2^31 - 1 ms, about 24.8 days. */
-export const MAX_WAIT_MS = 2 ** 31 - 1;
+const MAX_WAIT_MS = 2 ** 31 - 1;
 /** Temporal's limit for ids of its own (update ids, task queues): `limit.maxIDLength`. */
 export const MAX_TEMPORAL_ID_CHARS = 1_000;
 const MAX_SHOWN_ISSUES = 5;

@@ -59,11 +59,18 @@ function parsedArguments() {
     return parseArgs({ allowPositionals: true, options: OPTIONS });
   } catch (err) {
     const said = (err as Error).message.slice(0, 500); // it quotes the flag, which may be long
-    const error = { code: 'invalid_options', message: `${said} (--help lists the options)` };
-    if (process.argv.includes('--json')) console.log(JSON.stringify({ error }));
-    else console.error(`error (${error.code}): ${error.message}`);
+    sayFailure(
+      { code: 'invalid_options', message: `${said} (--help lists the options)` },
+      process.argv.includes('--json'),
+    );
     process.exit(2);
   }
+}
+
+/** A failure as the CLI says it: one JSON document on stdout with --json, else one line on stderr. */
+function sayFailure(error: { code: string; message: string }, json: boolean): void {
+  if (json) console.log(JSON.stringify({ error }));
+  else console.error(`error (${error.code}): ${error.message}`);
 }
 
 const USAGE = `usage: claude-temporal-orchestrator <command> [options]
@@ -341,8 +348,7 @@ async function chat(client: ConversationClient, id: string): Promise<void> {
       await streamTurn(client, id, line, first ? await startOptions(client) : undefined, ask);
       first = false;
     } catch (err) {
-      const { code, message } = failureReport(err);
-      console.error(`error (${code}): ${message}`);
+      sayFailure(failureReport(err), false); // a line: the chat goes on
     }
   }
   input.close();
@@ -486,9 +492,7 @@ main().then(
   () => process.exit(0),
   (err: unknown) => {
     // Every failure, a ConversationError or not, as { code, message }: one JSON document, or one line.
-    const error = failureReport(err);
-    if (flags.json) console.log(JSON.stringify({ error }));
-    else console.error(`error (${error.code}): ${error.message}`);
+    sayFailure(failureReport(err), flags.json);
     process.exit(1);
   },
 );

@@ -63,11 +63,16 @@ export function connectionSettingsProblems(settings: ConnectionFields): string[]
     : [];
 }
 
+/** A ConfigError naming each problem of settings that parsed one by one (connectionSettingsProblems), if any. */
+export function assertConnectionSettings(settings: ConnectionFields): void {
+  const problems = connectionSettingsProblems(settings);
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+}
+
 /** The connection settings of the environment (for a command that needs no more), or a ConfigError naming what is wrong. */
 export function loadConnectionSettings(env: Record<string, string | undefined> = process.env): ConnectionSettings {
   const settings = parseEnvironment(connectionSettingsSchema, env);
-  const problems = connectionSettingsProblems(settings);
-  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  assertConnectionSettings(settings);
   return settings;
 }
 
@@ -84,8 +89,7 @@ export interface TemporalConnectionOptions {
  * or an API key. Reads the PEM files now: one that cannot be read is a ConfigError naming its variable.
  */
 export function connectionOptions(settings: ConnectionFields): TemporalConnectionOptions {
-  const problems = connectionSettingsProblems(settings);
-  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  assertConnectionSettings(settings);
   const certPath = settings.TEMPORAL_TLS_CLIENT_CERT_PATH;
   const keyPath = settings.TEMPORAL_TLS_CLIENT_KEY_PATH;
   const caPath = settings.TEMPORAL_TLS_SERVER_CA_CERT_PATH;

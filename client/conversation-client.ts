@@ -8,6 +8,7 @@ import {
   Client,
   Connection,
   WithStartWorkflowOperation,
+  type UpdateDefinition,
   type WorkflowHandle,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
@@ -34,7 +35,6 @@ import { type ConversationOptions, conversationOptionsSchema } from '../common/o
 import * as attributes from '../common/search-attributes';
 import { ConversationOwner, startingAttributes, startSearchAttributes } from '../common/search-attributes';
 import { firstLine } from '../common/summaries';
-import { FailureType } from '../common/failure-types';
 import {
   approveToolCallUpdate,
   awaitTurnUpdate,
@@ -87,7 +87,8 @@ import {
   waitOptionsSchema,
 } from './call-options';
 import { conversationEvents, type EventsOptions } from '../streaming/client/conversation-events';
-import { ConversationError, noWorkerAnswered, toConversationError } from './errors';
+import { ConversationError, noWorkerAnswered, refusalCode, toConversationError } from './errors';
+import { grpcStatusOf, mayAnswerLater } from './grpc-status';
 
 export interface ConversationSummary {
   id: string;
@@ -135,7 +136,10 @@ export class ConversationClient {
   private learned: Promise<ToolCatalog> | undefined;
   private readonly turnTimeoutMs: number;
   private readonly webUiUrl: string | undefined;
-  /** Until when a worker is taken to poll the task queue (it was seen doing so a moment ago). */
+  /**
+   * Until when a worker is taken to poll the task queue (it was seen doing so a moment ago, or the server refused to
+   * say): no look is made before then.
+   */
   private workerSeenUntil = 0;
   /** The look for a worker under way, which every call that needs one shares. */
   private looking: Promise<void> | undefined;
@@ -219,28 +223,11 @@ export class ConversationClient {
   async sendMessage(id: string, text: string, options?: SendOptions): Promise<TurnResult>;
   async sendMessage(id: string, text: string, options: SendOptions = {}, ...extra: unknown[]): Promise<TurnResult> {
     assertMessageCall('sendMessage', sendOptionsSchema, id, text, options, extra);
-    const { start, output: answer, timeoutMs, updateId: givenUpdateId } = options;
-    const output = answer && outputSpecOf(answer);
-    const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
-    const input = await this.messageInput('sendMessage', start, text, args[1]);
-    const owner = start?.owner;
+    const { start, output: answer, timeoutMs, updateId } = options;
+    const send = await this.messageSender('sendMessage', sendMessageUpdate, id, text, start, answer, updateId);
     const deadline = Date.now() + (timeoutMs ?? this.turnTimeoutMs);
-    // One update id for every try: the server runs the update once and answers repeats with the same outcome.
-    const updateId = givenUpdateId ?? randomUUID();
     try {
-      const outcome = await untilAnswered(this.client, deadline, () => {
-        if (!input) return this.handle(id).executeUpdate(sendMessageUpdate, { args, updateId });
-        const startWorkflowOperation = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
-          ...this.startOptions(id, input, text, owner),
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        });
-        return this.client.workflow.executeUpdateWithStart(sendMessageUpdate, {
-          args,
-          updateId,
-          startWorkflowOperation,
-        });
-      });
+      const outcome = await untilAnswered(this.client, deadline, send);
       const result = await this.follow(id, outcome, deadline);
       return answer ? typedResult(result, answer) : result;
     } catch (err) {
@@ -270,26 +257,43 @@ export class ConversationClient {
     start: Omit<StartOptions, 'id'> | undefined,
     answer: AnswerFormat | undefined,
   ): Promise<SubmittedMessage> {
-    const output = answer && outputSpecOf(answer);
-    const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
-    const input = await this.messageInput(call, start, text, args[1]);
-    const owner = start?.owner;
-    const updateId = randomUUID();
+    const send = await this.messageSender(call, submitMessageUpdate, id, text, start, answer);
     try {
-      if (!input) return await this.handle(id).executeUpdate(submitMessageUpdate, { args, updateId });
-      const startWorkflowOperation = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
-        ...this.startOptions(id, input, text, owner),
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      });
-      return await this.client.workflow.executeUpdateWithStart(submitMessageUpdate, {
-        args,
-        updateId,
-        startWorkflowOperation,
-      });
+      return await send();
     } catch (err) {
       throw await this.failure(err, id);
     }
+  }
+
+  /**
+   * A message call's update, checked and ready to send (`start` and the message are checked first, see
+   * messageInput): to the conversation, or with update-with-start when `start` gives a new one's options. Every call
+   * of it sends the same update id: the server runs the update once and answers repeats with the same outcome.
+   */
+  private async messageSender<R>(
+    call: string,
+    update: UpdateDefinition<R, [string, MessageOptions?]>,
+    id: string,
+    text: string,
+    start: Omit<StartOptions, 'id'> | undefined,
+    answer: AnswerFormat | undefined,
+    updateId: string = randomUUID(),
+  ): Promise<() => Promise<R>> {
+    const output = answer && outputSpecOf(answer);
+    const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
+    const input = await this.messageInput(call, start, text, args[1]);
+    if (!input) return () => this.handle(id).executeUpdate(update, { args, updateId });
+    const owner = start?.owner;
+    return () =>
+      this.client.workflow.executeUpdateWithStart(update, {
+        args,
+        updateId,
+        startWorkflowOperation: new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
+          ...this.startOptions(id, input, text, owner),
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        }),
+      });
   }
 
   /**
@@ -485,9 +489,12 @@ export class ConversationClient {
         const now = Date.now();
         const ages = (described.pollers ?? []).map((poller) => now - (optionalTsToMs(poller.lastAccessTime) ?? now));
         if (ages.length > 0) lastSeenMsAgo = Math.max(0, Math.min(...ages));
-      } catch {
+      } catch (err) {
         // A server that cannot say (an API key without the permission, or too busy to answer within
-        // WORKER_LOOK_TIMEOUT_MS) is not held against the caller: the call goes on as before.
+        // WORKER_LOOK_TIMEOUT_MS) is not held against the caller: the call goes on as before. One that will not say
+        // (a final status: no permission, no such method) is not asked again by every call for WORKER_SEEN_TTL_MS.
+        if (grpcStatusOf(err) !== undefined && !mayAnswerLater(err))
+          this.workerSeenUntil = Date.now() + WORKER_SEEN_TTL_MS;
         return;
       }
       if (lastSeenMsAgo !== undefined && lastSeenMsAgo <= LIVE_POLLER_MS) {
@@ -604,33 +611,13 @@ export class ConversationClient {
         `Invalid conversation options: ${describeCallIssues(parsed.error, 'options')}`,
       );
     }
-    if (parsed.data.tools.length > 0) {
-      let known = await this.tools();
-      if (parsed.data.tools.some((name) => !known.includes(name)) && !this.configuredTools)
-        known = await this.tools(true);
-      const unknown = parsed.data.tools.filter((name) => !known.includes(name));
-      if (unknown.length > 0) {
-        const names = unknown.map((name) => `"${name}"`).join(', ');
-        throw new ConversationError(
-          'invalid_options',
-          `Invalid conversation options: tools: unknown tool ${names}; known tools: ${known.join(', ') || 'none'}`,
-        );
-      }
-    }
-    const servers = parsed.data.mcpServers.map(({ server }) => server);
-    if (servers.length > 0) {
-      let known = await this.mcpServers();
-      if (servers.some((name) => !known.includes(name)) && !this.configuredMcpServers)
-        known = await this.mcpServers(true);
-      const unknown = servers.filter((name) => !known.includes(name));
-      if (unknown.length > 0) {
-        const names = unknown.map((name) => `"${name}"`).join(', ');
-        throw new ConversationError(
-          'invalid_options',
-          `Invalid conversation options: mcpServers: unknown MCP server ${names}; the workers are configured with: ${known.join(', ') || 'none'}`,
-        );
-      }
-    }
+    await assertKnown(parsed.data.tools, (refresh) => this.tools(refresh), 'tools: unknown tool', 'known tools');
+    await assertKnown(
+      parsed.data.mcpServers.map(({ server }) => server),
+      (refresh) => this.mcpServers(refresh),
+      'mcpServers: unknown MCP server',
+      'the workers are configured with',
+    );
     return parsed.data;
   }
 
@@ -655,7 +642,8 @@ export class ConversationClient {
         new ConversationState(input, 'not started').validateMessage(text, messageOptions);
       } catch (err) {
         if (!(err instanceof ApplicationFailure)) throw err;
-        const code = err.type === FailureType.InvalidMessageOptions ? 'invalid_options' : 'rejected';
+        // The validator refuses with Rejected or InvalidMessageOptions: the codes the workflow's refusals get.
+        const code = refusalCode(err.type) ?? 'rejected';
         throw new ConversationError(code, err.message, undefined, { cause: err });
       }
     }
@@ -686,6 +674,27 @@ export class ConversationClient {
       ].join('\n'),
     };
   }
+}
+
+/**
+ * `invalid_options` unless every name is one `known` lists; a name it lacks makes it ask the workers again
+ * (`known(true)`: a refresh, which configured names answer unchanged) before it is refused.
+ */
+async function assertKnown(
+  names: readonly string[],
+  known: (refresh: boolean) => Promise<readonly string[]>,
+  unknownLabel: string,
+  knownLabel: string,
+): Promise<void> {
+  if (names.length === 0) return;
+  let listed = await known(false);
+  if (names.some((name) => !listed.includes(name))) listed = await known(true);
+  const unknown = names.filter((name) => !listed.includes(name));
+  if (unknown.length === 0) return;
+  throw new ConversationError(
+    'invalid_options',
+    `Invalid conversation options: ${unknownLabel} ${unknown.map((name) => `"${name}"`).join(', ')}; ${knownLabel}: ${listed.join(', ') || 'none'}`,
+  );
 }
 
 /** The server's own rejection of an update no worker processed (temporalio/temporal#5169): nothing happened. */

@@ -49,6 +49,11 @@ const CODE_OF_FAILURE: Partial<Record<string, ConversationErrorCode>> = {
   [FailureType.InvalidMessageOptions]: 'invalid_options',
 };
 
+/** The code of a validator's refusal of this failure type, or undefined when it is no refusal. */
+export function refusalCode(failureType: string | null | undefined): ConversationErrorCode | undefined {
+  return CODE_OF_FAILURE[failureType ?? ''];
+}
+
 /** Maps what Temporal's client throws onto ConversationError; anything unexpected passes through. */
 export function toConversationError(err: unknown, conversationId: string): unknown {
   if (err instanceof ConversationError) return err;
@@ -67,7 +72,7 @@ export function toConversationError(err: unknown, conversationId: string): unkno
   if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowFailedError) {
     const cause = err.cause;
     if (cause instanceof ApplicationFailure) {
-      const code = CODE_OF_FAILURE[cause.type ?? ''] ?? 'conversation_failed';
+      const code = refusalCode(cause.type) ?? 'conversation_failed';
       return new ConversationError(code, cause.message, cause.type ?? undefined, { cause: err });
     }
     return new ConversationError('conversation_failed', cause?.message ?? err.message, undefined, { cause: err });

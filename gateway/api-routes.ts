@@ -163,8 +163,8 @@ async function submit(
 /** GET /api/conversations: the caller's own; an admin's `all=1` every one, `owner=` that principal's. */
 async function list({ conversations }: Routes, url: URL, caller: Caller) {
   const names = [...url.searchParams.keys()];
-  const repeated = names.find((name, i) => names.indexOf(name) !== i);
-  if (repeated !== undefined) throw new HttpError(400, 'invalid_request', 'Invalid query: a parameter is repeated.');
+  if (new Set(names).size !== names.length)
+    throw new HttpError(400, 'invalid_request', 'Invalid query: a parameter is repeated.');
   const query = parse(listQuerySchema, Object.fromEntries(url.searchParams), 'query');
   if ((query.all || query.owner !== undefined) && !caller.admin) {
     throw new HttpError(403, 'forbidden', "Only an admin may list other principals' conversations.");

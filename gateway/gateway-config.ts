@@ -13,7 +13,7 @@ import { connectionSettingsProblems, connectionSettingsShape } from '../client/c
 import { ConfigError, parseEnvironment } from '../client/environment-config';
 
 /** What a bearer token may hold: visible ASCII (RFC 6750's b64token and more), no spaces, 16-4,096 characters. */
-export const tokenSchema = z
+const tokenSchema = z
   .string()
   .min(16, 'must be at least 16 characters')
   .max(4_096, 'must be at most 4,096 characters')

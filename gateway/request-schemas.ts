@@ -48,7 +48,7 @@ export const approvalBodySchema = approvalDecisionSchema;
 export const offsetSchema = z.coerce.number({ error: 'must be a number' }).int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** The most conversations one list answers with. */
-export const MAX_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 100;
 
 /**
  * GET /api/conversations' query. Each value goes into a visibility query only through the client's quoting

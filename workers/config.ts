@@ -6,7 +6,7 @@ import { keyRingSchema } from '../codec/keys';
 import { durationMs } from '../common/options';
 import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES_LIMIT } from '../activities/reply-size-limit';
 import { modelPriceTableSchema } from '../common/pricing';
-import { connectionSettingsProblems, connectionSettingsShape } from '../client/connection-settings';
+import { assertConnectionSettings, connectionSettingsShape } from '../client/connection-settings';
 import { ConfigError, parseEnvironment } from '../client/environment-config';
 
 export { ConfigError };
@@ -14,7 +14,7 @@ export { ConfigError };
 /** Running activities get this long to finish when the worker is asked to stop. */
 export const DEFAULT_SHUTDOWN_GRACE_TIME = '30 seconds';
 /** Unless WORKER_SHUTDOWN_FORCE_TIME says otherwise, a stopping worker gives up this long after its grace time. */
-export const DEFAULT_SHUTDOWN_FORCE_MARGIN_MS = 10_000;
+const DEFAULT_SHUTDOWN_FORCE_MARGIN_MS = 10_000;
 
 const optionalText = z.string().trim().min(1).optional().catch(undefined);
 
@@ -105,8 +105,7 @@ export type WorkerConfig = z.infer<typeof configSchema>;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): WorkerConfig {
   const config = parseEnvironment(configSchema, env);
-  const problems = connectionSettingsProblems(config);
-  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  assertConnectionSettings(config);
   const graceMs = durationMs(config.WORKER_SHUTDOWN_GRACE_TIME)!;
   const forceMs = config.WORKER_SHUTDOWN_FORCE_TIME ? durationMs(config.WORKER_SHUTDOWN_FORCE_TIME) : undefined;
   if (forceMs !== undefined && forceMs <= graceMs) {
