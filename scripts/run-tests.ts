@@ -127,6 +127,10 @@ const OWN_PROCESS = [
   // which would stall the workers of the files beside them (a shared process's workers share that thread).
   'test/hostile/typed-answer-schemas.test.ts',
   'test/e2e/structured-output.test.ts',
+  // Their workers must answer within seconds (a cold worker's first poll; raw starts they wait on): in a shared process
+  // a neighbour's stall of 30–40 s failed them in whole runs, never alone.
+  'test/hostile/thinking-options.test.ts',
+  'test/e2e/cold-query-at-every-point.test.ts',
 ];
 
 /** What one test process runs: a file, or `files` side by side, `concurrency` at a time. */
