@@ -131,6 +131,7 @@ const OWN_PROCESS = [
   // a neighbour's stall of 30–40 s failed them in whole runs, never alone.
   'test/hostile/thinking-options.test.ts',
   'test/e2e/cold-query-at-every-point.test.ts',
+  'test/hostile/tool-and-mcp-outputs.test.ts', // counts timed-out workflow tasks of 1.4 MB histories
 ];
 
 /** What one test process runs: a file, or `files` side by side, `concurrency` at a time. */
