@@ -43,6 +43,7 @@ export function createToolActivities(tools: readonly ToolDefinition[], options: 
         maximumAttempts: tool.maxAttempts ?? 3,
         initialInterval: tool.retryInitialInterval ?? '1 second',
         requiresApproval: tool.requiresApproval ?? false,
+        ...(tool.agent && { agent: tool.agent }),
       })),
     };
   }
@@ -53,6 +54,7 @@ export function createToolActivities(tools: readonly ToolDefinition[], options: 
 
   const activities: Record<string, ToolActivity> = {};
   for (const tool of tools) {
+    if (tool.agent) continue; // a child conversation, started by the workflow itself: no activity
     // Rendered once per worker, not per call: the protocol may decode the input against it.
     const schema = describeTool(tool).input_schema;
     activities[tool.name] = (input) => runTool(tool, schema, input, options);

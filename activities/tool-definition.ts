@@ -2,6 +2,7 @@
 // Schema for `input_schema`), the handler, and how Temporal should run it (timeout, retries, approval).
 import { z } from 'zod';
 import { RESERVED_ACTIVITY_NAMES } from '../common/activity-contracts';
+import type { AgentPolicy } from '../common/agents';
 import { TOOL_NAME } from '../common/options';
 import type { ToolDescription } from '../common/protocols/types';
 
@@ -76,6 +77,8 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
    * @default false
    */
   requiresApproval?: boolean;
+  /** Set by defineAgentTool (agent-tool-definition.ts): the call is a child conversation, and `run` never runs. */
+  agent?: AgentPolicy;
 }
 
 /**

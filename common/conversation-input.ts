@@ -2,6 +2,7 @@
 // and the event log the previous run handed over. A file of its own because it joins the conversation's types with the
 // streaming log's (streaming/stream-event-schema.ts), which name the conversation's types themselves. Types only:
 // workflow-safe.
+import type { AgentLineage } from './agents';
 import type { CarriedState } from './conversation-types';
 import type { ConversationOptions } from './options';
 import type { ConversationStreamInput } from '../streaming/stream-event-schema';
@@ -10,6 +11,8 @@ export interface ConversationInput {
   options: ConversationOptions;
   /** The first user message, when the conversation is started with one. */
   firstMessage?: string;
+  /** A sub-agent's place under its parent (common/agents.ts): set only by the parent conversation that starts it. */
+  agent?: AgentLineage;
   carried?: CarriedState;
   /** The event log the previous run handed over (continue-as-new only; a 0.1.0 run handed over its older format). */
   stream?: ConversationStreamInput;

@@ -80,6 +80,8 @@ export interface PendingApproval {
   /** A digest of the exact arguments: an approval must name it, so it cannot approve a different call. */
   argumentsDigest: string;
   requestedAt: string;
+  /** The sub-agent (child conversation id) whose call this is; absent for the conversation's own calls. */
+  agent?: string;
 }
 
 export interface ApprovalDecision {
@@ -87,11 +89,13 @@ export interface ApprovalDecision {
   argumentsDigest: string;
   approve: boolean;
   reason?: string;
+  /** The sub-agent whose call this decides (PendingApproval.agent), when two of them wait with the same call id. */
+  agent?: string;
 }
 
 /** A model call or tool call running now. */
 export interface ActivityInProgress {
-  kind: 'model' | 'tool';
+  kind: 'model' | 'tool' | 'agent';
   name: string;
   startedAt: string;
 }
@@ -105,7 +109,10 @@ export interface ConversationTotals {
   usage: TokenUsage;
   /** USD so far; null when the model has no price (common/pricing.ts). */
   costUsd: number | null;
-  /** Usage and cost per model: present when the conversation has fallbackModels (common/fallback-models.ts). */
+  /**
+   * Usage and cost per model: present when the conversation has fallbackModels (common/fallback-models.ts) or ran
+   * sub-agents (their spending is the conversation's too).
+   */
   byModel?: UsageByModel;
   transcriptLength: number;
 }
@@ -124,6 +131,16 @@ export interface ConversationSnapshot extends ConversationTotals {
 
 export interface ConversationResult extends ConversationTotals {
   text: string;
+  /** A sub-agent's answer to its parent (workflows/agent-calls.ts): how its one turn ended. */
+  agentAnswer?: AgentAnswer;
+}
+
+/** How a sub-agent's turn ended, for its parent: the model it ran on, its turn's status, its typed answer or failure. */
+export interface AgentAnswer {
+  model: string;
+  status: ConversationStatus;
+  output?: unknown;
+  failure?: TurnFailure;
 }
 
 /** The turn being worked on; its counters restart with every user message. */

@@ -85,3 +85,19 @@ export function addModelUsage(
     },
   };
 }
+
+/** `a` and `b` together, model by model (a sub-agent's spending joining its parent's). */
+export function mergeUsageByModel(a: UsageByModel | undefined, b: UsageByModel): UsageByModel {
+  const merged: UsageByModel = { ...a };
+  for (const [model, part] of Object.entries(b)) {
+    const before = merged[model];
+    merged[model] = before
+      ? {
+          calls: before.calls + part.calls,
+          usage: addUsage(before.usage, part.usage),
+          costUsd: addCost(before.costUsd, part.costUsd),
+        }
+      : part;
+  }
+  return merged;
+}

@@ -2,6 +2,7 @@
 // before anything reaches Temporal; the workflow checks its own input with it again (the Temporal CLI and the Web
 // UI can start a workflow with anything), so an option that passes here cannot make a workflow task fail later.
 import { z } from 'zod';
+import { MAX_AGENT_CALLS_PER_REPLY, MAX_AGENT_DEPTH } from './agent-limits';
 import { DEFAULT_MAX_RESULT_CHARS } from './bounded-text';
 import { fallbackAfterAttemptsSchema, fallbackModelsSchema } from './fallback-models';
 import { budgetSchema } from './budget';
@@ -200,6 +201,17 @@ export const conversationOptionsSchema = sharedOnce('options.conversationOptions
             .min(10_000)
             .max(MAX_CARRIED_BYTES, 'must stay under the 2 MB payload limit')
             .default(1_500_000),
+          /**
+           * How deep sub-agents (agent tools) may nest under this conversation: 1 lets its own agent tools run, but
+           * not theirs. Only a root conversation's counts; its children hand it down.
+           * @default 2
+           */
+          maxAgentDepth: z.number().int().min(1).max(MAX_AGENT_DEPTH).optional(),
+          /**
+           * Sub-agents one reply may start; the reply's further agent calls get an error result.
+           * @default 4
+           */
+          maxAgentCallsPerReply: z.number().int().min(1).max(MAX_AGENT_CALLS_PER_REPLY).optional(),
         })
         .prefault({}),
       /** Durations, written like `'30 seconds'`, `'2h'` or `'7 days'`. */

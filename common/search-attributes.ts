@@ -56,8 +56,18 @@ export const conversationSearchAttributes = [
  */
 export const ConversationOwner = defineSearchAttributeKey('ConversationOwner', SearchAttributeType.KEYWORD);
 
-/** Every attribute a server needs registered: the ones the workflow keeps up to date, and the owner. */
-export const registeredSearchAttributes = [...conversationSearchAttributes, ConversationOwner] as const;
+/**
+ * The conversation that started this one as a sub-agent (workflows/agent-calls.ts), set with the child's start and
+ * never written again: `ConversationParent = "<id>"` lists a conversation's sub-agents. Unset on every other one.
+ */
+export const ConversationParent = defineSearchAttributeKey('ConversationParent', SearchAttributeType.KEYWORD);
+
+/** Every attribute a server needs registered: the ones the workflow keeps up to date, the owner and the parent. */
+export const registeredSearchAttributes = [
+  ...conversationSearchAttributes,
+  ConversationOwner,
+  ConversationParent,
+] as const;
 
 /** The attributes a conversation shows, in the order conversationSearchAttributes lists them. */
 export interface ShownAttributes {

@@ -15,6 +15,7 @@ import {
   type SubmittedMessage,
   type TurnOutcome,
 } from './conversation-types';
+import { agentLineageSchema } from './agents';
 import { contextAccountingSchema } from './context-accounting';
 import { conversationOptionsSchema } from './options';
 import { outputSpecSchema } from './structured-output';
@@ -85,6 +86,7 @@ export const approvalDecisionSchema = sharedOnce(
       /** Only `true` runs the tool; anything that is not a boolean is refused, never read as a yes. */
       approve: z.boolean(),
       reason: wellFormedText(2_000, 'reason').optional(),
+      agent: wellFormedText(1_000, 'agent').optional(),
     }) satisfies z.ZodType<ApprovalDecision>,
 );
 
@@ -194,6 +196,7 @@ export const conversationInputSchema = sharedOnce('workflowMessages.conversation
   z.strictObject({
     options: conversationOptionsSchema.prefault({}),
     firstMessage: userMessageSchema.optional(),
+    agent: agentLineageSchema.optional(),
     carried: z.lazy(carriedStateSchema).optional(),
     /** The event log the previous run handed over; only a run started by continue-as-new may have one. */
     stream: z.lazy(() => streamSchemas().conversationStreamInputSchema).optional(),

@@ -65,7 +65,23 @@ export type StreamEvent =
       model?: string;
     }
   | { type: 'approval_requested'; approval: PendingApproval }
-  | { type: 'approval_settled'; callId: string; outcome: 'approved' | 'rejected' | 'timed_out' }
+  | { type: 'approval_settled'; callId: string; outcome: 'approved' | 'rejected' | 'timed_out'; agent?: string }
+  /**
+   * A sub-agent (an agent tool's call) started as a child conversation `agentId`, whose own stream holds its steps;
+   * `task` is cut at MAX_STREAMED_RESULT_CHARS.
+   */
+  | { type: 'agent_started'; callId: string; tool: string; agentId: string; task: string }
+  /** The sub-agent ended: how (`status`: its turn's, or `failed`, `timed_out`, `cancelled`) and what it cost. */
+  | {
+      type: 'agent_finished';
+      callId: string;
+      tool: string;
+      agentId: string;
+      status: string;
+      isError: boolean;
+      usage?: TokenUsage;
+      costUsd?: number | null;
+    }
   /** A tool call ran (or was refused): what the model reads next. `content` is cut at MAX_STREAMED_RESULT_CHARS. */
   | { type: 'tool_result'; id: string; name: string; isError: boolean; content: string; truncated?: boolean }
   | {

@@ -3,9 +3,11 @@
 // methods below (the Anthropic SDK's BetaToolRunner does the same). The workflow file wires handlers and activities
 // around it; this logic is unit-tested without Temporal. Pure and deterministic.
 import type { MessageParam, StopReason } from '@anthropic-ai/sdk/resources/messages';
+import type { AgentLineage } from '../common/agents';
 import type { ConversationInput } from '../common/conversation-input';
 import type {
   ActivityInProgress,
+  AgentAnswer,
   ApprovalDecision,
   CarriedState,
   ConversationResult,
@@ -39,7 +41,8 @@ import { joinPausedTurn } from '../common/paused-turn';
 import { closedReply, withServerToolCallsClosed } from '../common/open-server-tool-calls';
 import { billedTokens, promptTokens, type BudgetScope, type Spent } from '../common/budget';
 import { addCost, costUsd, type ModelPrices } from '../common/pricing';
-import { addModelUsage, type UsageByModel } from '../common/fallback-models';
+import { addModelUsage, mergeUsageByModel, type UsageByModel } from '../common/fallback-models';
+import { RelayedApprovals } from './relayed-approvals';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
 import { anchorOf, continuableFrom, type ThreadAnchor } from '../common/threads';
 import { type OutputSpec, outputConflict } from '../common/structured-output';
@@ -102,6 +105,10 @@ export class ConversationState {
   /** With the workflow id, makes each tool call's idempotency key unique to this conversation. */
   readonly firstRunId: string;
   readonly runs: number;
+  /** Where this conversation sits as a sub-agent (common/agents.ts); undefined for a conversation of its own. */
+  readonly agent: AgentLineage | undefined;
+  /** Approvals its sub-agents wait for: shown as its own, decided through it. */
+  readonly relayedApprovals = new RelayedApprovals();
   readonly #keepUncut: () => boolean;
   readonly #closesServerToolCalls: () => boolean;
   #modelCalls: number;
@@ -156,6 +163,7 @@ export class ConversationState {
   constructor(input: ConversationInput, firstRunId: string, markers: PatchMarkers = {}) {
     const carried = input.carried;
     this.options = input.options;
+    this.agent = input.agent;
     this.#keepUncut = markers.keepUncut ?? (() => false);
     this.#closesServerToolCalls = markers.closesServerToolCalls ?? (() => true);
     this.#optionsBytes = jsonBytes(input.options);
@@ -179,7 +187,8 @@ export class ConversationState {
     this.#container = carried?.container;
     this.#thread = carried?.threadAnchor;
     this.#threadsUnsupported = carried?.threadsUnsupported === true;
-    if (this.options.fallbackModels) this.#byModel = carried?.byModel ?? {};
+    // Carried per model from a run with fallbacks or sub-agents (only those ever kept it).
+    this.#byModel = carried?.byModel ?? (this.options.fallbackModels ? {} : undefined);
     // A new run's worker cache is empty: the first model call reads the transcript once by query.
     this.#sentUpTo = this.transcript.length;
     this.#turnStartReply = { id: undefined, sentUpTo: this.#currentTurn?.transcriptStart ?? this.transcript.length };
@@ -408,6 +417,41 @@ export class ConversationState {
       }
     }
     return cost;
+  }
+
+  /**
+   * A sub-agent's spending, once it has ended: the conversation's and the turn's usage and cost include it, and from
+   * now on they are kept per model too (a child may run on another model).
+   */
+  recordAgentSpend(spend: {
+    model: string;
+    modelCalls: number;
+    usage: TokenUsage;
+    costUsd: number | null;
+    byModel?: UsageByModel;
+  }): void {
+    const parts = spend.byModel ?? {
+      [spend.model]: { calls: spend.modelCalls, usage: spend.usage, costUsd: spend.costUsd },
+    };
+    const turn = this.#currentTurn;
+    if (!this.#byModel) {
+      // Until now only this conversation's own model spent anything.
+      const own = { [this.options.model]: { calls: this.#modelCalls, usage: this.#usage, costUsd: this.#costUsd } };
+      this.#byModel = own;
+      if (turn) {
+        turn.byModel = {
+          [this.options.model]: { calls: turn.modelCalls, usage: turn.usage, costUsd: turn.costUsd ?? null },
+        };
+      }
+    }
+    this.#usage = addUsage(this.#usage, spend.usage);
+    this.#costUsd = addCost(this.#costUsd, spend.costUsd);
+    this.#byModel = mergeUsageByModel(this.#byModel, parts);
+    if (turn) {
+      turn.usage = addUsage(turn.usage, spend.usage);
+      turn.costUsd = addCost(turn.costUsd ?? null, spend.costUsd);
+      turn.byModel = mergeUsageByModel(turn.byModel, parts);
+    }
   }
 
   /** What the current turn and the conversation have spent, for the budget (common/budget.ts). */
@@ -741,6 +785,32 @@ export class ConversationState {
     this.#status = 'awaiting_approval';
   }
 
+  /** A sub-agent's call waits for approval (it came up from child `via`); false when too many wait already. */
+  relayApproval(approval: PendingApproval & { agent: string }, via: string): boolean {
+    if (!this.relayedApprovals.add(approval, via)) return false;
+    this.#status = 'awaiting_approval';
+    return true;
+  }
+
+  /** A sub-agent's call was settled down there; `via` alone: that child ended, with whatever it still had waiting. */
+  settleRelayed(settled: { agent: string; callId: string } | { via: string }): void {
+    if ('via' in settled) this.relayedApprovals.dropVia(settled.via);
+    else this.relayedApprovals.settle(settled.agent, settled.callId);
+    this.#leaveAwaitingApproval();
+  }
+
+  /** A decision went down to the sub-agent: nobody is asked for it any more. */
+  markRelayedDecided(agent: string, callId: string): void {
+    this.relayedApprovals.markDecided(agent, callId);
+    this.#leaveAwaitingApproval();
+  }
+
+  #leaveAwaitingApproval(): void {
+    const waiting =
+      [...this.#approvals.values()].some((a) => !a.decision) || this.relayedApprovals.pending().length > 0;
+    if (!waiting && this.#status === 'awaiting_approval') this.#status = 'running';
+  }
+
   /** Throws a rejection unless `decision` is a whole, well-typed answer to a call that waits for one. */
   validateDecision(decision: unknown): void {
     const parsed = approvalDecisionSchema.safeParse(decision);
@@ -748,17 +818,36 @@ export class ConversationState {
       const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'decision'}: ${issue.message}`);
       throw rejection(`Invalid approval decision: ${problems.join('; ')}`);
     }
-    const { callId, argumentsDigest } = parsed.data;
-    const waiting = this.#approvals.get(callId);
-    if (!waiting || waiting.decision) throw rejection(`No tool call ${callId} is waiting for approval.`);
-    if (argumentsDigest !== waiting.request.argumentsDigest) {
+    const { callId, argumentsDigest, agent } = parsed.data;
+    const own = agent === undefined ? this.#approvals.get(callId) : undefined;
+    let request = own && !own.decision ? own.request : undefined;
+    if (!request) {
+      // None of its own: one of its sub-agents' (relayed-approvals.ts), if any waits with that id.
+      const found = this.relayedApprovals.find(callId, agent);
+      if ('problem' in found) throw rejection(found.problem);
+      request = found.relayed.approval;
+    }
+    if (argumentsDigest !== request.argumentsDigest) {
       throw rejection(`The arguments of ${callId} are not the ones approved (digest mismatch).`);
     }
   }
 
-  decide(decision: ApprovalDecision): void {
-    const waiting = this.#approvals.get(decision.callId);
-    if (waiting) waiting.decision = approvalDecisionSchema.parse(decision);
+  /**
+   * Takes a decision validateDecision let in: a call of its own is decided here; a sub-agent's is marked decided and
+   * returned with the child it must go down to.
+   */
+  decide(decision: ApprovalDecision): { via: string; agent: string } | undefined {
+    const checked = approvalDecisionSchema.parse(decision);
+    const waiting = checked.agent === undefined ? this.#approvals.get(checked.callId) : undefined;
+    if (waiting && !waiting.decision) {
+      waiting.decision = checked;
+      return undefined;
+    }
+    const found = this.relayedApprovals.find(checked.callId, checked.agent);
+    if ('problem' in found) return undefined;
+    const { approval, via } = found.relayed;
+    this.markRelayedDecided(approval.agent, approval.callId);
+    return { via, agent: approval.agent };
   }
 
   decisionOf(callId: string): ApprovalDecision | undefined {
@@ -768,7 +857,9 @@ export class ConversationState {
   /** The call got its answer (or none came in time): it no longer waits. */
   settleApproval(callId: string): void {
     this.#approvals.delete(callId);
-    if (this.#approvals.size === 0 && this.#status === 'awaiting_approval') this.#status = 'running';
+    if (this.#approvals.size === 0 && this.relayedApprovals.size === 0 && this.#status === 'awaiting_approval') {
+      this.#status = 'running';
+    }
   }
 
   // ── views ────────────────────────────────────────────────────────────────────────────────────────
@@ -786,7 +877,10 @@ export class ConversationState {
       ...(this.#byModel && { byModel: this.#byModel }),
       transcriptLength: this.transcript.length,
       lastText: this.#lastText,
-      pendingApprovals: [...this.#approvals.values()].filter((a) => !a.decision).map((a) => a.request),
+      pendingApprovals: [
+        ...[...this.#approvals.values()].filter((a) => !a.decision).map((a) => a.request),
+        ...this.relayedApprovals.pending(),
+      ],
       running: [...this.#runningNow.values()],
       runs: this.runs,
       context: this.#context,
@@ -809,7 +903,19 @@ export class ConversationState {
       costUsd: this.#costUsd,
       ...(this.#byModel && { byModel: this.#byModel }),
       transcriptLength: this.transcript.length,
+      ...(this.agent && { agentAnswer: this.#agentAnswer() }),
     };
+  }
+
+  /** How a sub-agent's one turn ended, for its parent. */
+  #agentAnswer(): AgentAnswer {
+    const last = this.lastOutcome;
+    const model = this.options.model;
+    if (last?.kind === 'failed') return { model, status: 'failed', failure: last.failure };
+    if (last?.kind === 'reply') {
+      return { model, status: last.result.status, ...('output' in last.result && { output: last.result.output }) };
+    }
+    return { model, status: this.#status };
   }
 
   /** What the next run starts from. */

@@ -6,6 +6,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  log,
   patched,
   proxyLocalActivities,
   setCurrentDetails,
@@ -16,7 +17,7 @@ import {
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { DescribeToolsResult, ToolPolicy } from '../common/activity-contracts';
 import type { ConversationInput } from '../common/conversation-input';
-import type { ConversationResult, TurnFailure, TurnOutcome } from '../common/conversation-types';
+import type { ApprovalDecision, ConversationResult, TurnFailure, TurnOutcome } from '../common/conversation-types';
 import { FailureType, ModelFailureType } from '../common/failure-types';
 import { type McpTool, mcpToolsQuery } from '../common/mcp';
 import { conversationIdSchema } from '../common/conversation-id';
@@ -44,6 +45,13 @@ import {
   transcriptRangeSchema,
 } from '../common/workflow-messages';
 import { summarisingItself } from '../common/context-options';
+import {
+  agentApprovalNewsSchema,
+  agentApprovalSignal,
+  agentDecisionSignal,
+  agentDecisionSchema,
+} from '../common/agent-messages';
+import { SubAgents } from './agent-calls';
 import { askModel } from './ask-model';
 import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
@@ -85,7 +93,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const stream = new ConversationStream(input.stream);
   const publish = searchAttributesPublisher(state);
   const mcpTools = new Map<string, McpTool>();
-  registerHandlers(state, mcpTools, stream);
+  const agents = new SubAgents(state, stream, publish);
+  registerHandlers(state, mcpTools, stream, agents);
 
   try {
     // The same local activity answers the model's prices, unless the conversation brings its own (model-prices.ts).
@@ -108,6 +117,7 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       policies,
       mcpTools,
       publish,
+      agents,
       protocol: protocolFor(state.options.protocol),
       offered: { tools: [...state.options.tools] },
     };
@@ -155,7 +165,8 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
       if (state.options.closeAfterFirstReply) {
         // A one-shot question whose turn failed has nothing else to answer: the conversation fails with it.
         const last = state.lastOutcome;
-        if (last?.kind === 'failed') return await failConversation(run, last.failure);
+        // A sub-agent's failed turn is an answer for its parent (with what it spent), not a failed workflow.
+        if (last?.kind === 'failed' && !state.agent) return await failConversation(run, last.failure);
         state.close('completed');
         break;
       }
@@ -203,6 +214,11 @@ function checkedInput(rawInput: unknown): ConversationInput {
     return invalid(
       'carried and stream are written by the conversation itself when it continues as new, never by a caller',
     );
+  }
+  // Only the parent conversation that starts a sub-agent writes its lineage (continue-as-new keeps the parent).
+  const { agent } = parsed.data;
+  if (agent && !continued && workflowInfo().parent?.workflowId !== agent.parentId) {
+    return invalid('agent is written by the conversation that starts a sub-agent as its child, never by a caller');
   }
   return parsed.data as ConversationInput;
 }
@@ -345,6 +361,7 @@ function registerHandlers(
   state: ConversationState,
   mcpTools: ReadonlyMap<string, McpTool>,
   stream: ConversationStream,
+  agents: SubAgents,
 ): void {
   // Callers that wait for a turn's end hold an update slot each: a few at once (turn-waiters.ts).
   const waiters = new TurnWaiters();
@@ -384,8 +401,32 @@ function registerHandlers(
       if (state.outcomeOf(turn) === undefined) waiters.admit();
     },
   });
-  setHandler(approveToolCallUpdate, (decision) => state.decide(decision), {
-    validator: (decision) => state.validateDecision(decision),
+  // A sub-agent's call is decided here too: the decision goes down to the child it came from (agent-calls.ts).
+  const decide = async (decision: ApprovalDecision): Promise<void> => {
+    const route = state.decide(decision);
+    if (route) await agents.sendDown(route.via, { ...decision, agent: route.agent });
+  };
+  setHandler(approveToolCallUpdate, decide, { validator: (decision) => state.validateDecision(decision) });
+  // Signals between a sub-agent and its parent: checked like any input, and dropped (with a log line) when bad.
+  setHandler(agentApprovalSignal, (news) => {
+    const parsed = agentApprovalNewsSchema.safeParse(news);
+    if (!parsed.success)
+      return log.warn('A malformed agentApproval signal was ignored', { issues: describeIssues(parsed.error) });
+    agents.onChildNews(parsed.data);
+  });
+  setHandler(agentDecisionSignal, async (raw) => {
+    const parsed = agentDecisionSchema.safeParse(raw);
+    if (!parsed.success)
+      return log.warn('A malformed agentDecision signal was ignored', { issues: describeIssues(parsed.error) });
+    const { agent, ...decision } = parsed.data;
+    // This conversation's own call, or one further down.
+    const named = agent === workflowInfo().workflowId ? decision : parsed.data;
+    try {
+      state.validateDecision(named);
+    } catch (err) {
+      return log.warn('A decision for a sub-agent call was refused', { error: String(err) });
+    }
+    await decide(named);
   });
   setHandler(endConversationSignal, () => state.requestEnd());
   setHandler(stateQuery, () => state.snapshot());
@@ -420,6 +461,7 @@ async function continueAsNewRun(state: ConversationState, stream: ConversationSt
   const carried = state.toCarriedState();
   return continueAsNew<(input: ConversationInput) => Promise<ConversationResult>>({
     options: state.options,
+    ...(state.agent && { agent: state.agent }),
     carried,
     stream: stream.carry(state.options.limits.maxCarriedBytes - state.carriedBytes()),
   });

@@ -10,6 +10,7 @@ import { protocolFor } from '../common/protocols';
 import type { ToolCall, ToolOutcome } from '../common/protocols/types';
 import { toolCallSummary } from '../common/summaries';
 import { MAX_STREAMED_RESULT_CHARS } from '../streaming/stream-events';
+import { type AgentSlots, agentSlots, type SubAgents } from './agent-calls';
 import type { ConversationState } from './conversation-state';
 import { callMcpTool } from './mcp-tools';
 import type { ConversationStream } from '../streaming/workflow/conversation-stream';
@@ -27,6 +28,8 @@ export interface ToolRun {
   mcpTools: ReadonlyMap<string, McpTool>;
   /** Writes the search attributes if the state changed what they show (e.g. a call now awaits approval). */
   publish(): void;
+  /** Agent tools' calls: child conversations (agent-calls.ts). */
+  agents: SubAgents;
 }
 
 /**
@@ -38,10 +41,11 @@ export const BOUNDED_RESULTS_PATCH = 'bounded-tool-outcomes';
 export function runToolCalls(run: ToolRun, calls: ToolCall[]): Promise<ToolOutcome[]> {
   run.state.recordToolCalls(calls.length);
   const cap = run.state.options.limits.maxResultChars;
+  const slots = agentSlots(run.state, calls, run.policies);
   // `then`s, not async functions, and no Promise.all for a lone call (most replies): each promise in workflow code
   // costs the worker a stack trace.
-  if (calls.length === 1) return runToolCall(run, calls[0]!).then((raw) => [settled(run, raw, cap)]);
-  return Promise.all(calls.map((call) => runToolCall(run, call).then((raw) => settled(run, raw, cap))));
+  if (calls.length === 1) return runToolCall(run, calls[0]!, slots).then((raw) => [settled(run, raw, cap)]);
+  return Promise.all(calls.map((call) => runToolCall(run, call, slots).then((raw) => settled(run, raw, cap))));
 }
 
 /** Every outcome passes here, whatever produced it (a tool, an MCP server, a refusal): bounded and well-formed. */
@@ -70,7 +74,7 @@ function settled(run: ToolRun, raw: ToolOutcome, cap: number): ToolOutcome {
  * One call's outcome. The usual path (a known tool, no approval) is a `then` on the activity, not an async function:
  * it runs for every tool call, and each promise in workflow code costs the worker a stack trace.
  */
-function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
+function runToolCall(run: ToolRun, call: ToolCall, slots: AgentSlots): Promise<ToolOutcome> {
   if (call.malformed) return Promise.resolve(failed(call, `Malformed tool call: ${call.malformed}`));
   const { policies, mcpTools } = run;
   const policy = policies.get(call.name);
@@ -82,10 +86,10 @@ function runToolCall(run: ToolRun, call: ToolCall): Promise<ToolOutcome> {
   const summary = mcpTool
     ? mcpCallSummary(mcpTool.server, mcpTool.tool, call.input)
     : toolCallSummary(call.name, call.input);
-  if (!policy.requiresApproval) return runActivity(run, call, policy, mcpTool, summary);
-  return awaitApproval(run, call, summary).then((refusal) =>
-    refusal ? failed(call, refusal) : runActivity(run, call, policy, mcpTool, summary),
-  );
+  const start = (): Promise<ToolOutcome> =>
+    policy.agent ? run.agents.run(call, policy, slots) : runActivity(run, call, policy, mcpTool, summary);
+  if (!policy.requiresApproval) return start();
+  return awaitApproval(run, call, summary).then((refusal) => (refusal ? failed(call, refusal) : start()));
 }
 
 /** The call's activity: the worker's tool (no `mcpTool`), or the MCP server's through `callMcpTool`. */
@@ -158,7 +162,7 @@ function toolActivityNames(state: ConversationState, call: ToolCall): { activity
 
 /** Waits for a person to approve this exact call; returns why it may not run, or undefined to run it. */
 async function awaitApproval(
-  { state, stream, publish }: ToolRun,
+  { state, stream, publish, agents }: ToolRun,
   call: ToolCall,
   summary: string,
 ): Promise<string | undefined> {
@@ -172,12 +176,15 @@ async function awaitApproval(
   state.requestApproval(approval);
   stream.publish({ type: 'approval_requested', approval });
   publish();
+  // A sub-agent's approval is its parent's to show and decide too.
+  if (state.agent) agents.approvalRequested(approval);
   setCurrentDetails(`Waiting for approval of ${summary}`);
   const { approval: timeout } = state.options.timeouts;
   const decided = await condition(() => state.decisionOf(call.id) !== undefined, timeout);
   const decision = state.decisionOf(call.id);
   state.settleApproval(call.id);
   const outcome = !decided || !decision ? 'timed_out' : decision.approve === true ? 'approved' : 'rejected';
+  if (state.agent) agents.approvalSettled(call.id, outcome);
   stream.publish({ type: 'approval_settled', callId: call.id, outcome });
   publish();
   if (!decided || !decision) return `ApprovalTimeout: nobody approved ${summary} within ${timeout}.`;

@@ -1,0 +1,261 @@
+// Sub-agents, as their parent runs them: an agent tool's call starts a child conversation (a Temporal child workflow)
+// with the call's task as its one message, waits for its answer, counts what it spent as the parent's, and answers the
+// call with it — or with an error the model can read (too deep, a cycle, no budget, failed, timed out, cancelled).
+//
+// Lifecycle, chosen here: the parent waits for every child a reply started before its next model call, so it never
+// continues-as-new with a child running (a continue-as-new only happens between model calls). Cancelling the parent
+// cancels its children and waits for them to end (WAIT_CANCELLATION_COMPLETED); a parent that closes any other way
+// (terminated, timed out) has its children cancelled by the server (ParentClosePolicy REQUEST_CANCEL), so no child
+// outlives its parent. A child's own execution timeout bounds it, even when no worker polls its task queue.
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  ChildWorkflowFailure,
+  TimeoutFailure,
+  WorkflowIdReusePolicy,
+} from '@temporalio/common';
+import {
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  setCurrentDetails,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  agentChildId,
+  agentTaskSchema,
+  childBudget,
+  childLineage,
+  DEFAULT_MAX_AGENT_CALLS_PER_REPLY,
+  DEFAULT_MAX_AGENT_DEPTH,
+  refuseAgentCall,
+} from '../common/agents';
+import { type AgentApprovalNews, agentApprovalSignal, agentDecisionSignal } from '../common/agent-messages';
+import type { ConversationInput } from '../common/conversation-input';
+import type { ApprovalDecision, ConversationResult, PendingApproval } from '../common/conversation-types';
+import { conversationOptionsSchema, describeIssues } from '../common/options';
+import type { ToolCall, ToolOutcome } from '../common/protocols/types';
+import { ConversationParent, startingAttributes, startSearchAttributes } from '../common/search-attributes';
+import { truncate } from '../common/safe-text';
+import type { ToolPolicy } from '../common/tool-policy';
+import { MAX_STREAMED_RESULT_CHARS } from '../streaming/stream-events';
+import type { ConversationStream } from '../streaming/workflow/conversation-stream';
+import type { ConversationState } from './conversation-state';
+
+/** Characters of a task shown in the child's summary (the Web UI). */
+const SUMMARY_TASK_CHARS = 200;
+
+/** Which of a reply's agent calls may start, and how many share the parent's budget. */
+export interface AgentSlots {
+  /** Call ids of the agent calls that may start (the first `maxAgentCallsPerReply` of the reply). */
+  allowed: ReadonlySet<string>;
+  share: number;
+  max: number;
+}
+
+/** The agent calls of a reply that may start: the first ones, up to the conversation's limit. */
+export function agentSlots(
+  state: ConversationState,
+  calls: readonly ToolCall[],
+  policies: ReadonlyMap<string, ToolPolicy>,
+): AgentSlots {
+  const max = state.options.limits.maxAgentCallsPerReply ?? DEFAULT_MAX_AGENT_CALLS_PER_REPLY;
+  const agentCalls = calls.filter((call) => !call.malformed && policies.get(call.name)?.agent);
+  const allowed = new Set(agentCalls.slice(0, max).map((call) => call.id));
+  return { allowed, share: Math.max(1, allowed.size), max };
+}
+
+/** The sub-agents one conversation runs, and the approvals that travel between it and them. */
+export class SubAgents {
+  /** Running children: their workflow id → the call they answer. */
+  readonly #running = new Map<string, string>();
+
+  constructor(
+    private readonly state: ConversationState,
+    private readonly stream: ConversationStream,
+    private readonly publish: () => void,
+  ) {}
+
+  /** Answers one agent call with a child conversation's answer. */
+  async run(call: ToolCall, policy: ToolPolicy, slots: AgentSlots): Promise<ToolOutcome> {
+    const { state, stream } = this;
+    const agent = policy.agent!;
+    if (!slots.allowed.has(call.id)) {
+      return failed(
+        call,
+        `TooManyAgents: one reply may start at most ${slots.max} sub-agents; this one was not started.`,
+      );
+    }
+    const input = agentTaskSchema.safeParse(call.input);
+    if (!input.success) return failed(call, `InvalidInput: ${call.name} ${describeIssues(input.error)}`);
+    const maxDepth = state.options.limits.maxAgentDepth ?? DEFAULT_MAX_AGENT_DEPTH;
+    const refusal = refuseAgentCall(state.agent, call.name, maxDepth);
+    if (refusal) return failed(call, refusal);
+    const own = conversationOptionsSchema.safeParse(agent.options);
+    if (!own.success) return failed(call, `AgentFailed: invalid agent options: ${describeIssues(own.error)}`);
+    const given = childBudget(own.data.budget, { budget: state.options.budget, spent: state.spent() }, slots.share);
+    if ('exhausted' in given) return failed(call, given.exhausted);
+    const options = { ...own.data, budget: given.budget };
+
+    const parentId = workflowInfo().workflowId;
+    const agentId = agentChildId(parentId, call.ref, call.name);
+    const task = input.data.task;
+    const childInput: ConversationInput = {
+      options,
+      firstMessage: task,
+      agent: childLineage({ id: parentId, lineage: state.agent, maxDepth }, call.id, call.name),
+    };
+    state.startActivity(call.id, {
+      kind: 'agent',
+      name: `${call.name} → ${agentId}`,
+      startedAt: new Date().toISOString(),
+    });
+    stream.publish({
+      type: 'agent_started',
+      callId: call.id,
+      tool: call.name,
+      agentId,
+      task: truncate(task, MAX_STREAMED_RESULT_CHARS),
+    });
+    setCurrentDetails(`Running sub-agent ${call.name} (${agentId})`);
+    this.#running.set(agentId, call.id);
+    let outcome: ToolOutcome | undefined;
+    let spent: ConversationResult | undefined;
+    try {
+      const child = await startChild('conversation', {
+        workflowId: agentId,
+        args: [childInput],
+        ...(agent.taskQueue !== undefined && { taskQueue: agent.taskQueue }),
+        workflowExecutionTimeout: agent.timeout,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        typedSearchAttributes: [
+          ...startSearchAttributes(startingAttributes(options, true)),
+          { key: ConversationParent, value: parentId },
+        ],
+        staticSummary: `Sub-agent ${call.name} of ${parentId}: ${truncate(task, SUMMARY_TASK_CHARS)}`,
+        staticDetails: `Started by tool call ${call.id} of conversation ${parentId}, ${childInput.agent!.depth} deep.`,
+      });
+      spent = (await child.result()) as ConversationResult;
+      outcome = answerOf(call, spent);
+    } catch (err) {
+      // The parent itself is being cancelled: its turn ends that way, after its children have.
+      if (CancellationScope.current().consideredCancelled) throw err;
+      outcome = failed(call, childFailure(call.name, agentId, agent.timeout, err));
+    } finally {
+      this.#running.delete(agentId);
+      state.settleRelayed({ via: agentId });
+      state.finishActivity(call.id);
+    }
+    if (spent) {
+      state.recordAgentSpend({
+        model: spent.agentAnswer?.model ?? options.model,
+        modelCalls: spent.modelCalls,
+        usage: spent.usage,
+        costUsd: spent.costUsd,
+        ...(spent.byModel && { byModel: spent.byModel }),
+      });
+    }
+    stream.publish({
+      type: 'agent_finished',
+      callId: call.id,
+      tool: call.name,
+      agentId,
+      status: spent?.agentAnswer?.status ?? statusOfFailure(outcome),
+      isError: outcome.isError,
+      ...(spent && { usage: spent.usage, costUsd: spent.costUsd }),
+    });
+    this.publish();
+    return outcome;
+  }
+
+  // ── approvals, up and down ────────────────────────────────────────────────────────────────────────
+
+  /** This conversation, a sub-agent, waits for approval of a call: its parent shows it (and its parent's parent…). */
+  approvalRequested(approval: PendingApproval): void {
+    const self = workflowInfo().workflowId;
+    this.#tellParent({ kind: 'requested', from: self, approval: { ...approval, agent: approval.agent ?? self } });
+  }
+
+  /** A call of this sub-agent no longer waits (decided, or timed out). */
+  approvalSettled(callId: string, outcome: 'approved' | 'rejected' | 'timed_out'): void {
+    const self = workflowInfo().workflowId;
+    this.#tellParent({ kind: 'settled', from: self, agent: self, callId, outcome });
+  }
+
+  /** News from a child, checked by the caller against its schema; ignored unless it comes from a running child. */
+  onChildNews(news: AgentApprovalNews): void {
+    if (!this.#running.has(news.from)) {
+      log.warn('Approval news from a conversation that is not a running sub-agent was ignored', { from: news.from });
+      return;
+    }
+    if (news.kind === 'requested') {
+      if (!this.state.relayApproval(news.approval, news.from)) return;
+      this.stream.publish({ type: 'approval_requested', approval: news.approval });
+    } else {
+      this.state.settleRelayed({ agent: news.agent, callId: news.callId });
+      this.stream.publish({ type: 'approval_settled', callId: news.callId, outcome: news.outcome, agent: news.agent });
+    }
+    this.publish();
+    // Further up, unchanged but for who passes it on.
+    this.#tellParent({ ...news, from: workflowInfo().workflowId });
+  }
+
+  /** A decision for a sub-agent's call goes down to the child it came from. */
+  async sendDown(via: string, decision: ApprovalDecision & { agent: string }): Promise<void> {
+    try {
+      await getExternalWorkflowHandle(via).signal(agentDecisionSignal, decision);
+    } catch (err) {
+      // The child ended meanwhile: its call is settled there (its approval ended with it).
+      log.warn('A decision could not reach the sub-agent', { via, error: String(err) });
+    }
+  }
+
+  #tellParent(news: AgentApprovalNews): void {
+    const parent = this.state.agent?.parentId;
+    if (!parent) return;
+    getExternalWorkflowHandle(parent)
+      .signal(agentApprovalSignal, news)
+      .catch((err: unknown) => log.warn('Approval news could not reach the parent', { parent, error: String(err) }));
+  }
+}
+
+/** What the model reads from a child that ended: its answer (JSON for a typed one), or why it has none. */
+function answerOf(call: ToolCall, result: ConversationResult): ToolOutcome {
+  const answer = result.agentAnswer;
+  if (answer?.failure) return failed(call, `AgentFailed: ${answer.failure.type}: ${answer.failure.message}`);
+  const status = answer?.status ?? result.status;
+  if (status !== 'completed' && status !== 'awaiting_user') {
+    return failed(call, `AgentFailed: the sub-agent ended ${status}: ${result.text}`);
+  }
+  const content = answer && 'output' in answer ? JSON.stringify(answer.output) : result.text;
+  return { callId: call.id, name: call.name, isError: false, content };
+}
+
+/** Why a child did not answer, as the model reads it. */
+function childFailure(tool: string, agentId: string, timeout: string, err: unknown): string {
+  const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
+  if (cause instanceof TimeoutFailure) {
+    return `AgentTimedOut: the sub-agent ${tool} (${agentId}) did not finish within ${timeout}.`;
+  }
+  if (cause instanceof CancelledFailure) return `AgentCancelled: the sub-agent ${tool} (${agentId}) was cancelled.`;
+  if (cause instanceof ApplicationFailure) {
+    return `AgentFailed: ${cause.type ?? 'Error'}: ${cause.message}`;
+  }
+  return `AgentFailed: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+function statusOfFailure(outcome: ToolOutcome): string {
+  const text = typeof outcome.content === 'string' ? outcome.content : '';
+  if (text.startsWith('AgentTimedOut')) return 'timed_out';
+  if (text.startsWith('AgentCancelled')) return 'cancelled';
+  return 'failed';
+}
+
+function failed(call: ToolCall, content: string): ToolOutcome {
+  return { callId: call.id, name: call.name, isError: true, content };
+}
