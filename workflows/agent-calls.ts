@@ -38,7 +38,12 @@ import type { ConversationInput } from '../common/conversation-input';
 import type { ApprovalDecision, ConversationResult, PendingApproval } from '../common/conversation-types';
 import { conversationOptionsSchema, describeIssues } from '../common/options';
 import type { ToolCall, ToolOutcome } from '../common/protocols/types';
-import { ConversationParent, startingAttributes, startSearchAttributes } from '../common/search-attributes';
+import {
+  ConversationOwner,
+  ConversationParent,
+  startingAttributes,
+  startSearchAttributes,
+} from '../common/search-attributes';
 import { truncate } from '../common/safe-text';
 import type { ToolPolicy } from '../common/tool-policy';
 import { MAX_STREAMED_RESULT_CHARS } from '../streaming/stream-events';
@@ -100,7 +105,8 @@ export class SubAgents {
     if ('exhausted' in given) return failed(call, given.exhausted);
     const options = { ...own.data, budget: given.budget };
 
-    const parentId = workflowInfo().workflowId;
+    const { workflowId: parentId, typedSearchAttributes } = workflowInfo();
+    const owner = typedSearchAttributes.get(ConversationOwner);
     const agentId = agentChildId(parentId, call.ref, call.name);
     const task = input.data.task;
     const childInput: ConversationInput = {
@@ -136,6 +142,8 @@ export class SubAgents {
         typedSearchAttributes: [
           ...startSearchAttributes(startingAttributes(options, true)),
           { key: ConversationParent, value: parentId },
+          // The parent's owner (the gateway's principal) owns its sub-agents too.
+          ...(owner !== undefined ? [{ key: ConversationOwner, value: owner }] : []),
         ],
         staticSummary: `Sub-agent ${call.name} of ${parentId}: ${truncate(task, SUMMARY_TASK_CHARS)}`,
         staticDetails: `Started by tool call ${call.id} of conversation ${parentId}, ${childInput.agent!.depth} deep.`,
