@@ -36,7 +36,7 @@ import {
 import { type AgentApprovalNews, agentApprovalSignal, agentDecisionSignal } from '../common/agent-messages';
 import type { ConversationInput } from '../common/conversation-input';
 import type { ApprovalDecision, ConversationResult, PendingApproval } from '../common/conversation-types';
-import { conversationOptionsSchema, describeIssues } from '../common/options';
+import { type ConversationOptions, conversationOptionsSchema, describeIssues } from '../common/options';
 import type { ToolCall, ToolOutcome } from '../common/protocols/types';
 import {
   ConversationOwner,
@@ -103,7 +103,8 @@ export class SubAgents {
     if (!own.success) return failed(call, `AgentFailed: invalid agent options: ${describeIssues(own.error)}`);
     const given = childBudget(own.data.budget, { budget: state.options.budget, spent: state.spent() }, slots.share);
     if ('exhausted' in given) return failed(call, given.exhausted);
-    const options = { ...own.data, budget: given.budget };
+    // The options as the tool wrote them (the child fills in the defaults): fewer bytes in both histories.
+    const options = { ...agent.options, ...(given.budget && { budget: given.budget }) } as ConversationOptions;
 
     const { workflowId: parentId, typedSearchAttributes } = workflowInfo();
     const owner = typedSearchAttributes.get(ConversationOwner);
@@ -140,7 +141,7 @@ export class SubAgents {
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         typedSearchAttributes: [
-          ...startSearchAttributes(startingAttributes(options, true)),
+          ...startSearchAttributes(startingAttributes(own.data, true)),
           { key: ConversationParent, value: parentId },
           // The parent's owner (the gateway's principal) owns its sub-agents too.
           ...(owner !== undefined ? [{ key: ConversationOwner, value: owner }] : []),
@@ -161,7 +162,7 @@ export class SubAgents {
     }
     if (spent) {
       state.recordAgentSpend({
-        model: spent.agentAnswer?.model ?? options.model,
+        model: spent.agentAnswer?.model ?? own.data.model,
         modelCalls: spent.modelCalls,
         usage: spent.usage,
         costUsd: spent.costUsd,
