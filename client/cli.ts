@@ -234,6 +234,7 @@ async function streamTurn(
           callId: approval.callId,
           argumentsDigest: approval.argumentsDigest,
           approve: /^y(es)?$/i.test(answer.trim()),
+          ...(approval.agent && { agent: approval.agent }),
         });
         break;
       }
@@ -460,6 +461,8 @@ async function main(): Promise<void> {
         argumentsDigest: pending.argumentsDigest,
         approve: !flags.reject,
         ...(flags.reason && { reason: flags.reason }),
+        // A sub-agent's call: the decision goes down to it (workflows/agent-calls.ts).
+        ...(pending.agent && { agent: pending.agent }),
       });
       return out({ id, callId, approved: !flags.reject }, () => console.log(flags.reject ? 'rejected' : 'approved'));
     }
