@@ -50,6 +50,17 @@ async function childrenOf(client: Client, parentId: string) {
   return children.sort((a, b) => a.workflowId.localeCompare(b.workflowId));
 }
 
+/**
+ * Once visibility (updated in the server's own time) lists at least `n` of them, none still running: the sub-agents of
+ * a conversation whose reply used them.
+ */
+function closedChildrenOf(client: Client, parentId: string, n: number) {
+  return waitUntil(`${n} closed children of ${parentId} in visibility`, async () => {
+    const children = await childrenOf(client, parentId);
+    return children.length >= n && children.every((child) => child.status.name !== 'RUNNING') && children;
+  });
+}
+
 /** The event types of one run's history, in order. */
 async function eventTypesOf(client: Client, workflowId: string, runId?: string): Promise<string[]> {
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
@@ -93,7 +104,10 @@ describe('a worker SIGKILLed while three sub-agents of one reply wait on their m
     await waitUntil('every child to make its second model call', () =>
       tasks.every((task) => rig.mock.requestsFor(task).length >= 2),
     );
-    const children = await childrenOf(rig.client, id);
+    const children = await waitUntil('three children in visibility', async () => {
+      const listed = await childrenOf(rig.client, id);
+      return listed.length >= 3 && listed;
+    });
     assert.equal(children.length, 3, 'three children run');
     for (const child of children) {
       assert.deepEqual(
@@ -122,7 +136,7 @@ describe('a worker SIGKILLed while three sub-agents of one reply wait on their m
 
     // No child started twice: three executions under the parent (a restart would list a fourth), each completed,
     // and the parent's history started three and saw three complete.
-    const ended = await childrenOf(rig.client, id);
+    const ended = await closedChildrenOf(rig.client, id, 3);
     assert.deepEqual(
       ended.map((child) => [child.workflowId, child.runId, child.status.name]),
       children.map((child) => [child.workflowId, child.runId, 'COMPLETED']),
@@ -199,7 +213,7 @@ describe("the rig's own Temporal server SIGKILLed and restarted while three sub-
     );
     assert.equal(rig.mock.requestsFor(prompt).length, 2, "the parent's two model calls, once each");
 
-    const children = await childrenOf(rig.client, id);
+    const children = await closedChildrenOf(rig.client, id, 3);
     assert.equal(children.length, 3, 'three children, none started twice');
     assert.ok(children.every((child) => child.status.name === 'COMPLETED'));
     const parentEvents = await eventTypesOf(rig.client, id);
@@ -256,7 +270,7 @@ describe('sub-agents on an in-process worker: a task queue nobody polls, and con
     );
     assert.equal(h.mock.requestsFor(task).length, 0, 'the child never ran');
 
-    const [child, ...others] = await childrenOf(h.client, id);
+    const [child, ...others] = await closedChildrenOf(h.client, id, 1);
     assert.equal(others.length, 0);
     assert.equal(child!.taskQueue, nobodyPolls);
     assert.equal(child!.status.name, 'TIMED_OUT');
@@ -283,8 +297,11 @@ describe('sub-agents on an in-process worker: a task queue nobody polls, and con
     assert.equal(second.text, 'Ford is not researched yet.');
 
     // The runs of the parent, oldest first: the first one started the child and saw it complete before it continued.
-    const runs = [];
-    for await (const run of h.client.workflow.list({ query: `WorkflowId = "${id}"` })) runs.push(run);
+    const runs = await waitUntil('the runs of the parent in visibility', async () => {
+      const listed = [];
+      for await (const run of h.client.workflow.list({ query: `WorkflowId = "${id}"` })) listed.push(run);
+      return listed.length >= 3 && listed;
+    });
     runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
     assert.ok(runs.length >= 3, `the parent continued as new after each model call (${runs.length} runs)`);
     const firstRun = await eventTypesOf(h.client, id, runs[0]!.runId);
@@ -301,7 +318,7 @@ describe('sub-agents on an in-process worker: a task queue nobody polls, and con
     }
 
     // One child, never restarted, whose parent is the run that started it.
-    const [child, ...others] = await childrenOf(h.client, id);
+    const [child, ...others] = await closedChildrenOf(h.client, id, 1);
     assert.equal(others.length, 0);
     assert.equal(child!.status.name, 'COMPLETED');
     const { raw } = await h.client.workflow.getHandle(child!.workflowId).describe();
