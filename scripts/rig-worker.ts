@@ -1,9 +1,11 @@
 // The worker the test rigs start as a child process (crash tests, soak, bench): workers/main.ts with the demo tools,
 // plus instrumentation from three more variables — TOOL_EXECUTION_LOG (a JSON line per tool execution start and end),
 // TOOL_LATENCY_MS (a pause before every tool execution) and TOOL_OUTPUT_CHARS (tool outputs padded to that length).
+// RIG_AGENT_TOOLS=1 adds the sub-agent tool of scripts/rig-agent-tools.ts (unset: the demo tools only, as before).
 import { ConfigError } from '../workers/config';
 import { runWorker } from '../workers/run-worker';
 import { demoTools } from '../testing/demo-tools';
+import { rigAgentTools } from './rig-agent-tools';
 import { toolInstrumentation } from './tool-execution-log';
 
 const latencyMs = Number(process.env.TOOL_LATENCY_MS ?? 0);
@@ -22,7 +24,9 @@ const instrumentation = toolInstrumentation({
   outputChars,
 });
 
-runWorker({ tools: demoTools, interceptors: { activity: [instrumentation] } }).catch((err: unknown) => {
+const tools = process.env.RIG_AGENT_TOOLS === '1' ? [...demoTools, ...rigAgentTools] : demoTools;
+
+runWorker({ tools, interceptors: { activity: [instrumentation] } }).catch((err: unknown) => {
   console.error(err instanceof ConfigError ? err.message : err);
   process.exit(1);
 });
