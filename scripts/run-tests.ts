@@ -106,6 +106,8 @@ const LONGEST: Record<string, number> = {
   'test/hostile/command-settings.test.ts': 110,
   'test/e2e/graceful-shutdown.test.ts': 85,
   'test/tooling/demo.test.ts': 80,
+  // Sub-agents' crashes (alone: 80 s): a worker killed under three children, and a server of its own restarted.
+  'test/e2e/sub-agents-crash.test.ts': 80,
 };
 const TYPICAL_FILE_SECONDS = 20;
 const secondsOf = (file: string): number => LONGEST[file] ?? TYPICAL_FILE_SECONDS;
