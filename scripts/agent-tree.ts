@@ -18,6 +18,8 @@ export interface AgentNode {
   modelCalls: number;
   costUsd: number | null;
   calls: ToolCallNode[];
+  /** When its workflow started and closed, in ms after the coordinator's start (the server's times). */
+  ranMs: { from: number; to: number };
 }
 
 export interface ConversationTree {
@@ -47,8 +49,14 @@ export async function readConversationTree(conversations: ConversationClient, id
     if (event.type === 'conversation_ended') break;
   }
   const agents: AgentNode[] = [];
+  const parentStart = (await conversations.handle(id).describe()).startTime.getTime();
   for (const { agentId, tool, task } of started) {
     const result = await conversations.waitForResult(agentId);
+    const run = await conversations.handle(agentId).describe();
+    const ranMs = {
+      from: run.startTime.getTime() - parentStart,
+      to: (run.closeTime?.getTime() ?? Number.NaN) - parentStart,
+    };
     const transcript = await conversations.getTranscript(agentId);
     const calls: ToolCallNode[] = [];
     const byId = new Map<string, ToolCallNode>();
@@ -82,12 +90,14 @@ export async function readConversationTree(conversations: ConversationClient, id
       modelCalls: result.modelCalls,
       costUsd: result.costUsd,
       calls,
+      ranMs,
     });
   }
   const state = await conversations.getState(id);
   return { id, ownCostUsd, ownModelCalls, totalCostUsd: state.costUsd, agents };
 }
 
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 const usd = (value: number | null): string => (value === null ? 'cost unknown' : `$${value.toFixed(4)}`);
 
 /** The tree as lines: the conversation, its sub-agents, their tool calls; then the costs adding up to the total. */
@@ -105,6 +115,9 @@ export function renderConversationTree(
       `${last ? '└─' : '├─'} ${agent.tool} → ${agent.id}  (sub-agent, ${agent.status}: ${agent.modelCalls} model calls, ${usd(agent.costUsd)})`,
     );
     lines.push(`${stem}   task: ${agent.task}`);
+    lines.push(
+      `${stem}   ran: ${seconds(agent.ranMs.from)} → ${seconds(agent.ranMs.to)} after the coordinator's start`,
+    );
     const childLink = options.link(agent.id);
     if (childLink) lines.push(`${stem}   Web UI: ${childLink}`);
     agent.calls.forEach((call, j) => {
@@ -115,6 +128,16 @@ export function renderConversationTree(
       );
     });
   });
+  if (tree.agents.length > 1) {
+    // Sub-agents of one reply run at once: the latest start comes before the earliest end.
+    const overlap = Math.min(...tree.agents.map((a) => a.ranMs.to)) - Math.max(...tree.agents.map((a) => a.ranMs.from));
+    lines.push(
+      '',
+      overlap > 0
+        ? `The ${tree.agents.length} sub-agents ran at once: all of them were running for ${seconds(overlap)}.`
+        : `The ${tree.agents.length} sub-agents did not all run at once.`,
+    );
+  }
   const parts = [usd(tree.ownCostUsd), ...tree.agents.map((agent) => usd(agent.costUsd))];
   const sum = tree.agents.reduce((total, agent) => add(total, agent.costUsd), tree.ownCostUsd);
   lines.push(

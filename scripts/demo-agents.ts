@@ -8,6 +8,7 @@
 //
 //   npm run demo:agents               the dev server stays up (Ctrl-C ends) when run in a terminal
 //   npm run demo:agents -- --exit     stop everything after the answer
+//   npm run demo:agents -- --protocol legacy-xml   the coordinator with prompt-based XML tool use (its sub-agents native)
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
