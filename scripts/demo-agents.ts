@@ -16,7 +16,7 @@ import { ConversationClient } from '../client/conversation-client';
 import { toolCallSummary } from '../common/summaries';
 import { DEFAULT_MODEL } from '../common/options';
 import { demoTools } from '../testing/demo-tools';
-import { researchAgentTools, researchCompany } from '../testing/demo-tools/research-agents';
+import { RESEARCH_TOOLS, researchAgentTools, researchCompany } from '../testing/demo-tools/research-agents';
 import { startMessagesApi } from '../testing/messages-api/server';
 import { createAnthropic } from '../workers/anthropic-client';
 import { ConfigError, loadConfig } from '../workers/config';
@@ -54,9 +54,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: server.namespace });
   const conversations = new ConversationClient({ client, taskQueue, tools: tools.map((tool) => tool.name) });
   const id = `demo-agents-${randomUUID().slice(0, 8)}`;
-  console.log(
-    `Agent tool: ${researchCompany.name} (a child conversation with ${researchCompany.agent?.options['tools'] ? (researchCompany.agent.options['tools'] as string[]).join(', ') : 'no tools'})`,
-  );
+  console.log(`Agent tool: ${researchCompany.name} (a child conversation with ${RESEARCH_TOOLS.join(', ')})`);
 
   // A sub-agent's call that needs approval waits in the coordinator's pendingApprovals, named by the child's id; the
   // demo plays the person and approves it there, on the parent, which sends the decision down to the child.
@@ -79,13 +77,18 @@ async function main(): Promise<void> {
             `${toolCallSummary(pending.tool, pending.input)}: the demo approves it itself, via approveToolCall on ` +
             `the parent ${id}`,
         );
-        await conversations.approveToolCall(id, {
-          callId: pending.callId,
-          argumentsDigest: pending.argumentsDigest,
-          approve: true,
-          reason: 'approved by the demo',
-          ...(pending.agent !== undefined && { agent: pending.agent }),
-        });
+        await conversations
+          .approveToolCall(id, {
+            callId: pending.callId,
+            argumentsDigest: pending.argumentsDigest,
+            approve: true,
+            reason: 'approved by the demo',
+            ...(pending.agent !== undefined && { agent: pending.agent }),
+          })
+          .catch((err: unknown) => {
+            approved.delete(key); // asked again at the next poll
+            console.log(`approval   not yet taken (${err instanceof Error ? err.message : String(err)}); trying again`);
+          });
       }
     },
   });

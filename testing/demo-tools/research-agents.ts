@@ -4,6 +4,9 @@
 import { defineAgentTool } from '../../activities/agent-tool-definition';
 import type { ToolDefinition } from '../../activities/tool-definition';
 
+/** The tools a research sub-agent may use (the demo's own). */
+export const RESEARCH_TOOLS = ['get_ticker_symbol', 'get_current_stock_price', 'buy_stock'];
+
 export const researchCompany = defineAgentTool({
   name: 'research_company',
   description:
@@ -11,7 +14,7 @@ export const researchCompany = defineAgentTool({
     'when the task asks it to. Give it a task about one company, complete in itself.',
   agent: {
     system: 'You research one company with your tools and answer in one sentence.',
-    tools: ['get_ticker_symbol', 'get_current_stock_price', 'buy_stock'],
+    tools: RESEARCH_TOOLS,
   },
   timeout: '5 minutes',
 });
