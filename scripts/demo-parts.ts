@@ -1,10 +1,10 @@
-// What `npm start` and `npm run demo:mcp` share: their flags, the model line, the dev server they reuse or start,
+// What `npm start`, `npm run demo:mcp` and `npm run demo:agents` share: their flags, the model line, the dev server they reuse or start,
 // the closing lines, and staying up (so the Web UI link works) until Ctrl-C.
 import type { StartOptions } from '../client/call-options';
 import type { ConversationClient } from '../client/conversation-client';
 import { followConversation } from '../client/progress';
 import { renderLine } from '../client/transcript-format';
-import type { TurnResult } from '../common/conversation-types';
+import type { ConversationSnapshot, TurnResult } from '../common/conversation-types';
 import { connectOrStartDevServer, type DevServer, defaultPersistentDbFile } from '../testing/dev-server';
 
 export interface DemoArgs {
@@ -63,6 +63,8 @@ export interface DemoConversation {
   toolKind: string;
   server: DevServer;
   uiUrl?: string;
+  /** Called with each state polled while the turn runs (e.g. to decide pending approvals); awaited. */
+  onState?(state: ConversationSnapshot): Promise<void>;
 }
 
 /** Asks the question, prints each step as it happens, then the answer, what it took and its Web UI link. */
@@ -79,7 +81,10 @@ export async function converse(demo: DemoConversation): Promise<TurnResult> {
   } else {
     reply = conversations.sendMessage(id, demo.question, { start: demo.start });
   }
-  await followConversation(conversations, id, reply, { onLine: (line) => console.log(renderLine(line)) });
+  await followConversation(conversations, id, reply, {
+    onLine: (line) => console.log(renderLine(line)),
+    ...(demo.onState && { onState: demo.onState }),
+  });
   const result = await reply;
   await thinking;
   console.log(`\nAnswer: ${result.text}`);
@@ -90,10 +95,15 @@ export async function converse(demo: DemoConversation): Promise<TurnResult> {
   );
   console.log(
     uiUrl
-      ? `Web UI: ${uiUrl}/namespaces/${server.namespace}/workflows/${id}`
+      ? `Web UI: ${webUiLink(uiUrl, server, id)}`
       : 'Web UI: unknown for a server this command did not start; set TEMPORAL_UI_URL to print the link.',
   );
   return result;
+}
+
+/** A workflow's page in the Web UI (a sub-agent's id has a `/`: encoded). */
+export function webUiLink(uiUrl: string, server: DevServer, id: string): string {
+  return `${uiUrl}/namespaces/${server.namespace}/workflows/${encodeURIComponent(id)}`;
 }
 
 /** The first turn's thinking, block by block as it streams: `thinking   …`. */

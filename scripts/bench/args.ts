@@ -4,7 +4,17 @@
 import { parseArgs as parseNodeArgs } from 'node:util';
 import { UsageError } from '../script-main';
 
-export const SECTIONS = ['overhead', 'throughput', 'history', 'memory', 'cost', 'streaming', 'peer', 'guard'] as const;
+export const SECTIONS = [
+  'overhead',
+  'throughput',
+  'history',
+  'memory',
+  'cost',
+  'streaming',
+  'peer',
+  'guard',
+  'agents',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {
@@ -34,6 +44,10 @@ export interface BenchArgs {
   rounds: number;
   /** Rewrite scripts/bench/baseline.json from this run's guard figures. */
   updateBaseline: boolean;
+  /** Sub-agents: calls in the history-size conversation, runs of the timed comparisons, their model latency (ms). */
+  agentsCalls: number;
+  agentsRuns: number;
+  agentsLatencyMs: number;
   /** Worker processes write V8 CPU profiles here (node --cpu-prof); summarize with scripts/bench/profile-summary.ts. */
   profileDir?: string;
 }
@@ -42,7 +56,8 @@ const HELP = `npm run bench -- [options]
 
   --only LIST              sections to run: ${SECTIONS.join(',')} (default: all; memory is sampled during
                            throughput; peer: the side by side with @temporalio/ai-sdk and the floor; guard: fails the
-                           bench when the cost per step grew past the baseline, from peer's runs or its own)
+                           bench when the cost per step grew past the baseline, from peer's runs or its own;
+                           agents: what a sub-agent call costs the parent next to a plain tool call)
   --conversations LIST     concurrent conversations for throughput (default 10,100,1000)
   --steps N                chain steps per conversation, overhead and throughput (default 5)
   --latency MS             model latency for throughput (default 1000)
@@ -53,6 +68,9 @@ const HELP = `npm run bench -- [options]
   --peer-conversations N   concurrent conversations of the side by side and the guard (default 20)
   --peer-steps LIST        their chain lengths (default 1,8,32)
   --rounds N               their rounds, systems alternated (default 2)
+  --agents-calls N         sub-agent calls in the agents section's history-size conversation (default 10)
+  --agents-runs N          runs of its timed comparisons (default 5; the start overhead runs 2N+1)
+  --agents-latency MS      model latency of its parallel vs sequential comparison (default 500)
   --update-baseline        rewrite scripts/bench/baseline.json from this run (the guard then passes)
   --no-ceiling             skip the bare-activity ceiling runs
   --run-timeout S          cut one throughput run after S seconds (default 240); steps done by then count
@@ -150,6 +168,9 @@ export function parseArgs(argv: readonly string[]): BenchArgs | undefined {
     peerSteps: flags.ints('peer-steps', [1, 8, 32]).sort((a, b) => a - b),
     rounds: flags.int('rounds', 2),
     updateBaseline: flags.on('update-baseline'),
+    agentsCalls: flags.int('agents-calls', 10, { max: 100 }),
+    agentsRuns: flags.int('agents-runs', 5, { max: 50 }),
+    agentsLatencyMs: flags.int('agents-latency', 500, { zero: true }),
     ceiling: !flags.on('no-ceiling'),
     runTimeoutMs: flags.int('run-timeout', 240) * 1000,
     budgetMs: flags.int('budget', 900) * 1000,

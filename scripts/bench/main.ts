@@ -7,11 +7,14 @@
 //   5. input tokens per call with prompt caching on and off;
 //   6. streaming replies: token → client latency, history bytes per model call and throughput, on vs off;
 //   7. side by side (peer): the same load on ours, @temporalio/ai-sdk and the plain Temporal chain (the floor);
-//   8. the guard: exit code 1 when the cost per step grew past scripts/bench/baseline.json (--update-baseline).
+//   8. the guard: exit code 1 when the cost per step grew past scripts/bench/baseline.json (--update-baseline);
+//   9. sub-agents: the parent's history per sub-agent call, 2 parallel sub-agents vs 2 sequential tool calls, and a
+//      sub-agent call's start overhead over a plain tool call (`npm run bench:agents`).
 // Every load runs through load.ts and every report is built from tables (table.ts). Prints the tables and PASS/FAIL
 // per target, and writes results/bench-<time>.json and .html (inline SVG), plus results/latest.json and latest.html.
 // `npm run bench -- --help` for the flags.
 import os from 'node:os';
+import { runAgents } from './agents';
 import { parseArgs } from './args';
 import { progressLog, withBench, writeResults } from './context';
 import { runCost } from './cost';
@@ -54,6 +57,7 @@ async function main(): Promise<number> {
     if (args.only.has('overhead')) results.overhead = await runOverhead(ctx);
     if (args.only.has('history')) results.history = await runHistoryGrowth(ctx);
     if (args.only.has('cost')) results.cost = await runCost(ctx);
+    if (args.only.has('agents')) results.agents = await runAgents(ctx);
     const side = { conversations: args.peerConversations, lengths: args.peerSteps, rounds: args.rounds };
     if (args.only.has('peer')) results.sideBySide = await runSideBySide(ctx, ['ours', 'peer', 'floor'], side);
     if (args.only.has('guard')) {

@@ -3,6 +3,7 @@
 // shared, loaded machine), and the console and HTML reports: the machine, every section's tables (table.ts), the guard
 // and the targets, rendered from one list of tables; the HTML page is self-contained (no script, no network).
 import { execFileSync } from 'node:child_process';
+import { type AgentsResult, agentsTables } from './agents';
 import type { BenchArgs, Section } from './args';
 import { type CostResult, costTables } from './cost';
 import { type GuardResult, guardTable } from './guard';
@@ -29,6 +30,7 @@ export interface BenchResults {
   streaming?: StreamingResult;
   sideBySide?: SideBySideResult;
   guard?: GuardResult;
+  agents?: AgentsResult;
   targets: TargetCheck[];
 }
 
@@ -149,6 +151,7 @@ function reportTables(results: BenchResults): Table[] {
     ...(results.cost ? costTables(results.cost) : []),
     ...(results.streaming ? streamingTables(results.streaming) : []),
     ...(results.sideBySide ? sideBySideTables(results.sideBySide) : []),
+    ...(results.agents ? agentsTables(results.agents) : []),
     ...(results.guard
       ? [
           guardTable(results.guard),

@@ -381,4 +381,76 @@ describe('local Messages API demo model: pure function', () => {
     const without = demoReply({ ...body, tools: DEMO_TOOLS as Tool[] });
     assert.match(JSON.stringify(without.content), /don't have a tool to buy shares of General Motors/);
   });
+
+  test('a coordinator offered an agent tool hands each company to a sub-agent in one reply, then combines the answers', () => {
+    const researchCompany = {
+      name: 'research_company',
+      description: 'Researches one company.',
+      input_schema: { type: 'object', properties: { task: { type: 'string' } }, required: ['task'] },
+    } satisfies Tool;
+    const question = 'Research General Motors and Ford, and buy 10 shares of Ford.';
+    const body = {
+      model: DEMO_MODEL,
+      max_tokens: 400,
+      tools: [...(DEMO_TOOLS as Tool[]), researchCompany],
+      messages: [{ role: 'user', content: question }],
+    };
+    const reply = demoReply(body);
+    assert.equal(reply.stop_reason, 'tool_use');
+    const calls = reply.content.filter((b) => b.type === 'tool_use');
+    assert.deepEqual(
+      calls.map((b) => ({ name: b.name, input: b.input })),
+      [
+        { name: 'research_company', input: { task: 'What is the current stock price of General Motors?' } },
+        { name: 'research_company', input: { task: 'Buy 10 shares of Ford.' } },
+      ],
+    );
+    const answer = demoReply({
+      ...body,
+      messages: [
+        { role: 'user', content: question },
+        {
+          role: 'assistant',
+          content: calls.map((b, i) => ({ type: 'tool_use', id: `toolu_${i}`, name: b.name, input: b.input })),
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_0', content: 'GM is at $38.50.' },
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: 'buy_stock returned: Order o-1 filled' },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(answer.content, [
+      { type: 'text', text: 'The sub-agents found: GM is at $38.50. buy_stock returned: Order o-1 filled.' },
+    ]);
+    // Without an agent tool the same question plans as before (here: no buy_stock offered, so it says so).
+    const plain = demoReply({ ...body, tools: DEMO_TOOLS as Tool[] });
+    assert.deepEqual(plain.content, [{ type: 'text', text: "I don't have a tool to buy shares of Ford." }]);
+  });
+
+  test('a sub-agent whose task asks to buy calls buy_stock', () => {
+    const reply = demoReply({
+      model: DEMO_MODEL,
+      max_tokens: 200,
+      tools: [
+        ...(DEMO_TOOLS as Tool[]),
+        {
+          name: 'buy_stock',
+          input_schema: {
+            type: 'object',
+            properties: { symbol: { type: 'string' }, quantity: { type: 'integer' } },
+            required: ['symbol', 'quantity'],
+          },
+        },
+      ],
+      messages: [{ role: 'user', content: 'Buy 10 shares of Ford.' }],
+    });
+    const call = reply.content.find((b) => b.type === 'tool_use');
+    assert.deepEqual(call && { name: call.name, input: call.input }, {
+      name: 'buy_stock',
+      input: { symbol: 'F', quantity: 10 },
+    });
+  });
 });

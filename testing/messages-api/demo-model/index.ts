@@ -10,6 +10,10 @@
 // <company>" → buy_stock({symbol, quantity}) (a tool that needs approval) → an answer quoting the order. A tool_result with
 // `is_error: true` gets a plain end_turn answer quoting the error. Anything else is echoed ("You said: …").
 //
+// A coordinator: offered an agent tool (a tool whose one parameter is `task`), a question naming companies is handed
+// out, one call of that tool per company in one reply ("Buy N shares of <company>." for the one the question asks to
+// buy, "What is the current stock price of <company>?" for the others); their answers are then combined.
+//
 // Two protocols:
 // - native (the request has `tools`): tool_use / tool_result blocks; only offered tools are called; `tool_choice` is
 //   honoured (`tool` forces that tool with the best input it can infer, `any` forces some tool, `none` forbids them).
@@ -23,6 +27,7 @@
 //   demo-reply.ts               demoReply(body)
 //   types.ts, read-request.ts   the request as plain JSON      intent.ts        what a question asks
 //   offered-tools.ts            the tools a request offers     plan.ts          call a tool or answer
+//   delegate.ts                 a coordinator's sub-agent calls
 //   native-turn.ts, legacy-turn.ts   one turn per protocol     apply-limits.ts  stop sequences, max_tokens
 export { demoReply } from './demo-reply';
 export { firstUserText } from './read-request';

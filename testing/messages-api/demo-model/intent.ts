@@ -33,6 +33,20 @@ function knownCompany(text: string): { name: string; ticker: string } | undefine
   return undefined;
 }
 
+/** Every known company `text` names, in the order it names them (each once). */
+export function companiesIn(text: string): Array<{ name: string; ticker: string }> {
+  const found: Array<{ name: string; ticker: string; at: number }> = [];
+  for (const [pattern, name, ticker] of COMPANIES) {
+    const at = text.search(pattern);
+    if (at >= 0) found.push({ name, ticker, at });
+  }
+  return found.sort((a, b) => a.at - b.at).map(({ name, ticker }) => ({ name, ticker }));
+}
+
+export function knownCompanyName(text: string): string | undefined {
+  return knownCompany(text)?.name;
+}
+
 export function tickerFor(company: string): string | undefined {
   return knownCompany(company)?.ticker;
 }
@@ -78,7 +92,7 @@ export type Intent =
   | { kind: 'weather'; location: string }
   | { kind: 'chat' };
 
-const BUY_INTENT = /\bbuy\s+(\d{1,5})\s+shares?\s+of\s+([^?!.\n[]+)/i;
+export const BUY_INTENT = /\bbuy\s+(\d{1,5})\s+shares?\s+of\s+([^?!.\n[]+)/i;
 
 export function intentOf(text: string): Intent {
   const buy = BUY_INTENT.exec(text);

@@ -13,11 +13,14 @@ export function isLegacy(body: Json): boolean {
   return system.includes('<tools>') || system.includes('<tool_description>');
 }
 
-function functionCalls(name: string, input: Json): string {
-  const params = Object.entries(input)
-    .map(([key, value]) => `<${key}>${typeof value === 'string' ? value : JSON.stringify(value)}</${key}>\n`)
-    .join('');
-  return `<function_calls>\n<invoke>\n<tool_name>${name}</tool_name>\n<parameters>\n${params}</parameters>\n</invoke>\n</function_calls>`;
+function functionCalls(calls: Array<{ name: string; input: Json }>): string {
+  const invokes = calls.map(({ name, input }) => {
+    const params = Object.entries(input)
+      .map(([key, value]) => `<${key}>${typeof value === 'string' ? value : JSON.stringify(value)}</${key}>\n`)
+      .join('');
+    return `<invoke>\n<tool_name>${name}</tool_name>\n<parameters>\n${params}</parameters>\n</invoke>\n`;
+  });
+  return `<function_calls>\n${invokes.join('')}</function_calls>`;
 }
 
 /** The invocations the assistant wrote in `text`, in order (to know what a `<function_results>` answers). */
@@ -82,6 +85,6 @@ export function legacyTurn(body: Json): DemoBlock[] {
     plan = planQuestion(question, tools);
     if (plan.kind === 'answer' && plan.text.startsWith('You said:')) return [{ type: 'text', text: plan.text }];
   }
-  if (plan.kind === 'call') return [{ type: 'text', text: functionCalls(plan.name, plan.input) }];
+  if (plan.kind === 'call') return [{ type: 'text', text: functionCalls([plan, ...(plan.more ?? [])]) }];
   return [{ type: 'text', text: `<answer>${plan.text}</answer>` }];
 }

@@ -77,6 +77,7 @@ export function nativeTurn(body: Json): DemoBlock[] {
         const answer = plan.kind === 'answer' ? { answer: plan.text } : {};
         plan = { kind: 'call', name: forced.name, input: inferInput(forced, { ...context, ...answer }) };
       }
+      if (plan.kind === 'call') delete plan.more; // a forced tool is called once
       if (plan.kind === 'call') delete plan.preface; // a forced call comes without text, as the API prefills it
       break;
     }
@@ -108,5 +109,6 @@ export function nativeTurn(body: Json): DemoBlock[] {
   const blocks: DemoBlock[] = [];
   if (plan.preface) blocks.push({ type: 'text', text: plan.preface });
   blocks.push({ type: 'tool_use', name: plan.name, input: plan.input });
+  for (const call of plan.more ?? []) blocks.push({ type: 'tool_use', name: call.name, input: call.input });
   return blocks;
 }

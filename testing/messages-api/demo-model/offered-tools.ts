@@ -40,6 +40,11 @@ export function schemaInfo(name: string, schema: Json): ToolInfo {
   return { name, params, required, types, enums };
 }
 
+/** An agent tool (a sub-agent, activities/agent-tool-definition.ts): its one parameter is the task, in words. */
+export function isAgentTool(tool: ToolInfo | undefined): boolean {
+  return tool !== undefined && tool.params.length === 1 && tool.params[0] === 'task';
+}
+
 export function legacyTools(system: string): Map<string, ToolInfo> {
   const tools = new Map<string, ToolInfo>();
   for (const match of system.matchAll(/<tool_description>([\s\S]*?)<\/tool_description>/g)) {

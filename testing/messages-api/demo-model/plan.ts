@@ -1,13 +1,24 @@
 // What the demo model does next, for both protocols: call a tool (with a short preface) or answer — for a new
 // question, and once tool results are in.
 import { echo, formatPrice, intentOf, leadingLine, sentence, symbolFrom, tickerFor } from './intent';
-import { paramName, type ToolInfo } from './offered-tools';
+import { delegate } from './delegate';
+import { isAgentTool, paramName, type ToolInfo } from './offered-tools';
 import type { Json } from './types';
 
-/** What the model wants to do next, before tool_choice and limits are applied. */
-export type Plan = { kind: 'call'; name: string; input: Json; preface?: string } | { kind: 'answer'; text: string };
+/**
+ * What the model wants to do next, before tool_choice and limits are applied. `more`: further calls in the same reply
+ * (a coordinator's sub-agents, run at once).
+ */
+export type Plan =
+  | { kind: 'call'; name: string; input: Json; preface?: string; more?: Array<{ name: string; input: Json }> }
+  | { kind: 'answer'; text: string };
 
 export function planQuestion(text: string, tools: Map<string, ToolInfo>): Plan {
+  const delegated = delegate(text, tools);
+  if (delegated) {
+    const [first, ...more] = delegated.calls;
+    return { kind: 'call', ...first!, preface: delegated.preface, ...(more.length > 0 && { more }) };
+  }
   const intent = intentOf(text);
   if (intent.kind === 'buy') {
     const buy = tools.get('buy_stock');
@@ -81,7 +92,14 @@ export function planAfterResults(
     return { kind: 'answer', text: `I couldn't look that up: ${errors.map((e) => e.text.trim()).join('; ')}` };
   }
   const answers: string[] = [];
+  // Sub-agents' answers are combined: each one's first line, after a word that says whose they are.
+  const fromAgents = outcomes.filter((o) => isAgentTool(tools.get(o.name)));
+  if (fromAgents.length > 0) answers.push(fromAgents.length === 1 ? 'The sub-agent found:' : 'The sub-agents found:');
   for (const outcome of outcomes) {
+    if (isAgentTool(tools.get(outcome.name))) {
+      answers.push(sentence(leadingLine(outcome.text)));
+      continue;
+    }
     const firstString = Object.values(outcome.input).find((v): v is string => typeof v === 'string');
     switch (outcome.name) {
       case 'get_ticker_symbol': {
