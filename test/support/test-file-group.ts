@@ -2,6 +2,8 @@
 // named by its path, in which its tests, hooks and suites run in order as they would in a process of their own;
 // `concurrency` files run side by side. Why: a process that loads the harness (the Anthropic SDK, gRPC, Temporal's
 // protos, tsx) spends ~3.3 CPU-s on that before its first test, and the run has ~80 such files on two cores.
+// Reading a run: a file whose hook failed or ran out of time (its `before`, a suite's timeout) shows its tests as
+// cancelled, and node's summary counts them under `# cancelled`, not `# fail`; the error is on the file's own line.
 import path from 'node:path';
 import { after, describe } from 'node:test';
 
