@@ -29,14 +29,20 @@ let example: PackedExample | undefined;
 let mock: MessagesApi | undefined;
 const figures: string[] = [];
 
-before(
-  async () => {
-    example = await packAndInstallExample((line) => figures.push(line));
-    figures.push(`tarball: ${fs.statSync(example.tarball).size} bytes`);
-    mock = await startMessagesApi();
-  },
-  { timeout: 600_000 },
-);
+/** A figure of the setup: shown by the first test, and on stderr at once, so that a setup cut short still says where. */
+function figure(line: string): void {
+  figures.push(line);
+  process.stderr.write(`package-example: ${line}\n`);
+}
+
+// No time budget of its own for the setup or the tests: every command they run has one (run's 300 s, a worker's
+// 120 s), and a shared test process bounds the file (FILE_TIMEOUT_MS). A 600 s budget for pack + install + compile
+// (~150 s on a quiet machine) ran out in whole runs on two cores, where they start beside the other npm/tsc-heavy files.
+before(async () => {
+  example = await packAndInstallExample(figure);
+  figure(`tarball: ${fs.statSync(example.tarball).size} bytes`);
+  mock = await startMessagesApi();
+});
 
 after(async () => {
   await mock?.close();
@@ -58,7 +64,7 @@ async function runStarter(taskQueue: string, messages: string[]): Promise<string
   return stdout;
 }
 
-describe('the package, installed from its tarball by another service', { timeout: 600_000 }, () => {
+describe('the package, installed from its tarball by another service', () => {
   test('npm pack --dry-run lists the compiled package only: no tests, benchmarks, scripts or results', async (t) => {
     for (const line of figures) t.diagnostic(line);
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
