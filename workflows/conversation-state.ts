@@ -857,7 +857,10 @@ export class ConversationState {
   /** The call got its answer (or none came in time): it no longer waits. */
   settleApproval(callId: string): void {
     this.#approvals.delete(callId);
-    if (this.#approvals.size === 0 && this.relayedApprovals.size === 0 && this.#status === 'awaiting_approval') {
+    // A sub-agent's call already decided waits for nobody here, even before its child says it settled. (Its own
+    // decided calls still count until settled, as recorded histories have it.)
+    const relayedWaiting = this.relayedApprovals.pending().length > 0;
+    if (this.#approvals.size === 0 && !relayedWaiting && this.#status === 'awaiting_approval') {
       this.#status = 'running';
     }
   }
