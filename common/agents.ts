@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { BudgetOptions, BudgetLimit, Spent } from './budget';
 import { wellFormedText } from './safe-text';
 import { sharedOnce } from './shared-once';
-import { MAX_AGENT_DEPTH } from './agent-limits';
+import { DEFAULT_MAX_AGENT_DEPTH, MAX_AGENT_DEPTH } from './agent-limits';
 
 export * from './agent-limits';
 
@@ -93,6 +93,16 @@ export function refuseAgentCall(lineage: AgentLineage | undefined, tool: string,
   return undefined;
 }
 
+/**
+ * How deep the tree under a conversation may go: a root's own limit (`limits.maxAgentDepth`, default
+ * DEFAULT_MAX_AGENT_DEPTH); a sub-agent's is the one its lineage hands down from the root, which its own options may
+ * lower but never raise (a child's default must not undo the root's limit).
+ */
+export function agentDepthLimit(lineage: AgentLineage | undefined, own: number | undefined): number {
+  if (!lineage) return own ?? DEFAULT_MAX_AGENT_DEPTH;
+  return own === undefined ? lineage.maxDepth : Math.min(lineage.maxDepth, own);
+}
+
 /** The lineage of a child started by `tool` from a conversation with `lineage` (none: a root). */
 export function childLineage(
   parent: { id: string; lineage: AgentLineage | undefined; maxDepth: number },
@@ -105,7 +115,7 @@ export function childLineage(
     callId,
     tool,
     depth: (above?.depth ?? 0) + 1,
-    maxDepth: above?.maxDepth ?? parent.maxDepth,
+    maxDepth: Math.min(above?.maxDepth ?? parent.maxDepth, parent.maxDepth),
     path: [...(above?.path ?? []), tool],
   };
 }

@@ -26,11 +26,11 @@ import {
 } from '@temporalio/workflow';
 import {
   agentChildId,
+  agentDepthLimit,
   agentTaskSchema,
   childBudget,
   childLineage,
   DEFAULT_MAX_AGENT_CALLS_PER_REPLY,
-  DEFAULT_MAX_AGENT_DEPTH,
   refuseAgentCall,
 } from '../common/agents';
 import { type AgentApprovalNews, agentApprovalSignal, agentDecisionSignal } from '../common/agent-messages';
@@ -91,7 +91,8 @@ export class SubAgents {
     }
     const input = agentTaskSchema.safeParse(call.input);
     if (!input.success) return failed(call, `InvalidInput: ${call.name} ${describeIssues(input.error)}`);
-    const maxDepth = state.options.limits.maxAgentDepth ?? DEFAULT_MAX_AGENT_DEPTH;
+    // A sub-agent keeps to the root's limit (its lineage's), not to a default of its own.
+    const maxDepth = agentDepthLimit(state.agent, state.options.limits.maxAgentDepth);
     const refusal = refuseAgentCall(state.agent, call.name, maxDepth);
     if (refusal) return failed(call, refusal);
     const own = conversationOptionsSchema.safeParse(agent.options);

@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   type AgentLineage,
   agentChildId,
+  agentDepthLimit,
   agentLineageSchema,
   agentTaskSchema,
   childBudget,
@@ -63,6 +64,17 @@ describe('where a sub-agent may start', () => {
     assert.match(refuseAgentCall(lineage(['a'], 8), 'a', 8)!, /^AgentCycle/);
   });
 
+  test("a sub-agent keeps to the root's depth limit: its own options may lower it, its default never raises it", () => {
+    assert.equal(agentDepthLimit(undefined, undefined), 2, 'a root without the option: the default');
+    assert.equal(agentDepthLimit(undefined, 5), 5);
+    assert.equal(agentDepthLimit(lineage(['a'], 1), undefined), 1, 'not the default 2');
+    assert.equal(agentDepthLimit(lineage(['a'], 5), undefined), 5, 'not the default 2 either');
+    assert.equal(agentDepthLimit(lineage(['a'], 5), 3), 3);
+    assert.equal(agentDepthLimit(lineage(['a'], 2), 6), 2);
+    const child = lineage(['a'], 1);
+    assert.match(refuseAgentCall(child, 'b', agentDepthLimit(child, undefined))!, /^AgentDepthExceeded/);
+  });
+
   test("a child's lineage: its parent, one deeper, the root's limit handed down, its tool appended", () => {
     assert.deepEqual(childLineage({ id: 'root', lineage: undefined, maxDepth: 3 }, 'toolu_1', 'a'), {
       parentId: 'root',
@@ -76,6 +88,8 @@ describe('where a sub-agent may start', () => {
     assert.equal(grandchild.parentId, 'root/agent-1-0-a');
     assert.equal(grandchild.depth, 2);
     assert.equal(grandchild.maxDepth, 3, "a child's own limit never raises the root's");
+    const lowered = childLineage({ id: 'root/agent-1-0-a', lineage: lineage(['a'], 5), maxDepth: 3 }, 'c3', 'b');
+    assert.equal(lowered.maxDepth, 3, 'a limit a child lowered holds for its own children');
     assert.deepEqual(grandchild.path, ['a', 'b']);
     assert.ok(agentLineageSchema.safeParse(grandchild).success);
   });
