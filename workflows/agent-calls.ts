@@ -50,7 +50,7 @@ const SUMMARY_TASK_CHARS = 200;
 
 /** Which of a reply's agent calls may start, and how many share the parent's budget. */
 export interface AgentSlots {
-  /** Call ids of the agent calls that may start (the first `maxAgentCallsPerReply` of the reply). */
+  /** Call ids of the agent calls that may start (the first `maxAgentCallsPerReply` valid ones of the reply). */
   allowed: ReadonlySet<string>;
   share: number;
   max: number;
@@ -63,7 +63,10 @@ export function agentSlots(
   policies: ReadonlyMap<string, ToolPolicy>,
 ): AgentSlots {
   const max = state.options.limits.maxAgentCallsPerReply ?? DEFAULT_MAX_AGENT_CALLS_PER_REPLY;
-  const agentCalls = calls.filter((call) => !call.malformed && policies.get(call.name)?.agent);
+  // Only calls that could start take a slot (and a share of the budget): an invalid one is an error result anyway.
+  const agentCalls = calls.filter(
+    (call) => !call.malformed && policies.get(call.name)?.agent && agentTaskSchema.safeParse(call.input).success,
+  );
   const allowed = new Set(agentCalls.slice(0, max).map((call) => call.id));
   return { allowed, share: Math.max(1, allowed.size), max };
 }
@@ -83,14 +86,14 @@ export class SubAgents {
   async run(call: ToolCall, policy: ToolPolicy, slots: AgentSlots): Promise<ToolOutcome> {
     const { state, stream } = this;
     const agent = policy.agent!;
+    const input = agentTaskSchema.safeParse(call.input);
+    if (!input.success) return failed(call, `InvalidInput: ${call.name} ${describeIssues(input.error)}`);
     if (!slots.allowed.has(call.id)) {
       return failed(
         call,
         `TooManyAgents: one reply may start at most ${slots.max} sub-agents; this one was not started.`,
       );
     }
-    const input = agentTaskSchema.safeParse(call.input);
-    if (!input.success) return failed(call, `InvalidInput: ${call.name} ${describeIssues(input.error)}`);
     // A sub-agent keeps to the root's limit (its lineage's), not to a default of its own.
     const maxDepth = agentDepthLimit(state.agent, state.options.limits.maxAgentDepth);
     const refusal = refuseAgentCall(state.agent, call.name, maxDepth);
