@@ -68,6 +68,20 @@ const frugal = defineAgentTool({
   description: 'Researches on a small budget.',
   agent: { tools: ['get_ticker_symbol'], budget: { perTurn: { tokens: 3_000 } } },
 });
+/** Its child has 3 seconds for its whole conversation. */
+const hasty = defineAgentTool({
+  name: 'hasty_research',
+  description: 'Researches within 3 seconds.',
+  agent: { tools: ['get_ticker_symbol'] },
+  timeout: '3 seconds',
+});
+/** Each task needs a person's approval before its child starts. */
+const supervised = defineAgentTool({
+  name: 'supervised_research',
+  description: 'Researches once a person approved the task.',
+  agent: { tools: ['get_ticker_symbol'] },
+  requiresApproval: true,
+});
 const xmlResearcher = defineAgentTool({
   name: 'research_company_xml',
   description: 'Researches one company, in the legacy protocol.',
@@ -77,7 +91,10 @@ const xmlResearcher = defineAgentTool({
 let h: Harness;
 before(async () => {
   h = await startHarness({
-    tools: [...demoTools, researcher, quoter, analyst, delegator, trader, desk, broken, frugal, xmlResearcher],
+    tools: [
+      ...demoTools,
+      ...[researcher, quoter, analyst, delegator, trader, desk, broken, frugal, hasty, supervised, xmlResearcher],
+    ],
   });
 });
 after(async () => {
@@ -563,5 +580,77 @@ describe('sub-agents across the protocols', () => {
     const [answer] = resultsSent(prompt, 1);
     assert.equal(answer!.is_error ?? false, false);
     assert.equal(JSON.stringify(answer!.content), '"Ford trades as F."');
+  });
+});
+
+describe('sub-agents over time', () => {
+  test('a child that runs past its timeout is an AgentTimedOut error; the parent goes on', async () => {
+    const prompt = uniquePrompt('Research in a hurry');
+    const task = uniquePrompt('Research GM in a hurry');
+    h.mock.script(prompt, [callsTools(['hasty_research', { task }]), says('It took too long.')]);
+    h.mock.script(task, [{ ...says('too late'), delayMs: 8_000 }]);
+    const id = `sub-agents-timeout-${Date.now()}`;
+    const result = await h.conversations.sendMessage(id, prompt, { start: { tools: ['hasty_research'] } });
+    assert.equal(result.text, 'It took too long.');
+    const [timedOut] = resultsSent(prompt, 1);
+    assert.equal(timedOut!.is_error, true);
+    assert.match(String(timedOut!.content), /^AgentTimedOut: the sub-agent hasty_research .* within 3 seconds/);
+    const [child] = await childrenStarted(id);
+    assert.equal(await statusOf(child!), 'TIMED_OUT');
+  });
+
+  test('an agent tool that requires approval starts its child only once a person approved the task', async () => {
+    const prompt = uniquePrompt('Research under supervision');
+    const [approved, refused] = [uniquePrompt('Research GM, approved'), uniquePrompt('Research Ford, refused')];
+    h.mock.script(prompt, [
+      callsTools(['supervised_research', { task: approved }], ['supervised_research', { task: refused }]),
+      says('One was allowed.'),
+    ]);
+    h.mock.script(approved, [says('GM is GM.')]);
+    h.mock.script(refused, [says('never asked')]);
+    const id = `sub-agents-supervised-${Date.now()}`;
+    const turn = h.conversations.sendMessage(id, prompt, { start: { tools: ['supervised_research'] } });
+    turn.catch(() => undefined);
+    const state = await stateAwaitingApproval(h.conversations, id, { approvals: 2 });
+    assert.deepEqual(await childrenStarted(id), [], 'no child before a decision');
+    const byTask = (task: string) => state.pendingApprovals.find((a) => a.input.task === task)!;
+    assert.equal(byTask(approved).agent, undefined, "the parent's own call");
+    await h.conversations.approveToolCall(id, { ...byTask(approved), approve: true });
+    await h.conversations.approveToolCall(id, { ...byTask(refused), approve: false });
+    assert.equal((await turn).text, 'One was allowed.');
+    assert.deepEqual(
+      resultsSent(prompt, 1).map((r) => r.is_error ?? false),
+      [false, true],
+    );
+    assert.equal((await childrenStarted(id)).length, 1);
+    assert.equal(h.mock.requestsFor(refused).length, 0);
+  });
+
+  test('each turn and each run of a parent starts children of its own; usage carries over continue-as-new', async () => {
+    const [first, second] = [uniquePrompt('Research GM first'), uniquePrompt('Research GM again')];
+    const [task1, task2] = [uniquePrompt('Research GM, turn one'), uniquePrompt('Research GM, turn two')];
+    h.mock.script(first, [
+      callsTools(['research_company', { task: task1 }]),
+      says('First done.'),
+      callsTools(['research_company', { task: task2 }]),
+      says('Second done.'),
+    ]);
+    h.mock.script(task1, [says('GM one.')]);
+    h.mock.script(task2, [says('GM two.')]);
+    const id = `sub-agents-turns-${Date.now()}`;
+    await h.conversations.sendMessage(id, first, {
+      start: { tools: ['research_company'], continueAsNewAfterModelCalls: 2 },
+    });
+    assert.equal((await h.conversations.sendMessage(id, second)).text, 'Second done.');
+    const state = await h.conversations.getState(id);
+    assert.ok(state.runs >= 2, `the parent continued as new (${state.runs} runs)`);
+    const children = await listedChildren(id, 2);
+    assert.equal(new Set(children).size, 2, 'two children, two ids');
+    assert.equal(
+      Object.values(state.byModel ?? {}).reduce((sum, part) => sum + part.calls, 0),
+      6,
+      "the parent's 4 calls and its children's 2, across runs",
+    );
+    await h.conversations.end(id);
   });
 });
