@@ -487,6 +487,43 @@ describe("approvals of a sub-agent's calls", () => {
   });
 });
 
+describe('approvals of calls that share an id', () => {
+  test("two children's calls with the same id: a decision must name the agent, and reaches only that child", async () => {
+    const prompt = uniquePrompt('Buy through two traders');
+    const [gmTask, fordTask] = [uniquePrompt('Buy 1 GM for trader one'), uniquePrompt('Buy 2 F for trader two')];
+    h.mock.script(prompt, [
+      callsTools(['trade_stock', { task: gmTask }], ['trade_stock', { task: fordTask }]),
+      says('Both traders are done.'),
+    ]);
+    const buys = (symbol: string, quantity: number): ScriptStep => ({
+      reply: {
+        content: [{ type: 'tool_use', id: 'toolu_same', name: 'buy_stock', input: { symbol, quantity } }],
+        stop_reason: 'tool_use',
+      },
+    });
+    h.mock.script(gmTask, [buys('GM', 1), says('GM bought.')]);
+    h.mock.script(fordTask, [buys('F', 2), says('Ford refused.')]);
+    const id = `sub-agents-same-id-${Date.now()}`;
+    const turn = h.conversations.sendMessage(id, prompt, { start: { tools: ['trade_stock'] } });
+    turn.catch(() => undefined);
+    const state = await stateAwaitingApproval(h.conversations, id, { approvals: 2 });
+    const [gm, ford] = [
+      state.pendingApprovals.find((a) => a.input.symbol === 'GM')!,
+      state.pendingApprovals.find((a) => a.input.symbol === 'F')!,
+    ];
+    assert.equal(gm.callId, ford.callId);
+    assert.notEqual(gm.agent, ford.agent);
+    const { agent: _agent, ...unnamed } = gm;
+    await assert.rejects(h.conversations.approveToolCall(id, { ...unnamed, approve: true }), /name the agent/);
+    await h.conversations.approveToolCall(id, { ...ford, approve: false });
+    await h.conversations.approveToolCall(id, { ...gm, approve: true });
+    assert.equal((await turn).text, 'Both traders are done.');
+    assert.match(String(lastUserBlocks(h.mock.requestsFor(gmTask)[1]!)[0]!.content), /filled: 1 GM/);
+    assert.match(String(lastUserBlocks(h.mock.requestsFor(fordTask)[1]!)[0]!.content), /^Rejected/);
+    assert.equal(h.executions(ford.agent, 'buy_stock').length, 0);
+  });
+});
+
 describe('sub-agents that fail', () => {
   test('a child that cannot start its conversation is an AgentFailed error with the reason', async () => {
     const prompt = uniquePrompt('Use the broken agent');
@@ -543,6 +580,20 @@ describe('cancelling a parent', () => {
     await waitUntil('the child to end cancelled', async () => (await statusOf(child!)) === 'CANCELLED');
     await waitUntil('the parent to end cancelled', async () => (await statusOf(id)) === 'CANCELLED');
     assert.equal(h.mock.requestsFor(prompt).length, 1, 'the parent never called the model again');
+  });
+
+  test('terminating the parent: the server cancels its running child', async () => {
+    const prompt = uniquePrompt('Research, then be terminated');
+    const task = uniquePrompt('Research GM until terminated');
+    h.mock.script(prompt, [callsTools(['research_company', { task }]), says('never asked')]);
+    h.mock.script(task, [{ ...says('too late'), delayMs: 5_000 }]);
+    const id = `sub-agents-terminate-${Date.now()}`;
+    const turn = h.conversations.sendMessage(id, prompt, { start: { tools: ['research_company'] } });
+    turn.catch(() => undefined);
+    await waitUntil('the child to ask the model', () => h.mock.requestsFor(task).length === 1);
+    const [child] = await childrenStarted(id);
+    await h.client.workflow.getHandle(id).terminate('test: the parent goes away');
+    await waitUntil('the child to end cancelled', async () => (await statusOf(child!)) === 'CANCELLED');
   });
 });
 
