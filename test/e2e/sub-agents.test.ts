@@ -82,6 +82,12 @@ const supervised = defineAgentTool({
   agent: { tools: ['get_ticker_symbol'] },
   requiresApproval: true,
 });
+/** Its child continues as new after every model call. */
+const marathon = defineAgentTool({
+  name: 'marathon_research',
+  description: 'Researches in many short runs.',
+  agent: { tools: ['get_ticker_symbol', 'get_current_stock_price'], continueAsNewAfterModelCalls: 1 },
+});
 const xmlResearcher = defineAgentTool({
   name: 'research_company_xml',
   description: 'Researches one company, in the legacy protocol.',
@@ -93,7 +99,20 @@ before(async () => {
   h = await startHarness({
     tools: [
       ...demoTools,
-      ...[researcher, quoter, analyst, delegator, trader, desk, broken, frugal, hasty, supervised, xmlResearcher],
+      ...[
+        researcher,
+        quoter,
+        analyst,
+        delegator,
+        trader,
+        desk,
+        broken,
+        frugal,
+        hasty,
+        supervised,
+        marathon,
+        xmlResearcher,
+      ],
     ],
   });
 });
@@ -675,6 +694,33 @@ describe('sub-agents over time', () => {
     );
     assert.equal((await childrenStarted(id)).length, 1);
     assert.equal(h.mock.requestsFor(refused).length, 0);
+  });
+
+  test('a child that continues as new answers from its last run, with the spending of all its runs', async () => {
+    const prompt = uniquePrompt('Research in short runs');
+    const task = uniquePrompt('Research GM in short runs');
+    h.mock.script(prompt, [callsTools(['marathon_research', { task }]), says('Done in runs.')]);
+    h.mock.script(task, [
+      billing(callsTools(['get_ticker_symbol', { company_name: 'General Motors' }]), {
+        input_tokens: 7,
+        output_tokens: 1,
+      }),
+      billing(callsTools(['get_current_stock_price', { symbol: 'GM' }]), { input_tokens: 8, output_tokens: 1 }),
+      billing(says('GM trades at $38.50.'), { input_tokens: 9, output_tokens: 1 }),
+    ]);
+    const id = `sub-agents-child-runs-${Date.now()}`;
+    const result = await h.conversations.sendMessage(id, prompt, { start: { tools: ['marathon_research'] } });
+    assert.equal(result.text, 'Done in runs.');
+    assert.equal(JSON.stringify(resultsSent(prompt, 1)[0]!.content), '"GM trades at $38.50."');
+    const [child] = await childrenStarted(id);
+    const childResult = await resultOf(child!);
+    assert.equal(childResult.usage.inputTokens, 7 + 8 + 9, 'every run of the child');
+    assert.ok((await h.conversations.getState(child!)).runs >= 3, 'the child continued as new');
+    const state = await h.conversations.getState(id);
+    assert.equal(
+      Object.values(state.byModel ?? {}).reduce((sum, part) => sum + part.calls, 0),
+      5,
+    );
   });
 
   test('each turn and each run of a parent starts children of its own; usage carries over continue-as-new', async () => {
