@@ -13,6 +13,7 @@ import { ConversationParent } from '../../common/search-attributes';
 import { demoTools } from '../../testing/demo-tools';
 import type { ScriptStep, ScriptUsage } from '../../testing/messages-api/types';
 import { stateAwaitingApproval } from '../support/awaiting-approval';
+import { durableEventsOf } from '../support/stream-events';
 import { type Harness, lastUserBlocks, startHarness, uniquePrompt } from '../support/harness';
 import { callsTools, says, answersJson } from '../support/script-steps';
 import { waitUntil } from '../support/wait-until';
@@ -503,6 +504,43 @@ describe("approvals of a sub-agent's calls", () => {
     assert.equal((await turn).text, 'The desk is done.');
     assert.match(String(lastUserBlocks(h.mock.requestsFor(grandTask)[1]!)[0]!.content), /filled: 3 GM/);
     assert.equal(JSON.stringify(lastUserBlocks(h.mock.requestsFor(task)[1]!)[0]!.content), '"Bought 3 GM."');
+  });
+});
+
+describe("a parent's event stream", () => {
+  test("shows each child's start and end, and its child's approval asked and settled, naming the child", async () => {
+    const prompt = uniquePrompt('Buy GM and tell me about it');
+    const task = uniquePrompt('Buy 5 GM, streamed');
+    h.mock.script(prompt, [callsTools(['trade_stock', { task }]), says('Bought.')]);
+    h.mock.script(task, [callsTools(['buy_stock', { symbol: 'GM', quantity: 5 }]), says('Bought 5 GM.')]);
+    const id = `sub-agents-stream-${Date.now()}`;
+    const turn = h.conversations.sendMessage(id, prompt, {
+      start: { tools: ['trade_stock'], closeAfterFirstReply: true },
+    });
+    turn.catch(() => undefined);
+    const state = await stateAwaitingApproval(h.conversations, id);
+    await h.conversations.approveToolCall(id, { ...state.pendingApprovals[0]!, approve: true });
+    await turn;
+    const [child] = await childrenStarted(id);
+    const events = (await durableEventsOf(h.conversations, id)).filter((e) =>
+      ['agent_started', 'agent_finished', 'approval_requested', 'approval_settled'].includes(e.type),
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['agent_started', 'approval_requested', 'approval_settled', 'agent_finished'],
+    );
+    const [started, requested, settled, finished] = events;
+    assert.ok(started?.type === 'agent_started');
+    assert.deepEqual([started.tool, started.agentId, started.task], ['trade_stock', child, task]);
+    assert.ok(requested?.type === 'approval_requested');
+    assert.equal(requested.approval.agent, child);
+    assert.ok(settled?.type === 'approval_settled');
+    assert.deepEqual([settled.agent, settled.outcome], [child, 'approved']);
+    assert.ok(finished?.type === 'agent_finished');
+    assert.equal(finished.agentId, child);
+    assert.equal(finished.callId, started.callId);
+    assert.equal(finished.isError, false);
+    assert.equal(finished.usage?.inputTokens, (await resultOf(child!)).usage.inputTokens);
   });
 });
 
