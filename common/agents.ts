@@ -81,6 +81,14 @@ export function agentChildId(parentId: string, ref: string, tool: string): strin
   return `${parentId}/agent-${ref}-${tool}`;
 }
 
+/**
+ * Whether conversation `agent` is `child` or one of its descendants: every sub-agent's id is under its parent's
+ * (agentChildId), so news a child passes up can only be about its own subtree.
+ */
+export function isInSubtree(agent: string, child: string): boolean {
+  return agent === child || agent.startsWith(`${child}/agent-`);
+}
+
 /** Why a new child may not start under `lineage` (undefined: it may). */
 export function refuseAgentCall(lineage: AgentLineage | undefined, tool: string, maxDepth: number): string | undefined {
   const depth = (lineage?.depth ?? 0) + 1;

@@ -31,6 +31,7 @@ import {
   childBudget,
   childLineage,
   DEFAULT_MAX_AGENT_CALLS_PER_REPLY,
+  isInSubtree,
   refuseAgentCall,
 } from '../common/agents';
 import { type AgentApprovalNews, agentApprovalSignal, agentDecisionSignal } from '../common/agent-messages';
@@ -197,11 +198,17 @@ export class SubAgents {
       log.warn('Approval news from a conversation that is not a running sub-agent was ignored', { from: news.from });
       return;
     }
+    // A child speaks for its own subtree only: its decision would go down through it.
+    const agent = news.kind === 'requested' ? news.approval.agent : news.agent;
+    if (!isInSubtree(agent, news.from)) {
+      log.warn('Approval news about a conversation outside the sub-agent was ignored', { from: news.from });
+      return;
+    }
     if (news.kind === 'requested') {
       if (!this.state.relayApproval(news.approval, news.from)) return;
       this.stream.publish({ type: 'approval_requested', approval: news.approval });
     } else {
-      this.state.settleRelayed({ agent: news.agent, callId: news.callId });
+      this.state.settleRelayed({ via: news.from, agent: news.agent, callId: news.callId });
       this.stream.publish({ type: 'approval_settled', callId: news.callId, outcome: news.outcome, agent: news.agent });
     }
     this.publish();

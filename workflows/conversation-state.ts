@@ -792,10 +792,13 @@ export class ConversationState {
     return true;
   }
 
-  /** A sub-agent's call was settled down there; `via` alone: that child ended, with whatever it still had waiting. */
-  settleRelayed(settled: { agent: string; callId: string } | { via: string }): void {
-    if ('via' in settled) this.relayedApprovals.dropVia(settled.via);
-    else this.relayedApprovals.settle(settled.agent, settled.callId);
+  /**
+   * A sub-agent's call was settled down there (news from child `via`); `via` alone: that child ended, with whatever
+   * it still had waiting.
+   */
+  settleRelayed(settled: { via: string; agent?: string; callId?: string }): void {
+    if (settled.agent === undefined || settled.callId === undefined) this.relayedApprovals.dropVia(settled.via);
+    else this.relayedApprovals.settle(settled.agent, settled.callId, settled.via);
     this.#leaveAwaitingApproval();
   }
 

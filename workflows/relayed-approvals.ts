@@ -29,9 +29,10 @@ export class RelayedApprovals {
     return true;
   }
 
-  /** The approval no longer waits (its child settled it). */
-  settle(agent: string, callId: string): void {
-    this.#waiting.delete(keyOf(agent, callId));
+  /** The approval no longer waits: child `via` settled it (news from another child changes nothing). */
+  settle(agent: string, callId: string, via: string): void {
+    const key = keyOf(agent, callId);
+    if (this.#waiting.get(key)?.via === via) this.#waiting.delete(key);
   }
 
   /** Child `via` ended: none of its approvals can be decided any more. */

@@ -10,6 +10,7 @@ import {
   agentDepthLimit,
   agentLineageSchema,
   agentTaskSchema,
+  isInSubtree,
   childBudget,
   childLineage,
   MAX_AGENT_TASK_CHARS,
@@ -102,6 +103,15 @@ describe('where a sub-agent may start', () => {
 
   test("a child's id is under its parent's, named by the call's place and the tool", () => {
     assert.equal(agentChildId('conv-1', '3-1', 'research'), 'conv-1/agent-3-1-research');
+  });
+
+  test("a child's subtree: itself and the conversations named under it, no sibling, no parent", () => {
+    const child = agentChildId('root', '1-0', 'a');
+    assert.ok(isInSubtree(child, child));
+    assert.ok(isInSubtree(agentChildId(child, '2-1', 'b'), child));
+    assert.equal(isInSubtree('root', child), false);
+    assert.equal(isInSubtree(agentChildId('root', '1-1', 'a'), child), false);
+    assert.equal(isInSubtree(`${child}x`, child), false, 'a longer id is not under it');
   });
 
   test('a task is one non-empty string within the limit, nothing else', () => {
@@ -273,7 +283,9 @@ describe('approvals relayed from sub-agents', () => {
       'a decided approval no longer waits for a person',
     );
     assert.ok('relayed' in relayed.find('c1', undefined), 'only one still waits: found by call id alone');
-    relayed.settle('root/agent-1-0-a', 'c1');
+    relayed.settle('root/agent-1-0-a', 'c1', 'root/agent-1-0-other');
+    assert.equal(relayed.size, 2, 'news from another child settles nothing');
+    relayed.settle('root/agent-1-0-a', 'c1', 'root/agent-1-0-a');
     assert.equal(relayed.size, 1);
     relayed.dropVia('root/agent-1-0-a');
     assert.equal(relayed.size, 0, "a child that ended takes its descendants' approvals with it");
@@ -367,7 +379,9 @@ describe('approvals relayed from sub-agents', () => {
     state.beginTurn();
     state.relayApproval(approval('c1', 'child-1'), 'child-1');
     state.relayApproval(approval('c2', 'child-2'), 'child-2');
-    state.settleRelayed({ agent: 'child-2', callId: 'c2' });
+    state.settleRelayed({ via: 'child-1', agent: 'child-2', callId: 'c2' });
+    assert.equal(state.snapshot().pendingApprovals.length, 2, "child-1 cannot settle child-2's call");
+    state.settleRelayed({ via: 'child-2', agent: 'child-2', callId: 'c2' });
     assert.equal(state.status, 'awaiting_approval');
     state.settleRelayed({ via: 'child-1' });
     assert.equal(state.status, 'running');
