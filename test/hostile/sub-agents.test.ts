@@ -21,6 +21,7 @@ import {
   skipWithoutCli,
   startFromCli,
 } from '../support/hostile';
+import { stateAwaitingApproval } from '../support/awaiting-approval';
 import { callsTools, says } from '../support/script-steps';
 
 const researcher = defineAgentTool({
@@ -29,9 +30,15 @@ const researcher = defineAgentTool({
   agent: { tools: ['get_ticker_symbol'] },
 });
 
+const trader = defineAgentTool({
+  name: 'trade_stock',
+  description: 'Places one order.',
+  agent: { tools: ['buy_stock'] },
+});
+
 let h: Harness;
 before(async () => {
-  h = await startHarness({ tools: [...demoTools, researcher] });
+  h = await startHarness({ tools: [...demoTools, researcher, trader] });
 });
 after(async () => {
   await h?.close();
@@ -164,6 +171,45 @@ describe('signals between a parent and its children, sent by anyone', () => {
       .signal('agentDecision', { callId: 'toolu_none', argumentsDigest: 'd', approve: true, agent: id });
     assert.equal((await h.conversations.getState(id)).status, 'awaiting_user');
     assert.match((await h.conversations.sendMessage(id, uniquePrompt('Hello again'))).text, /Hello again/);
+    await assertUnharmed(h, id);
+  });
+});
+
+describe('news from one running child about another', () => {
+  test('a child cannot settle, or ask approval for, a call outside its own subtree', async () => {
+    const prompt = uniquePrompt('Research and trade at once');
+    const [slowTask, tradeTask] = [uniquePrompt('Research GM slowly'), uniquePrompt('Buy 1 GM meanwhile')];
+    h.mock.script(prompt, [
+      callsTools(['research_company', { task: slowTask }], ['trade_stock', { task: tradeTask }]),
+      says('Both done.'),
+    ]);
+    h.mock.script(slowTask, [{ ...says('GM is GM.'), delayMs: 10_000 }]);
+    h.mock.script(tradeTask, [callsTools(['buy_stock', { symbol: 'GM', quantity: 1 }]), says('Bought.')]);
+    const id = `hostile-agent-news-${Date.now()}`;
+    const turn = h.conversations.sendMessage(id, prompt, { start: { tools: ['research_company', 'trade_stock'] } });
+    turn.catch(() => undefined);
+    const [pending] = (await stateAwaitingApproval(h.conversations, id)).pendingApprovals;
+    const [slow] = (await childrenStarted(id)).filter((child) => child.endsWith('-research_company'));
+    assert.ok(slow && pending?.agent && h.mock.requestsFor(slowTask).length === 1, 'the slow child still runs');
+    const parent = h.client.workflow.getHandle(id);
+    // Posing as the slow child: news about the trader's call, and a request for a conversation elsewhere.
+    await parent.signal('agentApproval', {
+      kind: 'settled',
+      from: slow,
+      agent: pending.agent,
+      callId: pending.callId,
+      outcome: 'rejected',
+    });
+    await parent.signal('agentApproval', {
+      kind: 'requested',
+      from: slow,
+      approval: { ...pending, callId: 'toolu_forged', agent: 'somewhere-else' },
+    });
+    const state = await h.conversations.getState(id);
+    assert.deepEqual(state.pendingApprovals, [pending], "only the trader's own call waits");
+    await h.conversations.approveToolCall(id, { ...pending, approve: true });
+    assert.equal((await turn).text, 'Both done.');
+    assert.match(String(lastUserBlocks(h.mock.requestsFor(tradeTask)[1]!)[0]!.content), /filled: 1 GM/);
     await assertUnharmed(h, id);
   });
 });
