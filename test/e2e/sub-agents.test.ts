@@ -639,6 +639,24 @@ describe('cancelling a parent', () => {
     assert.equal(h.mock.requestsFor(prompt).length, 1, 'the parent never called the model again');
   });
 
+  test("while its child waits for approval: both end cancelled, and the child's approval waits no more", async () => {
+    const prompt = uniquePrompt('Buy GM, then cancel');
+    const task = uniquePrompt('Buy 4 GM before the cancel');
+    h.mock.script(prompt, [callsTools(['trade_stock', { task }]), says('never asked')]);
+    h.mock.script(task, [callsTools(['buy_stock', { symbol: 'GM', quantity: 4 }]), says('never asked')]);
+    const id = `sub-agents-cancel-approval-${Date.now()}`;
+    const turn = h.conversations.sendMessage(id, prompt, { start: { tools: ['trade_stock'] } });
+    turn.catch(() => undefined);
+    const [pending] = (await stateAwaitingApproval(h.conversations, id)).pendingApprovals;
+    await h.conversations.cancel(id);
+    await waitUntil('the child to end cancelled', async () => (await statusOf(pending!.agent!)) === 'CANCELLED');
+    await waitUntil('the parent to end cancelled', async () => (await statusOf(id)) === 'CANCELLED');
+    const state = await h.conversations.getState(id);
+    assert.equal(state.status, 'cancelled');
+    assert.deepEqual(state.pendingApprovals, []);
+    assert.equal(h.executions(pending!.agent, 'buy_stock').length, 0);
+  });
+
   test('terminating the parent: the server cancels its running child', async () => {
     const prompt = uniquePrompt('Research, then be terminated');
     const task = uniquePrompt('Research GM until terminated');
