@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { BudgetOptions, BudgetLimit, Spent } from './budget';
 import { wellFormedText } from './safe-text';
 import { sharedOnce } from './shared-once';
-import { MAX_AGENT_DEPTH } from './agent-limits';
+import { DEFAULT_MAX_AGENT_DEPTH, MAX_AGENT_DEPTH } from './agent-limits';
 
 export * from './agent-limits';
 
@@ -81,6 +81,14 @@ export function agentChildId(parentId: string, ref: string, tool: string): strin
   return `${parentId}/agent-${ref}-${tool}`;
 }
 
+/**
+ * Whether conversation `agent` is `child` or one of its descendants: every sub-agent's id is under its parent's
+ * (agentChildId), so news a child passes up can only be about its own subtree.
+ */
+export function isInSubtree(agent: string, child: string): boolean {
+  return agent === child || agent.startsWith(`${child}/agent-`);
+}
+
 /** Why a new child may not start under `lineage` (undefined: it may). */
 export function refuseAgentCall(lineage: AgentLineage | undefined, tool: string, maxDepth: number): string | undefined {
   const depth = (lineage?.depth ?? 0) + 1;
@@ -91,6 +99,16 @@ export function refuseAgentCall(lineage: AgentLineage | undefined, tool: string,
     return `AgentCycle: ${tool} is already running above this sub-agent (${lineage.path.join(' → ')}).`;
   }
   return undefined;
+}
+
+/**
+ * How deep the tree under a conversation may go: a root's own limit (`limits.maxAgentDepth`, default
+ * DEFAULT_MAX_AGENT_DEPTH); a sub-agent's is the one its lineage hands down from the root, which its own options may
+ * lower but never raise (a child's default must not undo the root's limit).
+ */
+export function agentDepthLimit(lineage: AgentLineage | undefined, own: number | undefined): number {
+  if (!lineage) return own ?? DEFAULT_MAX_AGENT_DEPTH;
+  return own === undefined ? lineage.maxDepth : Math.min(lineage.maxDepth, own);
 }
 
 /** The lineage of a child started by `tool` from a conversation with `lineage` (none: a root). */
@@ -105,7 +123,7 @@ export function childLineage(
     callId,
     tool,
     depth: (above?.depth ?? 0) + 1,
-    maxDepth: above?.maxDepth ?? parent.maxDepth,
+    maxDepth: Math.min(above?.maxDepth ?? parent.maxDepth, parent.maxDepth),
     path: [...(above?.path ?? []), tool],
   };
 }

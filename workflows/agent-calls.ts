@@ -26,11 +26,12 @@ import {
 } from '@temporalio/workflow';
 import {
   agentChildId,
+  agentDepthLimit,
   agentTaskSchema,
   childBudget,
   childLineage,
   DEFAULT_MAX_AGENT_CALLS_PER_REPLY,
-  DEFAULT_MAX_AGENT_DEPTH,
+  isInSubtree,
   refuseAgentCall,
 } from '../common/agents';
 import { type AgentApprovalNews, agentApprovalSignal, agentDecisionSignal } from '../common/agent-messages';
@@ -55,7 +56,7 @@ const SUMMARY_TASK_CHARS = 200;
 
 /** Which of a reply's agent calls may start, and how many share the parent's budget. */
 export interface AgentSlots {
-  /** Call ids of the agent calls that may start (the first `maxAgentCallsPerReply` of the reply). */
+  /** Call ids of the agent calls that may start (the first `maxAgentCallsPerReply` valid ones of the reply). */
   allowed: ReadonlySet<string>;
   share: number;
   max: number;
@@ -68,7 +69,10 @@ export function agentSlots(
   policies: ReadonlyMap<string, ToolPolicy>,
 ): AgentSlots {
   const max = state.options.limits.maxAgentCallsPerReply ?? DEFAULT_MAX_AGENT_CALLS_PER_REPLY;
-  const agentCalls = calls.filter((call) => !call.malformed && policies.get(call.name)?.agent);
+  // Only calls that could start take a slot (and a share of the budget): an invalid one is an error result anyway.
+  const agentCalls = calls.filter(
+    (call) => !call.malformed && policies.get(call.name)?.agent && agentTaskSchema.safeParse(call.input).success,
+  );
   const allowed = new Set(agentCalls.slice(0, max).map((call) => call.id));
   return { allowed, share: Math.max(1, allowed.size), max };
 }
@@ -88,15 +92,16 @@ export class SubAgents {
   async run(call: ToolCall, policy: ToolPolicy, slots: AgentSlots): Promise<ToolOutcome> {
     const { state, stream } = this;
     const agent = policy.agent!;
+    const input = agentTaskSchema.safeParse(call.input);
+    if (!input.success) return failed(call, `InvalidInput: ${call.name} ${describeIssues(input.error)}`);
     if (!slots.allowed.has(call.id)) {
       return failed(
         call,
         `TooManyAgents: one reply may start at most ${slots.max} sub-agents; this one was not started.`,
       );
     }
-    const input = agentTaskSchema.safeParse(call.input);
-    if (!input.success) return failed(call, `InvalidInput: ${call.name} ${describeIssues(input.error)}`);
-    const maxDepth = state.options.limits.maxAgentDepth ?? DEFAULT_MAX_AGENT_DEPTH;
+    // A sub-agent keeps to the root's limit (its lineage's), not to a default of its own.
+    const maxDepth = agentDepthLimit(state.agent, state.options.limits.maxAgentDepth);
     const refusal = refuseAgentCall(state.agent, call.name, maxDepth);
     if (refusal) return failed(call, refusal);
     const own = conversationOptionsSchema.safeParse(agent.options);
@@ -202,11 +207,17 @@ export class SubAgents {
       log.warn('Approval news from a conversation that is not a running sub-agent was ignored', { from: news.from });
       return;
     }
+    // A child speaks for its own subtree only: its decision would go down through it.
+    const agent = news.kind === 'requested' ? news.approval.agent : news.agent;
+    if (!isInSubtree(agent, news.from)) {
+      log.warn('Approval news about a conversation outside the sub-agent was ignored', { from: news.from });
+      return;
+    }
     if (news.kind === 'requested') {
       if (!this.state.relayApproval(news.approval, news.from)) return;
       this.stream.publish({ type: 'approval_requested', approval: news.approval });
     } else {
-      this.state.settleRelayed({ agent: news.agent, callId: news.callId });
+      this.state.settleRelayed({ via: news.from, agent: news.agent, callId: news.callId });
       this.stream.publish({ type: 'approval_settled', callId: news.callId, outcome: news.outcome, agent: news.agent });
     }
     this.publish();

@@ -792,10 +792,13 @@ export class ConversationState {
     return true;
   }
 
-  /** A sub-agent's call was settled down there; `via` alone: that child ended, with whatever it still had waiting. */
-  settleRelayed(settled: { agent: string; callId: string } | { via: string }): void {
-    if ('via' in settled) this.relayedApprovals.dropVia(settled.via);
-    else this.relayedApprovals.settle(settled.agent, settled.callId);
+  /**
+   * A sub-agent's call was settled down there (news from child `via`); `via` alone: that child ended, with whatever
+   * it still had waiting.
+   */
+  settleRelayed(settled: { via: string; agent?: string; callId?: string }): void {
+    if (settled.agent === undefined || settled.callId === undefined) this.relayedApprovals.dropVia(settled.via);
+    else this.relayedApprovals.settle(settled.agent, settled.callId, settled.via);
     this.#leaveAwaitingApproval();
   }
 
@@ -857,7 +860,10 @@ export class ConversationState {
   /** The call got its answer (or none came in time): it no longer waits. */
   settleApproval(callId: string): void {
     this.#approvals.delete(callId);
-    if (this.#approvals.size === 0 && this.relayedApprovals.size === 0 && this.#status === 'awaiting_approval') {
+    // A sub-agent's call already decided waits for nobody here, even before its child says it settled. (Its own
+    // decided calls still count until settled, as recorded histories have it.)
+    const relayedWaiting = this.relayedApprovals.pending().length > 0;
+    if (this.#approvals.size === 0 && !relayedWaiting && this.#status === 'awaiting_approval') {
       this.#status = 'running';
     }
   }

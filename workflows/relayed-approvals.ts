@@ -21,14 +21,18 @@ export class RelayedApprovals {
   /** Keeps `approval` (from child `via`); false when it cannot (too many wait already). */
   add(approval: PendingApproval & { agent: string }, via: string): boolean {
     const key = keyOf(approval.agent, approval.callId);
-    if (!this.#waiting.has(key) && this.#waiting.size >= MAX_RELAYED_APPROVALS) return false;
+    const known = this.#waiting.get(key);
+    // The same request again (a repeated signal): a decision already on its way down stands; nobody is asked twice.
+    if (known) return true;
+    if (this.#waiting.size >= MAX_RELAYED_APPROVALS) return false;
     this.#waiting.set(key, { approval, via, decided: false });
     return true;
   }
 
-  /** The approval no longer waits (its child settled it). */
-  settle(agent: string, callId: string): void {
-    this.#waiting.delete(keyOf(agent, callId));
+  /** The approval no longer waits: child `via` settled it (news from another child changes nothing). */
+  settle(agent: string, callId: string, via: string): void {
+    const key = keyOf(agent, callId);
+    if (this.#waiting.get(key)?.via === via) this.#waiting.delete(key);
   }
 
   /** Child `via` ended: none of its approvals can be decided any more. */
