@@ -87,7 +87,7 @@ import {
   waitOptionsSchema,
 } from './call-options';
 import { conversationEvents, type EventsOptions } from '../streaming/client/conversation-events';
-import { ConversationError, noWorkerAnswered, refusalCode, toConversationError } from './errors';
+import { ConversationError, noWorkerAnswered, refusalCode, refusedWhileTaskFails, toConversationError } from './errors';
 import { grpcStatusOf, mayAnswerLater } from './grpc-status';
 
 export interface ConversationSummary {
@@ -717,9 +717,10 @@ function untilAnswered<T>(client: Client, deadline: number, call: () => Promise<
       try {
         return await call();
       } catch (err) {
-        if (isUnprocessedUpdate(err) && Date.now() < deadline) {
+        if ((isUnprocessedUpdate(err) || refusedWhileTaskFails(err)) && Date.now() < deadline) {
           // The server dropped the update unseen (the workflow task that would have taken it was lost, e.g. to a
-          // worker or server restart): it had no effect, so it is sent again, with the same id.
+          // worker or server restart), or refused it while the workflow's task is being retried: it had no effect, so
+          // it is sent again, with the same id.
           await new Promise((resolve) => setTimeout(resolve, 500));
           continue;
         }

@@ -98,6 +98,15 @@ export function noWorkerAnswered(err: unknown, taskQueue: string): ConversationE
   );
 }
 
+/**
+ * The server refused an update because the workflow's last task failed or timed out (FAILED_PRECONDITION "…Workflow
+ * Task in failed state"): the update was not taken, and is taken once a retried task completes (a worker restart, a
+ * task that ran past its timeout on a loaded worker). Safe to send again with the same update id.
+ */
+export function refusedWhileTaskFails(err: unknown): boolean {
+  return grpcStatusOf(err) === GrpcStatus.FAILED_PRECONDITION && /workflow task in failed state/i.test(messagesOf(err));
+}
+
 /** The messages along an error's cause chain, one a line: where a gRPC status's details are. */
 export function messagesOf(err: unknown): string {
   const messages: string[] = [];

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ServiceError } from '@temporalio/client';
+import { refusedWhileTaskFails } from '../../client/errors';
 import { GrpcStatus, grpcStatusOf, isTemporaryGrpcRefusal, mayAnswerLater } from '../../client/grpc-status';
 
 /** What @grpc/grpc-js throws (a code, its details, the metadata), wrapped as Temporal's client rethrows it from a query ("Failed to query Workflow"). */
@@ -41,4 +42,19 @@ test('a bad query, no such workflow, no right to it, or an error that is not a g
     new ServiceError('Unexpected error while making gRPC request', { cause: new TypeError('bad payload') }),
   ];
   for (const err of final) assert.equal(mayAnswerLater(err), false, err.cause?.message);
+});
+
+test("an update refused while the workflow's task is being retried is sent again; other refusals are not", () => {
+  const refusedUpdate = (code: number, details: string) =>
+    new ServiceError('Failed to execute update', {
+      cause: Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} }),
+    });
+  assert.ok(
+    refusedWhileTaskFails(
+      refusedUpdate(9, 'Unable to perform workflow execution update due to Workflow Task in failed state.'),
+    ),
+  );
+  assert.ok(!refusedWhileTaskFails(refusedUpdate(9, 'no poller seen for task queue recently, worker may be down')));
+  assert.ok(!refusedWhileTaskFails(refusedUpdate(GrpcStatus.NOT_FOUND, 'Workflow Task in failed state.')));
+  assert.ok(!refusedWhileTaskFails(new Error('Workflow Task in failed state')));
 });
