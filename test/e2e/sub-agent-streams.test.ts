@@ -1,0 +1,145 @@
+// A parent's event stream with its sub-agents' (issue #33), end to end (real dev server, real worker, the SDK against
+// the local Messages API): the reader follows each child's own stream from the parent's `agent_started`, tags its
+// events with the child's id, gives its steps (not its tokens) by default and everything with `agents: 'all'`, none
+// with `'none'`; a child's steps come before the parent's `agent_finished`; resuming after a cursor follows a child
+// that was running there again.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { defineAgentTool } from '../../activities/agent-tool-definition';
+import type { EventsOptions } from '../../client/call-options';
+import type { StreamItem } from '../../streaming/stream-events';
+import { demoTools } from '../../testing/demo-tools';
+import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { callsTools, says } from '../support/script-steps';
+
+const researcher = defineAgentTool({
+  name: 'research_company',
+  description: 'Researches one company: its ticker symbol and current stock price.',
+  agent: { tools: ['get_ticker_symbol', 'get_current_stock_price'] },
+});
+
+let h: Harness;
+before(async () => {
+  h = await startHarness({ tools: [...demoTools, researcher] });
+});
+after(async () => {
+  await h?.close();
+});
+
+/** Scripts a parent that asks one researcher, and the child's two tool calls and answer; returns the prompt. */
+function scriptResearch(name: string): string {
+  const prompt = uniquePrompt(`Research ${name} for me`);
+  const task = uniquePrompt(`Research ${name}`);
+  h.mock.script(prompt, [callsTools(['research_company', { task }]), says(`${name} looks fine.`)]);
+  h.mock.script(task, [
+    callsTools(['get_ticker_symbol', { company_name: name }]),
+    callsTools(['get_current_stock_price', { symbol: 'GM' }]),
+    { reply: { content: [{ type: 'text', text: `${name} (GM) trades at $38.50.` }], stop_reason: 'end_turn' } },
+  ]);
+  return prompt;
+}
+
+/** A conversation's events from the start until its first turn's end (its own), with these options. */
+async function firstTurn(id: string, options: EventsOptions = {}): Promise<StreamItem[]> {
+  const items: StreamItem[] = [];
+  const signal = AbortSignal.timeout(60_000);
+  for await (const item of h.conversations.events(id, { fromOffset: 0, ...options, signal })) {
+    items.push(item);
+    if (item.agent === undefined && item.event.type === 'turn_finished') break;
+  }
+  return items;
+}
+
+const kinds = (items: StreamItem[]) => items.map((item) => item.event.type);
+
+describe('sub-agent streams', () => {
+  test("streamMessage shows the child's start, its tool calls and results, its answer, and then its end", async () => {
+    const prompt = scriptResearch('General Motors');
+    const id = `agent-streams-steps-${Date.now()}`;
+    const items: StreamItem[] = [];
+    for await (const item of h.conversations.streamMessage(id, prompt, { start: { tools: ['research_company'] } })) {
+      items.push(item);
+    }
+    const started = items.find((item) => item.event.type === 'agent_started');
+    assert.ok(started?.event.type === 'agent_started');
+    const child = started.event.agentId;
+    const childItems = items.filter((item) => item.agent === child);
+    // Its steps: two tool calls with their input and results, its turn's end with the answer.
+    assert.deepEqual(
+      childItems
+        .filter((item) => item.event.type === 'tool_call_input' || item.event.type === 'tool_result')
+        .map((item) => `${item.event.type}:${(item.event as { name: string }).name}`),
+      [
+        'tool_call_input:get_ticker_symbol',
+        'tool_result:get_ticker_symbol',
+        'tool_call_input:get_current_stock_price',
+        'tool_result:get_current_stock_price',
+      ],
+    );
+    const childTurn = childItems.find((item) => item.event.type === 'turn_finished');
+    assert.equal(
+      childTurn?.event.type === 'turn_finished' && childTurn.event.text,
+      'General Motors (GM) trades at $38.50.',
+    );
+    // No tokens by default.
+    assert.deepEqual(
+      childItems.filter((item) => item.live || item.event.type === 'text' || item.event.type === 'tool_call_started'),
+      [],
+    );
+    // Every tagged event names this child, and every untagged one is the parent's: only the parent's events move its
+    // cursor (a child's carries the parent's cursor as it stood).
+    assert.ok(items.every((item) => item.agent === undefined || item.agent === child));
+    const parentCursors = new Set(items.filter((item) => item.agent === undefined).map((item) => item.cursor));
+    assert.ok(childItems.every((item) => parentCursors.has(item.cursor)));
+    // The child's steps come between its start and its end in the parent's stream.
+    const at = (item: StreamItem | undefined) => items.indexOf(item!);
+    const finished = items.find((item) => item.event.type === 'agent_finished');
+    assert.ok(at(started) < at(childItems[0]) && at(childTurn) < at(finished));
+    // The stream ends with the parent's own turn.
+    const last = items.at(-1)!;
+    assert.equal(last.agent, undefined);
+    assert.equal(last.event.type === 'turn_finished' && last.event.text, 'General Motors looks fine.');
+  });
+
+  test("agents: 'all' adds the child's text; 'none' leaves the child out", async () => {
+    const prompt = scriptResearch('Ford');
+    const id = `agent-streams-all-${Date.now()}`;
+    await h.conversations.sendMessage(id, prompt, { start: { tools: ['research_company'] } });
+
+    const all = await firstTurn(id, { agents: 'all' });
+    const child = all.find((item) => item.agent !== undefined)?.agent;
+    assert.ok(child);
+    const text = all
+      .filter((item) => item.agent === child && item.event.type === 'text')
+      .map((item) => (item.event as { text: string }).text)
+      .join('');
+    assert.equal(text, 'Ford (GM) trades at $38.50.');
+
+    const none = await firstTurn(id, { agents: 'none' });
+    assert.deepEqual(
+      none.filter((item) => item.agent !== undefined),
+      [],
+    );
+    assert.ok(kinds(none).includes('agent_started') && kinds(none).includes('agent_finished'));
+  });
+
+  test('a reader that resumes after a cursor where a child ran follows that child again from its start', async () => {
+    const prompt = scriptResearch('Tesla');
+    const id = `agent-streams-resume-${Date.now()}`;
+    await h.conversations.sendMessage(id, prompt, { start: { tools: ['research_company'] } });
+    const first = await firstTurn(id);
+    const started = first.find((item) => item.event.type === 'agent_started')!;
+
+    const resumed = await firstTurn(id, { after: started.cursor });
+    assert.equal(
+      resumed.find((item) => item.event.type === 'agent_started'),
+      undefined,
+    ); // the parent's resume holds
+    const child = resumed.filter((item) => item.agent !== undefined);
+    assert.deepEqual(
+      child.map((item) => `${item.event.type}:${item.offset}`),
+      first.filter((item) => item.agent !== undefined).map((item) => `${item.event.type}:${item.offset}`),
+    );
+    assert.ok(child.length >= 5);
+  });
+});
