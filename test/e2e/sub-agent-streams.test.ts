@@ -2,14 +2,15 @@
 // the local Messages API): the reader follows each child's own stream from the parent's `agent_started`, tags its
 // events with the child's id, gives its steps (not its tokens) by default and everything with `agents: 'all'`, none
 // with `'none'`; a child's steps come before the parent's `agent_finished`; resuming after a cursor follows a child
-// that was running there again.
+// that was running there again. The gateway's SSE stream does the same with `?agents=`.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { defineAgentTool } from '../../activities/agent-tool-definition';
 import type { EventsOptions } from '../../client/call-options';
 import type { StreamItem } from '../../streaming/stream-events';
+import { type Gateway, startGateway } from '../../gateway/gateway-server';
 import { demoTools } from '../../testing/demo-tools';
-import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
 import { callsTools, says } from '../support/script-steps';
 
 const researcher = defineAgentTool({
@@ -18,11 +19,15 @@ const researcher = defineAgentTool({
   agent: { tools: ['get_ticker_symbol', 'get_current_stock_price'] },
 });
 
+const TOKEN = 'sub-agent-streams-token-0123456789';
 let h: Harness;
+let gateway: Gateway;
 before(async () => {
   h = await startHarness({ tools: [...demoTools, researcher] });
+  gateway = await startGateway({ conversations: h.conversations, token: TOKEN, namespace });
 });
 after(async () => {
+  await gateway?.close();
   await h?.close();
 });
 
@@ -141,5 +146,92 @@ describe('sub-agent streams', () => {
       first.filter((item) => item.agent !== undefined).map((item) => `${item.event.type}:${item.offset}`),
     );
     assert.ok(child.length >= 5);
+  });
+});
+
+interface Sse {
+  id: string;
+  event: string;
+  data: StreamItem;
+}
+
+/** The gateway's server-sent events of `id` until the parent's first turn ends. */
+async function sseFirstTurn(id: string, query: string, headers: Record<string, string> = {}): Promise<Sse[]> {
+  const response = await fetch(`${gateway.url}/api/conversations/${id}/events${query}`, {
+    headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+    signal: AbortSignal.timeout(60_000),
+  });
+  assert.equal(response.status, 200);
+  const events: Sse[] = [];
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return events;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const field = (name: string) => block.match(new RegExp(`^${name}: ?(.*)$`, 'm'))?.[1];
+      const eventId = field('id');
+      if (eventId === undefined) continue;
+      const sse = { id: eventId, event: field('event')!, data: JSON.parse(field('data')!) as StreamItem };
+      events.push(sse);
+      if (sse.data.agent === undefined && sse.event === 'turn_finished') {
+        await reader.cancel();
+        return events;
+      }
+    }
+  }
+}
+
+describe('the gateway with ?agents=', () => {
+  test("the SSE stream carries the child's steps tagged with its id (steps by default), and none with agents=none", async () => {
+    const prompt = scriptResearch('Rivian');
+    const id = `agent-streams-gateway-${Date.now()}`;
+    await h.conversations.sendMessage(id, prompt, { start: { tools: ['research_company'] } });
+
+    const steps = await sseFirstTurn(id, '?from=0');
+    const started = steps.find((sse) => sse.event === 'agent_started')!;
+    assert.ok(started.data.event.type === 'agent_started');
+    const child = started.data.event.agentId;
+    const childEvents = steps.filter((sse) => sse.data.agent === child);
+    assert.deepEqual(
+      childEvents.filter((sse) => sse.event === 'tool_result').map((sse) => (sse.data.event as { name: string }).name),
+      ['get_ticker_symbol', 'get_current_stock_price'],
+    );
+    assert.deepEqual(
+      childEvents.filter((sse) => sse.event === 'text'),
+      [],
+    );
+    // A child's event's id is the parent's cursor as it stood: one of the parent's own ids.
+    const parentIds = new Set(steps.filter((sse) => sse.data.agent === undefined).map((sse) => sse.id));
+    assert.ok(childEvents.length > 0 && childEvents.every((sse) => parentIds.has(sse.id)));
+
+    const all = await sseFirstTurn(id, '?from=0&agents=all');
+    assert.equal(
+      all
+        .filter((sse) => sse.data.agent === child && sse.event === 'text')
+        .map((sse) => (sse.data.event as { text: string }).text)
+        .join(''),
+      'Rivian (GM) trades at $38.50.',
+    );
+    const none = await sseFirstTurn(id, '?from=0&agents=none');
+    assert.deepEqual(
+      none.filter((sse) => sse.data.agent !== undefined),
+      [],
+    );
+
+    // Reconnecting with Last-Event-ID at the child's start: the parent resumes after it, the child is followed again.
+    const resumed = await sseFirstTurn(id, '', { 'last-event-id': started.id });
+    assert.equal(
+      resumed.find((sse) => sse.event === 'agent_started'),
+      undefined,
+    );
+    assert.deepEqual(
+      resumed.filter((sse) => sse.data.agent === child).map((sse) => `${sse.event}:${sse.data.offset}`),
+      childEvents.map((sse) => `${sse.event}:${sse.data.offset}`),
+    );
   });
 });
