@@ -20,7 +20,7 @@ after(async () => {
 
 test('?agents= other than steps, all or none is 400 invalid_request that does not quote it', async () => {
   const id = `agents-param-${Date.now()}`;
-  const values = ['', 'STEPS', 'steps%20', 'everything', MARKER, MARKER.repeat(1_000), '%00', 'steps%00', '%E2%80%AE'];
+  const values = ['', 'STEPS', 'steps%20', 'everything', MARKER, MARKER.repeat(100), '%00', 'steps%00', '%E2%80%AE'];
   for (const value of values) {
     const response = await fetch(`${gateway.url}/api/conversations/${id}/events?agents=${value}`, {
       headers: { authorization: `Bearer ${TOKEN}` },
