@@ -735,6 +735,7 @@ function untilAnswered<T>(client: Client, deadline: number, call: () => Promise<
   });
 }
 
-function quote(value: string): string {
+/** A value as a visibility query's string literal (escaped: never a widened query). */
+export function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
