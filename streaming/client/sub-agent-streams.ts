@@ -24,6 +24,9 @@ export function isStep(item: StreamItem): boolean {
   return type !== 'text' && type !== 'thinking' && type !== 'tool_call_started' && type !== 'model_output_discarded';
 }
 
+/** How long the parent's `agent_finished` waits for the child's stream to end (it is over: only its reader lags). */
+const HOLD_MAX_MS = 30_000;
+
 export interface SubAgentOptions {
   mode: 'steps' | 'all';
   /** The parent's cursor before its first event here: what a child's event carries until the parent moves. */
@@ -66,6 +69,9 @@ export async function* withSubAgents(
   for (const agent of options.open ?? []) open(agent);
   /** The parent's `agent_finished` for a child still being read: given once that child's stream ends. */
   let held: StreamItem | undefined;
+  /** Resolves when a child's stream took longer than HOLD_MAX_MS to end after its parent said it finished. */
+  let holdOver: Promise<'hold-over'> | undefined;
+  let holdTimer: NodeJS.Timeout | undefined;
   const step = (lane: Lane): Promise<Next> =>
     (lane.next ??= lane.items.next().then(
       (result) => ({ lane, result }),
@@ -75,7 +81,22 @@ export async function* withSubAgents(
     for (;;) {
       const reading = [...lanes.values()].filter((lane) => !(lane === parent && held));
       if (reading.length === 0) return;
-      const { lane, result, error } = await Promise.race(reading.map(step));
+      const next = await Promise.race([...reading.map(step), ...(holdOver ? [holdOver] : [])]);
+      if (next === 'hold-over') {
+        // The child's reader lags (or hangs): given up, so the parent goes on.
+        const late = held!.event.type === 'agent_finished' ? held!.event.agentId : undefined;
+        void lanes
+          .get(late)
+          ?.items.return?.(undefined)
+          ?.catch(() => {});
+        lanes.delete(late);
+        cursor = held!.cursor;
+        yield held!;
+        held = undefined;
+        holdOver = undefined;
+        continue;
+      }
+      const { lane, result, error } = next;
       lane.next = undefined;
       if (error !== undefined || result?.done) {
         lanes.delete(lane.agent);
@@ -85,6 +106,9 @@ export async function* withSubAgents(
         }
         // A child's stream that fails is left out; the parent's events still say how it ended.
         if (held?.event.type === 'agent_finished' && held.event.agentId === lane.agent) {
+          cursor = held.cursor;
+          clearTimeout(holdTimer);
+          holdOver = undefined;
           yield held;
           held = undefined;
         }
@@ -92,7 +116,7 @@ export async function* withSubAgents(
       }
       const item = result!.value;
       if (lane === parent) {
-        cursor = item.cursor;
+        // The cursor moves with what is given: a held `agent_finished` moves it when it is given.
         const { event } = item;
         if (event.type === 'agent_started') open(event.agentId);
         if (event.type === 'agent_finished') {
@@ -100,9 +124,13 @@ export async function* withSubAgents(
           if (child) {
             child.finished = true;
             held = item;
+            holdOver = new Promise((resolve) => {
+              holdTimer = setTimeout(() => resolve('hold-over'), HOLD_MAX_MS);
+            });
             continue;
           }
         }
+        cursor = item.cursor;
         yield item;
         if (event.type === 'conversation_ended') return;
       } else {
@@ -111,6 +139,7 @@ export async function* withSubAgents(
       }
     }
   } finally {
+    clearTimeout(holdTimer);
     // Not awaited: a reader parked on a long poll ends when the caller's signal aborts (conversation-events.ts).
     for (const lane of lanes.values()) void lane.items.return?.(undefined)?.catch(() => {});
   }
