@@ -20,10 +20,16 @@ const researcher = defineAgentTool({
 });
 
 const TOKEN = 'sub-agent-streams-token-0123456789';
+const teamLead = defineAgentTool({
+  name: 'lead_research',
+  description: 'Leads research: asks a researcher.',
+  agent: { tools: ['research_company'] },
+});
+
 let h: Harness;
 let gateway: Gateway;
 before(async () => {
-  h = await startHarness({ tools: [...demoTools, researcher] });
+  h = await startHarness({ tools: [...demoTools, researcher, teamLead] });
   gateway = await startGateway({ conversations: h.conversations, token: TOKEN, namespace });
 });
 after(async () => {
@@ -185,6 +191,38 @@ async function sseFirstTurn(id: string, query: string, headers: Record<string, s
     }
   }
 }
+
+test("a child's own sub-agent is followed too, its events tagged with its own id", async () => {
+  const prompt = uniquePrompt('Lead research on General Motors');
+  const leadTask = uniquePrompt('Lead the General Motors research');
+  const task = uniquePrompt('Research General Motors in depth');
+  h.mock.script(prompt, [callsTools(['lead_research', { task: leadTask }]), says('Done.')]);
+  h.mock.script(leadTask, [callsTools(['research_company', { task }]), says('The researcher says GM.')]);
+  h.mock.script(task, [callsTools(['get_ticker_symbol', { company_name: 'General Motors' }]), says('GM.')]);
+  const id = `agent-streams-nested-${Date.now()}`;
+  const items: StreamItem[] = [];
+  for await (const item of h.conversations.streamMessage(id, prompt, { start: { tools: ['lead_research'] } })) {
+    items.push(item);
+  }
+  const lead = items.find((item) => item.event.type === 'agent_started' && item.agent === undefined);
+  const leadId = lead?.event.type === 'agent_started' ? lead.event.agentId : '';
+  const nested = items.find((item) => item.event.type === 'agent_started' && item.agent === leadId);
+  const nestedId = nested?.event.type === 'agent_started' ? nested.event.agentId : '';
+  assert.ok(nestedId.startsWith(`${leadId}/agent-`), nestedId);
+  const answers = items
+    .filter((item) => item.event.type === 'turn_finished')
+    .map((item) => [item.agent ?? 'parent', (item.event as { text: string }).text]);
+  assert.deepEqual(answers, [
+    [nestedId, 'GM.'],
+    [leadId, 'The researcher says GM.'],
+    ['parent', 'Done.'],
+  ]);
+  assert.ok(
+    items.some(
+      (item) => item.agent === nestedId && item.event.type === 'tool_result' && item.event.name === 'get_ticker_symbol',
+    ),
+  );
+});
 
 describe('the gateway with ?agents=', () => {
   test("the SSE stream carries the child's steps tagged with its id (steps by default), and none with agents=none", async () => {

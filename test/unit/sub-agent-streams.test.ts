@@ -51,7 +51,7 @@ const label = (one: StreamItem) => `${one.agent ?? 'parent'}:${one.event.type}@$
 describe('withSubAgents', () => {
   test("a child's steps, tagged and under the parent's cursor, come before the parent's agent_finished", async () => {
     const parent = scripted([started(0, 'a'), finished(1, 'a'), ended(2)]);
-    const follow: FollowAgent = (id) =>
+    const follow: FollowAgent = () =>
       scripted(
         [text(0, 'hel', true), text(0, 'hello'), result(1, 'lookup'), ended(2)].map((i) => ({ ...i })),
         20,
@@ -64,7 +64,6 @@ describe('withSubAgents', () => {
       'parent:agent_finished@1/1',
       'parent:conversation_ended@2/2',
     ]);
-    void follow;
   });
 
   test("'all' keeps a child's text and live events", async () => {
