@@ -19,12 +19,18 @@ const researcher = defineAgentTool({
   agent: { tools: ['get_ticker_symbol', 'get_current_stock_price'] },
 });
 
+const trader = defineAgentTool({
+  name: 'place_order',
+  description: 'Places one order.',
+  agent: { tools: ['buy_stock'] },
+});
+
 let h: Harness;
 let gateway: Gateway;
 let browser: Browser;
 let page: Page;
 before(async () => {
-  h = await startHarness({ tools: [...demoTools, researcher] });
+  h = await startHarness({ tools: [...demoTools, researcher, trader] });
   gateway = await startGateway({ conversations: h.conversations, token: TOKEN, namespace });
   browser = await launchChromium();
   ({ page } = await newPage(browser));
@@ -84,4 +90,33 @@ test("the agent tool's card shows the sub-agent's steps nested under it, its end
   assert.equal(await page.locator('#log section.agent').count(), 1);
   assert.equal(await call.count(), 1);
   assert.equal(await agent.locator('ol.steps > li.answer').count(), 1);
+});
+
+test("a sub-agent's tool call that needs approval is asked on the page, and the decision reaches the sub-agent", async () => {
+  const prompt = uniquePrompt('Buy 2 GM for me');
+  const task = uniquePrompt('Buy 2 shares of GM');
+  h.mock.script(prompt, [
+    callsTools(['place_order', { task }]),
+    { reply: { content: [{ type: 'text', text: 'Your order is in.' }], stop_reason: 'end_turn' } },
+  ]);
+  h.mock.script(task, [
+    callsTools(['buy_stock', { symbol: 'GM', quantity: 2 }]),
+    { reply: { content: [{ type: 'text', text: 'Bought 2 GM.' }], stop_reason: 'end_turn' } },
+  ]);
+  await page.goto(`${gateway.url}/`);
+  await page.getByLabel('Gateway token').fill(TOKEN);
+  await page.getByLabel('Conversation id').fill('');
+  await page.getByLabel('Tools for a new conversation').fill('place_order');
+  await page.getByLabel('Message', { exact: true }).fill(prompt);
+  await page.getByRole('button', { name: 'Send' }).click();
+
+  const approval = page.getByRole('group', { name: 'Approve buy_stock?' });
+  await approval.waitFor({ timeout: 60_000 });
+  assert.match(await approval.innerText(), /asked by sub-agent .+\/agent-/);
+  await approval.getByRole('button', { name: 'Approve' }).click();
+  const agent = page.locator('#log > li.tool', { hasText: 'Tool call: place_order' }).locator('section.agent');
+  await agent.locator('ol.steps > li.answer', { hasText: 'Answer: Bought 2 GM.' }).waitFor({ timeout: 60_000 });
+  assert.match(await agent.locator('ol.steps > li.call').innerText(), /buy_stock[\s\S]*filled: 2 GM/);
+  await page.getByRole('status').filter({ hasText: 'Your turn.' }).waitFor();
+  await saveScreenshot(page, 'chat-page-sub-agent-approval');
 });

@@ -224,6 +224,16 @@ test("a child's own sub-agent is followed too, its events tagged with its own id
   );
 });
 
+test('events refuses an `agents` that is not steps, all or none, before anything is read', () => {
+  for (const agents of ['STEPS', '', 'tokens', 1, null]) {
+    assert.throws(
+      () => h.conversations.events('any-conversation', { agents: agents as 'all' }),
+      (err: { code?: string; message?: string }) =>
+        err.code === 'invalid_options' && /agents is steps, all or none/.test(err.message ?? ''),
+    );
+  }
+});
+
 describe('the gateway with ?agents=', () => {
   test("the SSE stream carries the child's steps tagged with its id (steps by default), and none with agents=none", async () => {
     const prompt = scriptResearch('Rivian');
