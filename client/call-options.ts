@@ -158,6 +158,13 @@ export const eventsOptionsSchema = z
      * @default true
      */
     liveRelay: z.boolean({ error: 'liveRelay is true or false' }),
+    /**
+     * Sub-agents' events too (each tagged `agent: <child id>`, a child's own children's too): `steps` their tool calls,
+     * results, approvals and turn ends; `all` their text and live replies as well; `none` the conversation's own only.
+     * Resuming after a cursor follows the children still running there again from their start.
+     * @default 'steps'
+     */
+    agents: z.enum(['steps', 'all', 'none'], { error: 'agents is steps, all or none' }),
   })
   .partial()
   .optional();

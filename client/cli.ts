@@ -6,6 +6,7 @@
 //   start [--id ID] [MESSAGE]         start a conversation (and send a first message)
 //   send ID MESSAGE                   send one message and print the reply
 //   transcript ID | state ID          read a conversation
+//   tree ID                           the conversation and its sub-agents, as a tree
 //   list [--status S] [--model M]     list conversations
 //   approve ID CALL_ID [--reject] [--reason TEXT]
 //   end ID | cancel ID
@@ -19,11 +20,13 @@ import { GATEWAY_USAGE } from '../gateway/usage';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConversationSnapshot, TokenUsage } from '../common/conversation-types';
+import type { StreamEvent } from '../streaming/stream-events';
 import { formatUsd } from '../common/pricing';
 import { conversationIdSchema } from '../common/conversation-id';
 import { parseArgument } from './call-arguments';
 import { connectionOptions, loadConnectionSettings } from './connection-settings';
 import type { StartOptions } from './call-options';
+import { agentTree, type AgentTreeNode } from './agent-tree';
 import { ConversationClient } from './conversation-client';
 import { ConfigError } from './environment-config';
 import { ConversationError, failureReport } from './errors';
@@ -79,6 +82,7 @@ const USAGE = `usage: claude-temporal-orchestrator <command> [options]
   start [--id ID] [MESSAGE]          start a conversation; prints its id at once, then the reply to MESSAGE
   send ID MESSAGE                    send one message and print the reply
   transcript ID | state ID           read a conversation
+  tree ID                            the conversation and its sub-agents: status, model calls, cost, Web UI link
   list [--status S] [--model M]      list conversations
   approve ID CALL_ID [--reject] [--reason TEXT]
   end ID | cancel ID
@@ -185,8 +189,17 @@ async function streamTurn(
     if (midLine) process.stdout.write('\n');
     midLine = false;
   };
-  for await (const { event, seen } of client.streamMessage(id, text, { start })) {
+  for await (const { event, seen, agent } of client.streamMessage(id, text, { start })) {
     if (seen) continue; // a tool call shown already, as it streamed
+    if (agent !== undefined) {
+      // A sub-agent's step, indented under the call that started it (its approvals are asked for by the parent's).
+      const step = agentStep(event);
+      if (step) {
+        endLine();
+        console.log(`${'  '.repeat(agentDepth(id, agent))}${step}`);
+      }
+      continue;
+    }
     switch (event.type) {
       case 'text':
         if (midLine !== 'text') {
@@ -226,10 +239,16 @@ async function streamTurn(
         endLine();
         console.log('(the reply above was cut short and is asked again: ignore it)');
         break;
+      case 'agent_started':
+      case 'agent_finished':
+        endLine();
+        console.log(`  ${agentStep(event)}`);
+        break;
       case 'approval_requested': {
         endLine();
         const { approval } = event;
-        const answer = await ask(`Allow ${approval.tool}(${JSON.stringify(approval.input)})? [y/N] `);
+        const by = approval.agent ? ` (sub-agent ${approval.agent})` : '';
+        const answer = await ask(`Allow ${approval.tool}(${JSON.stringify(approval.input)})${by}? [y/N] `);
         await client.approveToolCall(id, {
           callId: approval.callId,
           argumentsDigest: approval.argumentsDigest,
@@ -251,6 +270,49 @@ async function streamTurn(
     }
   }
   endLine();
+}
+
+/** How deep sub-agent `agent` sits under conversation `id` (1: a child of it): its ids carry the path. */
+function agentDepth(id: string, agent: string): number {
+  return agent.startsWith(`${id}/`) ? agent.slice(id.length).split('/agent-').length - 1 : 1;
+}
+
+/** One line for a sub-agent's step (or its start and end in the parent's stream); undefined for what is not shown. */
+function agentStep(event: StreamEvent): string | undefined {
+  const firstLine = (text: string) => text.split('\n')[0]!.slice(0, 200);
+  switch (event.type) {
+    case 'agent_started':
+      return `⤷ ${event.tool} (sub-agent ${event.agentId}): ${firstLine(event.task)}`;
+    case 'agent_finished': {
+      const cost = event.costUsd === undefined ? '' : `, ${formatUsd(event.costUsd)}`;
+      return `⤶ ${event.tool} (sub-agent ${event.agentId}) ${event.status}${cost}`;
+    }
+    case 'tool_call_input':
+      return `→ ${event.name}(${JSON.stringify(event.input)})`;
+    case 'tool_result':
+      return `  ← ${event.isError ? 'error: ' : ''}${firstLine(event.content)}`;
+    case 'approval_requested':
+      return `(waits for an approval of ${event.approval.tool})`;
+    case 'turn_finished':
+      return `answer: ${firstLine(event.text)}`;
+    case 'turn_failed':
+      return `failed (${event.failure.type}): ${firstLine(event.failure.message)}`;
+    default:
+      return undefined;
+  }
+}
+
+/** A conversation's sub-agent tree, one line per conversation, its children under it. */
+function printTree(node: AgentTreeNode, prefix = '', last = true, root = true): void {
+  const calls =
+    node.modelCalls === undefined ? '' : `\t${node.modelCalls} model call${node.modelCalls === 1 ? '' : 's'}`;
+  const cost = node.costUsd === undefined ? '' : `\t${formatUsd(node.costUsd)}`;
+  const link = node.url ? `\t${node.url}` : '';
+  const branch = root ? '' : last ? '└─ ' : '├─ ';
+  console.log(`${prefix}${branch}${node.id}\t${node.status ?? '(state unreadable)'}${calls}${cost}${link}`);
+  const inner = root ? '' : `${prefix}${last ? '   ' : '│  '}`;
+  node.children.forEach((child, i) => printTree(child, inner, i === node.children.length - 1 && !node.more, false));
+  if (node.more) console.log(`${inner}└─ (${node.more} more not shown)`);
 }
 
 /** Until `until` settles, says on stderr which tool calls wait for an approval, and how to give it (once each). */
@@ -433,6 +495,10 @@ async function main(): Promise<void> {
     case 'state': {
       const state = await client.getState(needId(rest[0]));
       return out(state, () => console.log(JSON.stringify(state, null, 2)));
+    }
+    case 'tree': {
+      const tree = await agentTree(client, needId(rest[0]));
+      return out(tree, () => printTree(tree));
     }
     case 'list': {
       const found = await client.list({

@@ -324,11 +324,12 @@ export class ConversationClient {
     let ours = false;
     for await (const item of this.events(id, { ...eventsOptions, fromOffset: offset })) {
       const { event } = item;
-      // A message sent while another turn runs: that turn's last events come first.
-      ours ||= event.type === 'turn_started' && event.turn === turn;
+      // A message sent while another turn runs: that turn's last events come first. A sub-agent's turns are its own.
+      const own = item.agent === undefined;
+      ours ||= own && event.type === 'turn_started' && event.turn === turn;
       if (!ours) continue;
       yield item;
-      if ((event.type === 'turn_finished' || event.type === 'turn_failed') && event.turn === turn) return;
+      if (own && (event.type === 'turn_finished' || event.type === 'turn_failed') && event.turn === turn) return;
     }
   }
 
@@ -735,6 +736,7 @@ function untilAnswered<T>(client: Client, deadline: number, call: () => Promise<
   });
 }
 
-function quote(value: string): string {
+/** A value as a visibility query's string literal (escaped: never a widened query). */
+export function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }

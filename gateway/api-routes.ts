@@ -8,7 +8,7 @@ import { ConversationError } from '../client/errors';
 import type { BearerTokens, Caller } from './bearer-tokens';
 import type { ConversationOwners } from './conversation-owners';
 import type { EventFeeds } from './event-feeds';
-import { requestedCursor, sendEventStream } from './event-stream-response';
+import { requestedAgents, requestedCursor, sendEventStream } from './event-stream-response';
 import { allow, HttpError, notFound, noSuchPath, SECURITY_HEADERS, sendJson } from './http-answers';
 import type { OpenStreams } from './open-streams';
 import { decodePathSegment, parse, readBody, requestUrl } from './request-reading';
@@ -121,9 +121,10 @@ export async function route(routes: Routes, req: IncomingMessage, res: ServerRes
       allow(method, ['GET']);
       await owners.authorize(caller, id);
       const cursor = requestedCursor(req, url);
+      const agents = requestedAgents(url);
       const closed = routes.streams.open(caller.key, id);
       const { feeds, maxStreamBufferBytes: maxBufferBytes } = routes;
-      return sendEventStream(res, { feeds, id, cursor, maxBufferBytes, closed });
+      return sendEventStream(res, { feeds, id, cursor, agents, maxBufferBytes, closed });
     }
     default:
       throw noSuchPath();

@@ -97,7 +97,7 @@ class Feed {
 export class EventFeeds {
   private readonly feeds = new Map<string, Feed>();
 
-  constructor(private readonly client: Client) {}
+  constructor(readonly client: Client) {}
 
   /** Sends `listener` the events of conversation `id` after `cursor` (a StreamItem's cursor); returns how to stop. */
   watch(id: string, cursor: StreamCursor, listener: FeedListener): () => void {

@@ -5,9 +5,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCursor, type StreamCursor } from '../streaming/client/stream-cursor';
 import type { StreamItem } from '../streaming/stream-events';
+import type { AgentsMode } from '../streaming/client/sub-agent-streams';
+import { watchWithAgents } from './agent-feeds';
 import type { EventFeeds } from './event-feeds';
 import { describeError, HttpError } from './http-answers';
-import { offsetSchema } from './request-schemas';
+import { agentsModeSchema, offsetSchema } from './request-schemas';
 import { parse } from './request-reading';
 
 /** A comment line this often keeps proxies from closing an idle event stream. */
@@ -28,10 +30,17 @@ export function requestedCursor(req: IncomingMessage, url: URL): StreamCursor {
   return { offset: from - 1 };
 }
 
+/** `?agents=steps|all|none` (default steps): the sub-agents' events the stream carries too (agent-feeds.ts). */
+export function requestedAgents(url: URL): AgentsMode {
+  return url.searchParams.has('agents') ? parse(agentsModeSchema, url.searchParams.get('agents'), 'agents') : 'steps';
+}
+
 export interface EventStream {
   feeds: EventFeeds;
   id: string;
   cursor: StreamCursor;
+  /** The sub-agents' events too: default steps. */
+  agents?: AgentsMode;
   /** Bytes that may wait for a reader that does not keep up before the stream is ended. */
   maxBufferBytes: number;
   /** Called once, when the connection closes. */
@@ -39,7 +48,10 @@ export interface EventStream {
 }
 
 /** Answers `res` with the conversation's events after `cursor`, until the conversation ends or the reader leaves. */
-export function sendEventStream(res: ServerResponse, { feeds, id, cursor, maxBufferBytes, closed }: EventStream): void {
+export function sendEventStream(
+  res: ServerResponse,
+  { feeds, id, cursor, agents = 'steps', maxBufferBytes, closed }: EventStream,
+): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
@@ -93,7 +105,7 @@ export function sendEventStream(res: ServerResponse, { feeds, id, cursor, maxBuf
     closed();
   });
   send('retry: 1000\n\n');
-  stop = feeds.watch(id, cursor, {
+  stop = watchWithAgents(feeds, feeds.client, id, cursor, agents, {
     item: ({ cursor: eventId, ...item }: StreamItem) => {
       send(`id: ${eventId}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item)}\n\n`);
     },

@@ -47,6 +47,9 @@ export const approvalBodySchema = approvalDecisionSchema;
 /** `?from=N` and `Last-Event-ID: N` (the last offset the reader has: it resumes after it). */
 export const offsetSchema = z.coerce.number({ error: 'must be a number' }).int().min(0).max(Number.MAX_SAFE_INTEGER);
 
+/** `?agents=`: which of its sub-agents' events an event stream carries too (EventsOptions.agents). */
+export const agentsModeSchema = z.enum(['steps', 'all', 'none'], { error: 'agents must be steps, all or none' });
+
 /** The most conversations one list answers with. */
 const MAX_LIST_LIMIT = 100;
 

@@ -112,6 +112,11 @@ export interface StreamItem {
   live?: true;
   /** A tool call this reader was already told of live (the log repeats it; text is never repeated). */
   seen?: true;
+  /**
+   * The sub-agent (child conversation's id) whose stream this event comes from, when a reader follows a parent's
+   * sub-agents (`events(id, { agents })`); absent for the conversation's own events. Its `offset` is then the child's.
+   */
+  agent?: string;
   event: StreamEvent;
 }
 

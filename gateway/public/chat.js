@@ -12,6 +12,8 @@ const page = {
   reading: undefined,
   /** Per model call, the highest attempt whose output was dropped. */
   dropped: new Map(),
+  /** Per sub-agent, the highest offset of its stream shown (a reconnect follows a running one again from its start). */
+  agentSeen: new Map(),
   config: undefined,
   /** The task queue's tools, asked of the gateway once (GET /api/tools): the default of a new conversation. */
   toolDefaults: undefined,
@@ -79,7 +81,7 @@ function showApproval(approval) {
   box.setAttribute('role', 'group');
   box.setAttribute('aria-label', `Approve ${approval.tool}?`);
   const question = document.createElement('p');
-  question.textContent = `${approval.tool} needs your approval.`;
+  question.textContent = `${approval.tool} needs your approval${approval.agent ? ` (asked by sub-agent ${approval.agent})` : ''}.`;
   const decide = (approve) => async () => {
     for (const button of box.querySelectorAll('button')) button.disabled = true;
     try {
@@ -87,6 +89,7 @@ function showApproval(approval) {
         callId: approval.callId,
         argumentsDigest: approval.argumentsDigest,
         approve,
+        ...(approval.agent && { agent: approval.agent }),
       });
     } catch (error) {
       setStatus(`Could not send the decision: ${error.message}`);
@@ -185,6 +188,12 @@ function apply(event) {
     case 'approval_requested':
       showApproval(event.approval);
       break;
+    case 'agent_started':
+      startAgent(event, undefined);
+      break;
+    case 'agent_finished':
+      finishAgent(event);
+      break;
     case 'approval_settled': {
       const card = document.querySelector(`#log > li.tool[data-tool-id="${CSS.escape(event.callId)}"]`);
       const box = card && card.querySelector('.approval');
@@ -223,6 +232,97 @@ function apply(event) {
   }
 }
 
+// ── sub-agents ────────────────────────────────────────────────────────────────────────────────────
+// A sub-agent's section sits in the card of the tool call that started it: its start, its steps (tool calls and
+// results, its answer; a sub-agent's own sub-agents nested the same way) and its end. The stream carries its steps,
+// not its text (?agents=steps).
+
+function agentSection(agentId) {
+  return document.querySelector(`#log section.agent[data-agent="${CSS.escape(agentId)}"]`);
+}
+
+/** A section for sub-agent `event.agentId` started by call `event.callId`, under `parent` (a section, or the log). */
+function startAgent(event, within) {
+  let section = agentSection(event.agentId);
+  if (section) return section;
+  section = document.createElement('section');
+  section.className = 'agent';
+  section.dataset.agent = event.agentId;
+  section.setAttribute('aria-label', `Sub-agent ${event.tool}`);
+  const title = document.createElement('h4');
+  title.textContent = `Sub-agent ${event.tool} (${event.agentId}): running…`;
+  const task = document.createElement('p');
+  task.className = 'task';
+  task.textContent = event.task ?? '';
+  const steps = document.createElement('ol');
+  steps.className = 'steps';
+  section.append(title, task, steps);
+  const card = within
+    ? within.querySelector(`:scope > ol.steps > li[data-tool-id="${CSS.escape(event.callId)}"]`)
+    : document.querySelector(`#log > li.tool[data-tool-id="${CSS.escape(event.callId)}"]`);
+  if (card) card.append(section);
+  else if (within) within.querySelector(':scope > ol.steps').append(section);
+  else item('tool').append(section);
+  return section;
+}
+
+function finishAgent(event) {
+  const section = agentSection(event.agentId);
+  if (!section) return;
+  const cost = typeof event.costUsd === 'number' ? `, $${event.costUsd.toFixed(4)}` : '';
+  section.querySelector(':scope > h4').textContent =
+    `Sub-agent ${event.tool} (${event.agentId}): ${event.status}${cost}`;
+  section.classList.toggle('error', event.isError);
+  section.dataset.status = event.status;
+}
+
+/** One of sub-agent `agentId`'s events (at `offset` of its own stream). */
+function applyAgent(agentId, offset, event) {
+  if (offset <= (page.agentSeen.get(agentId) ?? -1)) return; // shown before a reconnect
+  page.agentSeen.set(agentId, offset);
+  const section = agentSection(agentId) || startAgent({ agentId, tool: 'agent', callId: '', task: '' }, undefined);
+  const steps = section.querySelector(':scope > ol.steps');
+  const step = (className, text, attrs = {}) => {
+    const li = document.createElement('li');
+    li.className = className;
+    for (const [key, value] of Object.entries(attrs)) li.dataset[key] = String(value);
+    li.textContent = text;
+    steps.append(li);
+    return li;
+  };
+  switch (event.type) {
+    case 'tool_call_input':
+      step('step call', `→ ${event.name}(${JSON.stringify(event.input)})`, { toolId: event.id });
+      break;
+    case 'tool_result': {
+      const call = steps.querySelector(`:scope > li[data-tool-id="${CSS.escape(event.id)}"]`);
+      const result = document.createElement('div');
+      result.className = event.isError ? 'result error' : 'result';
+      result.textContent = `${event.isError ? '✗' : '←'} ${event.content.split('\n')[0].slice(0, 300)}`;
+      if (call) call.append(result);
+      else step('step result', result.textContent);
+      break;
+    }
+    case 'agent_started':
+      startAgent(event, section);
+      break;
+    case 'agent_finished':
+      finishAgent(event);
+      break;
+    case 'approval_requested':
+      step('step approval', `Waits for an approval of ${event.approval.tool}.`);
+      break;
+    case 'turn_finished':
+      step('step answer', `Answer: ${event.text}`);
+      break;
+    case 'turn_failed':
+      step('step failed', `Failed: ${event.failure.message}`);
+      break;
+    default:
+      break;
+  }
+}
+
 // ── the event stream ──────────────────────────────────────────────────────────────────────────────
 
 function handleBlock(block) {
@@ -234,7 +334,11 @@ function handleBlock(block) {
   }
   if (id === undefined || data === '') return undefined;
   page.lastEventId = id;
-  const { event } = JSON.parse(data);
+  const { event, agent, offset } = JSON.parse(data);
+  if (agent !== undefined) {
+    applyAgent(agent, offset, event);
+    return undefined; // a sub-agent's end is not the conversation's
+  }
   apply(event);
   return event;
 }
@@ -245,7 +349,10 @@ async function readEvents(id, signal) {
     try {
       const headers = { authorization: `Bearer ${page.token}`, accept: 'text/event-stream' };
       if (page.lastEventId !== undefined) headers['last-event-id'] = page.lastEventId;
-      const response = await fetch(`/api/conversations/${encodeURIComponent(id)}/events`, { headers, signal });
+      const response = await fetch(`/api/conversations/${encodeURIComponent(id)}/events?agents=steps`, {
+        headers,
+        signal,
+      });
       if (!response.ok) {
         const json = await response.json().catch(() => ({}));
         setStatus(`Cannot read the conversation: ${json.error ? json.error.message : response.statusText}`);
@@ -280,6 +387,7 @@ async function open(id) {
   page.id = id;
   page.lastEventId = undefined;
   page.dropped.clear();
+  page.agentSeen.clear();
   $('#conversation-id').value = id;
   page.reading = new AbortController();
   void readEvents(id, page.reading.signal);
