@@ -40,7 +40,7 @@ export async function readConversationTree(conversations: ConversationClient, id
   let ownCostUsd: number | null = 0;
   let ownModelCalls = 0;
   const started: Array<{ agentId: string; tool: string; task: string }> = [];
-  for await (const { event } of conversations.events(id, { fromOffset: 0 })) {
+  for await (const { event } of conversations.events(id, { fromOffset: 0, agents: 'none' })) {
     if (event.type === 'model_call_finished') {
       ownModelCalls += 1;
       ownCostUsd = add(ownCostUsd, event.costUsd ?? null);

@@ -17,11 +17,21 @@ export type AgentsMode = 'steps' | 'all' | 'none';
 /** Children a reader follows at once; those started beyond it are not followed (the parent's events still say them). */
 export const MAX_FOLLOWED_AGENTS = 16;
 
-/** Whether a child's event is a step (kept with `steps`): not text, thinking, a tool call's start, nor live. */
+/**
+ * Whether a child's event is a step (kept with `steps`): not text, thinking, a tool call's start, nor live; nor its
+ * `conversation_ended` (the parent's `agent_finished` says it), so that a reader that stops at `conversation_ended`
+ * stops at its own conversation's.
+ */
 export function isStep(item: StreamItem): boolean {
   if (item.live) return false;
   const { type } = item.event;
-  return type !== 'text' && type !== 'thinking' && type !== 'tool_call_started' && type !== 'model_output_discarded';
+  return (
+    type !== 'text' &&
+    type !== 'thinking' &&
+    type !== 'tool_call_started' &&
+    type !== 'model_output_discarded' &&
+    type !== 'conversation_ended'
+  );
 }
 
 /** How long the parent's `agent_finished` waits for the child's stream to end (it is over: only its reader lags). */

@@ -60,7 +60,6 @@ describe('withSubAgents', () => {
     assert.deepEqual(items.map(label), [
       'parent:agent_started@0/0',
       'a:tool_result@1/0',
-      'a:conversation_ended@2/0',
       'parent:agent_finished@1/1',
       'parent:conversation_ended@2/2',
     ]);
@@ -125,14 +124,14 @@ describe('withSubAgents', () => {
     const items = await collect(withSubAgents(parent, follow, { mode: 'steps', cursor: '4', open: ['a'] }));
     assert.deepEqual(items.map(label), [
       'a:tool_result@0/4',
-      'a:conversation_ended@1/4',
       'parent:agent_finished@5/5',
       'parent:conversation_ended@6/6',
     ]);
   });
 
-  test("isStep keeps calls, results and turns; drops text, thinking, a call's start and live events", () => {
+  test("isStep keeps calls, results and turns; drops text, thinking, a call's start, live events and the child's end", () => {
     assert.equal(isStep(result(0, 'x')), true);
+    assert.equal(isStep(ended(0)), false);
     assert.equal(isStep(text(0, 'x')), false);
     assert.equal(
       isStep(item(0, { type: 'tool_call_started', call: 1, attempt: 1, block: 0, id: 't', name: 'x' })),
