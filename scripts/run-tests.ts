@@ -20,7 +20,7 @@
 //   test/unit                 one process, file after file (pure and quick);
 //   OWN_PROCESS               one process each (they change what a whole process shares);
 //   the rest                  TEST_GROUPS processes (default: two per core), each running
-//                             TEST_FILES_PER_PROCESS (default 2) of its files at a time.
+//                             TEST_FILES_PER_PROCESS (default 1) of its files at a time.
 // TEST_GROUPS=0 gives every file a process of its own, node's default, with TEST_CONCURRENCY of them at a time (default:
 // one per core, plus one). The server's own log goes to test-artifacts/temporal-dev-server.log.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -221,7 +221,10 @@ async function main(): Promise<number> {
   // files spend much of their time waiting on the server, a worker process or a timeout.
   const cores = os.availableParallelism();
   const groups = positiveInteger('TEST_GROUPS', 2 * cores, 0);
-  const entries = groupTestFiles(files, groups, positiveInteger('TEST_FILES_PER_PROCESS', 2));
+  // One file at a time per shared process (5 files at once on two cores): the run is CPU-bound (~28 CPU-min in ~14 min
+  // on two cores), so more at once only stretched each file's timings; with two, a whole run's load average reached
+  // 16–24 and a timing-bound test failed in most whole runs (a 57 s workflow task, a relay that took > 90 s to drop).
+  const entries = groupTestFiles(files, groups, positiveInteger('TEST_FILES_PER_PROCESS', 1));
   // All shared processes at once, and one more for the unit files and those that run alone.
   const concurrency =
     groups === 0
