@@ -56,11 +56,14 @@ const SUMMARY_TASK_CHARS = 200;
 
 /** Which of a reply's agent calls may start, and how many share the parent's budget. */
 export interface AgentSlots {
-  /** Call ids of the agent calls that may start (the first `maxAgentCallsPerReply` valid ones of the reply). */
-  allowed: ReadonlySet<string>;
+  /** The agent calls that may start (the first `maxAgentCallsPerReply` valid ones of the reply): call id → task. */
+  tasks: ReadonlyMap<string, string>;
   share: number;
   max: number;
 }
+
+/** A reply without agent calls (most): nothing to count, nothing allocated. */
+const NO_AGENT_CALLS: AgentSlots = { tasks: new Map(), share: 1, max: 0 };
 
 /** The agent calls of a reply that may start: the first ones, up to the conversation's limit. */
 export function agentSlots(
@@ -68,13 +71,19 @@ export function agentSlots(
   calls: readonly ToolCall[],
   policies: ReadonlyMap<string, ToolPolicy>,
 ): AgentSlots {
+  const isAgentCall = (call: ToolCall) => !call.malformed && policies.get(call.name)?.agent !== undefined;
+  if (!calls.some(isAgentCall)) return NO_AGENT_CALLS;
   const max = state.options.limits.maxAgentCallsPerReply ?? DEFAULT_MAX_AGENT_CALLS_PER_REPLY;
   // Only calls that could start take a slot (and a share of the budget): an invalid one is an error result anyway.
-  const agentCalls = calls.filter(
-    (call) => !call.malformed && policies.get(call.name)?.agent && agentTaskSchema.safeParse(call.input).success,
-  );
-  const allowed = new Set(agentCalls.slice(0, max).map((call) => call.id));
-  return { allowed, share: Math.max(1, allowed.size), max };
+  // Each task is read once, here; the loop stops at the limit, whatever the reply holds.
+  const tasks = new Map<string, string>();
+  for (const call of calls) {
+    if (tasks.size === max) break;
+    if (!isAgentCall(call)) continue;
+    const input = agentTaskSchema.safeParse(call.input);
+    if (input.success) tasks.set(call.id, input.data.task);
+  }
+  return { tasks, share: Math.max(1, tasks.size), max };
 }
 
 /** The sub-agents one conversation runs, and the approvals that travel between it and them. */
@@ -92,9 +101,11 @@ export class SubAgents {
   async run(call: ToolCall, policy: ToolPolicy, slots: AgentSlots): Promise<ToolOutcome> {
     const { state, stream } = this;
     const agent = policy.agent!;
-    const input = agentTaskSchema.safeParse(call.input);
-    if (!input.success) return failed(call, `InvalidInput: ${call.name} ${describeIssues(input.error)}`);
-    if (!slots.allowed.has(call.id)) {
+    const task = slots.tasks.get(call.id);
+    if (task === undefined) {
+      // Not among the reply's first valid agent calls: an invalid one, or one past the limit.
+      const input = agentTaskSchema.safeParse(call.input);
+      if (!input.success) return failed(call, `InvalidInput: ${call.name} ${describeIssues(input.error)}`);
       return failed(
         call,
         `TooManyAgents: one reply may start at most ${slots.max} sub-agents; this one was not started.`,
@@ -114,7 +125,6 @@ export class SubAgents {
     const { workflowId: parentId, typedSearchAttributes } = workflowInfo();
     const owner = typedSearchAttributes.get(ConversationOwner);
     const agentId = agentChildId(parentId, call.ref, call.name);
-    const task = input.data.task;
     const childInput: ConversationInput = {
       options,
       firstMessage: task,
@@ -136,6 +146,7 @@ export class SubAgents {
     this.#running.set(agentId, call.id);
     let outcome: ToolOutcome | undefined;
     let spent: ConversationResult | undefined;
+    let failedStatus = 'failed';
     try {
       const child = await startChild('conversation', {
         workflowId: agentId,
@@ -159,7 +170,9 @@ export class SubAgents {
     } catch (err) {
       // The parent itself is being cancelled: its turn ends that way, after its children have.
       if (CancellationScope.current().consideredCancelled) throw err;
-      outcome = failed(call, childFailure(call.name, agentId, agent.timeout, err));
+      const failure = childFailure(call.name, agentId, agent.timeout, err);
+      failedStatus = failure.status;
+      outcome = failed(call, failure.message);
     } finally {
       this.#running.delete(agentId);
       state.settleRelayed({ via: agentId });
@@ -179,7 +192,7 @@ export class SubAgents {
       callId: call.id,
       tool: call.name,
       agentId,
-      status: spent?.agentAnswer?.status ?? statusOfFailure(outcome),
+      status: spent?.agentAnswer?.status ?? failedStatus,
       isError: outcome.isError,
       ...(spent && { usage: spent.usage, costUsd: spent.costUsd }),
     });
@@ -257,23 +270,29 @@ function answerOf(call: ToolCall, result: ConversationResult): ToolOutcome {
 }
 
 /** Why a child did not answer, as the model reads it. */
-function childFailure(tool: string, agentId: string, timeout: string, err: unknown): string {
+function childFailure(
+  tool: string,
+  agentId: string,
+  timeout: string,
+  err: unknown,
+): { status: 'timed_out' | 'cancelled' | 'failed'; message: string } {
   const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
   if (cause instanceof TimeoutFailure) {
-    return `AgentTimedOut: the sub-agent ${tool} (${agentId}) did not finish within ${timeout}.`;
+    return {
+      status: 'timed_out',
+      message: `AgentTimedOut: the sub-agent ${tool} (${agentId}) did not finish within ${timeout}.`,
+    };
   }
-  if (cause instanceof CancelledFailure) return `AgentCancelled: the sub-agent ${tool} (${agentId}) was cancelled.`;
-  if (cause instanceof ApplicationFailure) {
-    return `AgentFailed: ${cause.type ?? 'Error'}: ${cause.message}`;
+  if (cause instanceof CancelledFailure) {
+    return { status: 'cancelled', message: `AgentCancelled: the sub-agent ${tool} (${agentId}) was cancelled.` };
   }
-  return `AgentFailed: ${err instanceof Error ? err.message : String(err)}`;
-}
-
-function statusOfFailure(outcome: ToolOutcome): string {
-  const text = typeof outcome.content === 'string' ? outcome.content : '';
-  if (text.startsWith('AgentTimedOut')) return 'timed_out';
-  if (text.startsWith('AgentCancelled')) return 'cancelled';
-  return 'failed';
+  const reason =
+    cause instanceof ApplicationFailure
+      ? `${cause.type ?? 'Error'}: ${cause.message}`
+      : err instanceof Error
+        ? err.message
+        : String(err);
+  return { status: 'failed', message: `AgentFailed: ${reason}` };
 }
 
 function failed(call: ToolCall, content: string): ToolOutcome {

@@ -809,8 +809,7 @@ export class ConversationState {
   }
 
   #leaveAwaitingApproval(): void {
-    const waiting =
-      [...this.#approvals.values()].some((a) => !a.decision) || this.relayedApprovals.pending().length > 0;
+    const waiting = [...this.#approvals.values()].some((a) => !a.decision) || this.relayedApprovals.anyPending;
     if (!waiting && this.#status === 'awaiting_approval') this.#status = 'running';
   }
 
@@ -862,7 +861,7 @@ export class ConversationState {
     this.#approvals.delete(callId);
     // A sub-agent's call already decided waits for nobody here, even before its child says it settled. (Its own
     // decided calls still count until settled, as recorded histories have it.)
-    const relayedWaiting = this.relayedApprovals.pending().length > 0;
+    const relayedWaiting = this.relayedApprovals.anyPending;
     if (this.#approvals.size === 0 && !relayedWaiting && this.#status === 'awaiting_approval') {
       this.#status = 'running';
     }

@@ -63,6 +63,12 @@ export class RelayedApprovals {
     if (relayed) relayed.decided = true;
   }
 
+  /** Whether any still waits for a person. */
+  get anyPending(): boolean {
+    for (const relayed of this.#waiting.values()) if (!relayed.decided) return true;
+    return false;
+  }
+
   /** The approvals still waiting for a person. */
   pending(): PendingApproval[] {
     return [...this.#waiting.values()].filter((r) => !r.decided).map((r) => r.approval);
