@@ -32,13 +32,19 @@ import { connectOrStartDevServer, type DevServer } from '../testing/dev-server';
 import { ensureTemporalCli } from '../testing/temporal-cli';
 import { writeBundle } from '../test/support/shared-workflow-bundle';
 import { PREBUILT_BUNDLES } from '../workers/workflow-bundles';
+import { describeFailure, tapCounts, tapFailures } from './tap-failures';
 
 const ROOT = path.resolve(__dirname, '..');
 const TEST_DIR = path.join(ROOT, 'test');
+const FIXTURES_DIR = path.join(TEST_DIR, 'fixtures');
 const WORKFLOWS_INDEX = path.join(ROOT, 'workflows', 'index.ts');
 /** Tests in this folder need no Temporal server, CLI or bundle. */
 const PURE_DIR = path.join('test', 'unit') + path.sep;
+/** The runner's own sample test files (test/tooling/run-tests-rerun.test.ts): they need nothing either. */
+const FIXTURE_TESTS = path.join('test', 'fixtures') + path.sep;
 const SERVER_LOG = path.join(ROOT, 'test-artifacts', 'temporal-dev-server.log');
+/** The last run's whole TAP output. */
+const TAP_LOG = path.join(ROOT, 'test-artifacts', 'test-run.tap');
 
 // Silenced once the tests run, so that node's `# pass N` / `# fail N` summary stays the last thing printed.
 let quiet = false;
@@ -53,7 +59,8 @@ export function findTestFiles(dir = TEST_DIR): string[] {
     for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
       const full = path.join(current, entry.name);
       if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(full);
+        // test/fixtures holds what tests read, and test files the runner's own tests run on purpose.
+        if (entry.name !== 'node_modules' && !entry.name.startsWith('.') && full !== FIXTURES_DIR) walk(full);
       } else if (entry.isFile() && entry.name.endsWith('.test.ts')) {
         found.push(path.relative(ROOT, full));
       }
@@ -110,6 +117,8 @@ const LONGEST: Record<string, number> = {
   'test/e2e/sub-agents-crash.test.ts': 80,
 };
 const TYPICAL_FILE_SECONDS = 20;
+/** More failed files than this is no race lost under load: the run fails without a rerun. */
+const MAX_RERUN_FILES = 3;
 const secondsOf = (file: string): number => LONGEST[file] ?? TYPICAL_FILE_SECONDS;
 
 export function longestFirst(files: string[]): string[] {
@@ -216,7 +225,7 @@ async function main(): Promise<number> {
     log('No test files found (test/**/*.test.ts).');
     return 1;
   }
-  const needsServer = files.some((file) => !file.startsWith(PURE_DIR));
+  const needsServer = files.some((file) => !file.startsWith(PURE_DIR) && !file.startsWith(FIXTURE_TESTS));
   // Every file works on task queues (and ids) of its own, so files run side by side, more than there are cores: e2e
   // files spend much of their time waiting on the server, a worker process or a timeout.
   const cores = os.availableParallelism();
@@ -282,18 +291,84 @@ async function main(): Promise<number> {
     log(
       `Ready in ${Date.now() - started} ms: ${files.length} test files in ${entries.length} process${entries.length === 1 ? '' : 'es'}. node ${nodeArgs.join(' ')}`,
     );
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      quiet = true;
-      const testRunner = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: 'inherit' });
-      child = testRunner;
-      testRunner.once('error', reject);
-      testRunner.once('exit', (code, signal) => resolve({ code, signal }));
-    });
-    if (exit.signal) return signalExitCode(exit.signal);
-    if (interrupted && exit.code === 0) return signalExitCode(interrupted);
-    return exit.code ?? 1;
+    quiet = true;
+    const run = await runNode(nodeArgs, env);
+    // For reading a run after the fact; a run does not need it.
+    await fsp
+      .mkdir(path.dirname(TAP_LOG), { recursive: true })
+      .then(() => fsp.writeFile(TAP_LOG, run.tap))
+      .catch(() => undefined);
+    if (run.signal) return signalExitCode(run.signal);
+    if (interrupted) return run.code === 0 ? signalExitCode(interrupted) : (run.code ?? 1);
+    if (run.code === 0 || reporter.length === 0) return run.code ?? 1;
+    return await recapAndRerun(run.tap, run.code ?? 1, env);
   } finally {
     await cleanup();
+  }
+
+  /** node's test runner, its TAP passed through to stdout as it comes and kept for the recap. */
+  function runNode(
+    args: string[],
+    env: NodeJS.ProcessEnv,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null; tap: string }> {
+    return new Promise((resolve, reject) => {
+      const testRunner = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['inherit', 'pipe', 'inherit'] });
+      child = testRunner;
+      const chunks: Buffer[] = [];
+      testRunner.stdout.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        process.stdout.write(chunk);
+      });
+      testRunner.once('error', reject);
+      testRunner.once('close', (code, signal) =>
+        resolve({ code, signal, tap: Buffer.concat(chunks).toString('utf8') }),
+      );
+    });
+  }
+
+  /**
+   * After a failed run: the failures, one line each, where a CI log that keeps only its end shows them; then, when
+   * they are in at most MAX_RERUN_FILES files, those files once more, alone, on the idle machine. A failure that passes
+   * alone was the load's (a whole run keeps two cores busy for ~15 min, and a timing-bound test can lose a race there);
+   * it is named as flaky, and the run passes. One that fails again fails the run. TEST_RERUNS=0 turns the rerun off.
+   */
+  async function recapAndRerun(tap: string, code: number, env: NodeJS.ProcessEnv): Promise<number> {
+    const failures = tapFailures(tap, ROOT);
+    const counts = tapCounts(tap);
+    const out = (line = ''): boolean => process.stdout.write(`# ${line}\n`);
+    out();
+    out(`Failed in the whole run (${failures.length}):`);
+    for (const failure of failures) out(`  ${describeFailure(failure)}`);
+    const files = [...new Set(failures.map((failure) => failure.file))];
+    const rerunnable =
+      positiveInteger('TEST_RERUNS', 1, 0) > 0 &&
+      failures.length > 0 &&
+      files.length <= MAX_RERUN_FILES &&
+      files.every((file): file is string => file !== undefined);
+    if (!rerunnable) return code;
+    out(`Running ${files.join(', ')} again, alone:`);
+    const rerunArgs = ['--require', 'tsx/cjs', '--test', '--test-concurrency=1', '--test-reporter=tap', ...files];
+    const rerun = await runNode(rerunArgs, env);
+    if (rerun.signal) return signalExitCode(rerun.signal);
+    const rerunCounts = tapCounts(rerun.tap);
+    const passedAlone = rerun.code === 0;
+    out();
+    if (counts) {
+      out(`whole run: tests ${counts.tests}, pass ${counts.pass}, fail ${counts.fail}, cancelled ${counts.cancelled}`);
+    }
+    if (rerunCounts) {
+      out(
+        `again alone: tests ${rerunCounts.tests}, pass ${rerunCounts.pass}, fail ${rerunCounts.fail}, cancelled ${rerunCounts.cancelled}`,
+      );
+    }
+    if (!passedAlone) {
+      for (const failure of tapFailures(rerun.tap, ROOT)) out(`failed again: ${describeFailure(failure)}`);
+      out('result: FAIL');
+      return rerun.code ?? 1;
+    }
+    for (const failure of failures) out(`flaky (failed under load, passed alone): ${describeFailure(failure)}`);
+    out(`result: pass, with ${failures.length} flaky test${failures.length === 1 ? '' : 's'}`);
+    return 0;
   }
 
   /** The Temporal CLI, a dev server and the workflow bundle, for tests that need them; where they are goes into `env`. */
