@@ -27,6 +27,7 @@ export interface TapCounts {
 /** Failures that only repeat another's: a suite whose subtests failed, a test cancelled because its hook failed. */
 const ECHOES = new Set(['subtestsFailed', 'cancelledByParent']);
 const ERROR_LINES = 3;
+const MAX_ERROR_CHARS = 300;
 const TEST_FILE = /(?:^|[\\/])test[\\/].*\.test\.ts$/;
 
 function unquote(value: string): string {
@@ -123,10 +124,11 @@ export function tapCounts(tap: string): TapCounts | undefined {
   return { tests, pass: count('pass') ?? 0, fail: count('fail') ?? 0, cancelled: count('cancelled') ?? 0 };
 }
 
-/** One line per failure: `file › suite › test (failureType): error's first line`. */
+/** One line per failure: `file › suite › test (failureType): the error's first lines / joined`, at most ~400 chars. */
 export function describeFailure(failure: TapFailure): string {
   const names = failure.names.filter((name) => name !== failure.file && !/^\d+ test files, \d+ at a time$/.test(name));
   const where = [failure.file ?? failure.location ?? '(file unknown)', ...names].join(' › ');
-  const firstLine = failure.error.split('\n')[0] ?? '';
-  return `${where} (${failure.failureType}): ${firstLine}`;
+  // An assertion's first line is often only "Expected values to be strictly equal:"; the values follow it.
+  const error = failure.error.split('\n').join(' / ');
+  return `${where} (${failure.failureType}): ${error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS)}…` : error}`;
 }

@@ -48,7 +48,8 @@ before(async () => {
       everything_strict: {
         command: process.execPath,
         args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js')],
-        timeout: '3 seconds',
+        // The MCP request gives up at 4.5 s, 1.5 s before Temporal's timeout: a loaded worker starts a task late.
+        timeout: '6 seconds',
         maxAttempts: 1,
       },
       scratch: {

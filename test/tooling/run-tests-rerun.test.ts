@@ -47,7 +47,7 @@ describe('npm test after a failed run', { timeout: 120_000 }, () => {
     const { code, lines } = await runTests('test/fixtures/run-tests/fails-always.test.ts');
     assert.equal(code, 1);
     assert.deepEqual(lines.slice(-2), [
-      '# failed again: test/fixtures/run-tests/fails-always.test.ts › never passes (testCodeFailure): arithmetic still holds',
+      '# failed again: test/fixtures/run-tests/fails-always.test.ts › never passes (testCodeFailure): arithmetic still holds / 2 !== 3',
       '# result: FAIL',
     ]);
   });

@@ -74,7 +74,7 @@ describe('the failures of a run, from its TAP', () => {
     assert.ok(failures.every((failure) => failure.file === sampleFile));
     assert.equal(
       describeFailure(failures[0]!),
-      `${sampleFile} › suite A › fails (testCodeFailure): one is not two`,
+      `${sampleFile} › suite A › fails (testCodeFailure): one is not two / 1 !== 2`,
       'the group and file suites are not repeated in the names',
     );
   });
