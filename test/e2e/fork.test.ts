@@ -13,6 +13,7 @@ import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { callsTools, says } from '../support/script-steps';
 import { stateAwaitingApproval } from '../support/awaiting-approval';
 import { waitUntil } from '../support/wait-until';
+import { chainSteps, CHAIN_TOOLS } from '../../scripts/bench/chain-script';
 
 const TOOLS = ['get_ticker_symbol', 'get_current_stock_price', 'buy_stock'];
 const OPTIONS = { tools: TOOLS };
@@ -97,10 +98,15 @@ describe('fork', () => {
     assert.equal(forkState.modelCalls, 1, "the fork's counters are its own");
     assert.equal(forkState.runs, 1);
 
-    // History bytes of the fork's first run against a fresh one-turn conversation, for the report.
-    const forkHistory = await h.client.workflow.getHandle(fork.id).fetchHistory();
+    // For the report: the fork's first run (one turn, one model call) against a fresh conversation's of one call.
+    const freshPrompt = uniquePrompt('A fresh conversation.');
+    h.mock.script(freshPrompt, [says('Fresh.')]);
+    const freshId = `fork-fresh-${randomUUID().slice(0, 8)}`;
+    await h.conversations.sendMessage(freshId, freshPrompt, { start: OPTIONS });
+    const bytes = async (workflowId: string) =>
+      JSON.stringify(await h.client.workflow.getHandle(workflowId).fetchHistory()).length;
     console.log(
-      `# fork: latency ${forkLatencyMs} ms (query + start); history ${JSON.stringify(forkHistory).length} bytes, ${forkHistory.events?.length} events`,
+      `# fork: latency ${forkLatencyMs} ms (fork point query + start); first-run history ${await bytes(fork.id)} bytes, a fresh one-call conversation's ${await bytes(freshId)} bytes`,
     );
   });
 
@@ -234,3 +240,52 @@ describe('fork', () => {
     );
   });
 });
+
+describe('fork of a compacted conversation', () => {
+  /** As test/e2e/context-window.test.ts: 14 lookups of ~5,000 tokens each overflow a 60,000-token window. */
+  const STEPS = 14;
+  let c: Harness;
+  before(async () => {
+    c = await startHarness({ contextWindowTokens: 60_000, toolOutputChars: 20_000 });
+  });
+  after(async () => {
+    await c?.close();
+  });
+
+  test("the API's compaction stands for the turns it replaced: the fork starts from it, and sends it", async () => {
+    const prompt = uniquePrompt('Check the weather and some ticker symbols, one lookup at a time (fork).');
+    c.mock.script(prompt, [...chainSteps(STEPS), says('Anything else?'), says('From the compacted fork.')]);
+    const id = `fork-origin-compacted-${randomUUID().slice(0, 8)}`;
+    const first = await c.conversations.sendMessage(id, prompt, {
+      start: {
+        tools: CHAIN_TOOLS,
+        limits: { maxModelCallsPerTurn: 100, maxToolCallsPerTurn: 100 },
+        contextManagement: { mode: 'compaction', compaction: { triggerTokens: 50_000 } },
+      },
+    });
+    assert.equal(first.text, `Done after ${STEPS} lookups.`);
+    await c.conversations.sendMessage(id, 'Thanks.');
+    const state = await c.conversations.getState(id);
+    assert.equal(state.context.compactions, 1);
+    const origin = await c.conversations.getTranscript(id);
+    assert.equal(firstBlockType(origin[0]), 'compaction');
+    const toolRunsBefore = c.executions().length;
+
+    // Turn 1 began among the messages the compaction replaced: there is no point before it any more.
+    await assert.rejects(
+      c.conversations.fork(id, { at: { beforeTurn: 1 } }),
+      (err: unknown) => err instanceof ConversationError && /a compaction replaced them/.test(err.message),
+    );
+    const fork = await c.conversations.fork(id, { at: { beforeTurn: 2 }, message: 'Something else.' });
+    assert.equal((await c.conversations.awaitTurn(fork.id, 2)).text, 'From the compacted fork.');
+    const transcript = await c.conversations.getTranscript(fork.id);
+    const cut = origin.length - 2; // turn 2's message and answer
+    assert.deepEqual(transcript.slice(0, cut), origin.slice(0, cut));
+    const request = c.mock.requestsFor(prompt).at(-1)!;
+    assert.equal(firstBlockType(request.body.messages[0]), 'compaction', 'the fork sends the compacted context');
+    assert.equal(c.executions().length, toolRunsBefore, 'no tool ran again');
+  });
+});
+
+const firstBlockType = (message: { content: unknown } | undefined) =>
+  Array.isArray(message?.content) ? (message.content[0] as { type: string } | undefined)?.type : undefined;
