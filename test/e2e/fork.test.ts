@@ -6,10 +6,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { ConversationClient } from '../../client/conversation-client';
 import { ConversationError } from '../../client/errors';
 import { DEFAULT_MODEL } from '../../common/options';
 import { ForkedFrom } from '../../common/search-attributes';
-import { type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { type Harness, namespace, startHarness, uniquePrompt } from '../support/harness';
 import { callsTools, says } from '../support/script-steps';
 import { stateAwaitingApproval } from '../support/awaiting-approval';
 import { waitUntil } from '../support/wait-until';
@@ -131,6 +132,26 @@ describe('fork', () => {
     const state = await h.conversations.getState(fork.id);
     assert.equal(state.status, 'awaiting_user');
     assert.equal(state.turns, 1);
+  });
+
+  test("a conversation that has ended; the fork's Web UI details link to the origin's page when the UI is known", async () => {
+    const { id, prompt } = await threeTurns('ended');
+    await h.conversations.end(id);
+    assert.equal((await h.conversations.waitForResult(id)).status, 'completed');
+    const withUi = new ConversationClient({
+      client: h.client,
+      taskQueue: h.taskQueue,
+      tools: TOOLS,
+      webUiUrl: 'http://ui.example:8233/',
+    });
+    h.mock.script(prompt, [says('After the end, a fork.')]);
+    const fork = await withUi.fork(id, { at: { beforeTurn: 3 }, message: 'One more?' });
+    assert.equal((await withUi.awaitTurn(fork.id, 3)).text, 'After the end, a fork.');
+    const details = await (await withUi.handle(fork.id).describe()).staticDetails();
+    assert.match(
+      details ?? '',
+      new RegExp(`forked from: \\[${id}\\]\\(http://ui\\.example:8233/namespaces/${namespace}/workflows/${id}\\)`),
+    );
   });
 
   test('a fork of a fork names its own origin; after the last turn, the whole transcript', async () => {
