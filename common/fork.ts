@@ -154,11 +154,17 @@ export function cutBefore(source: ForkSource, turn: number): { carried: CarriedS
 
 /**
  * Why a state a caller hands a new conversation as a fork's (ConversationInput.carried with forkedFrom) is not one a
- * fork point could have given, or undefined: it carries nothing of a conversation under way and numbers on from
- * `forkedFrom.turn`.
+ * fork point could have given, or undefined: it carries nothing of a conversation under way, numbers on from
+ * `forkedFrom.turn`, and keeps no more turn outcomes than a conversation does (`maxOutcomes`).
  */
-export function forkedStateProblem(carried: CarriedState, forkedFrom: ForkedFrom): string | undefined {
+export function forkedStateProblem(
+  carried: CarriedState,
+  forkedFrom: ForkedFrom,
+  maxOutcomes: number,
+): string | undefined {
   if (carried.nextTurn !== forkedFrom.turn) return 'carried.nextTurn is not forkedFrom.turn';
+  if (carried.outcomes.length > maxOutcomes)
+    return `carried.outcomes has more than the ${maxOutcomes} a conversation keeps`;
   if (carried.pendingMessages.length > 0) return 'a fork starts with no queued message (carried.pendingMessages)';
   if (carried.currentTurn) return 'a fork starts with no turn under way (carried.currentTurn)';
   if (carried.endRequested) return 'a fork starts open (carried.endRequested)';

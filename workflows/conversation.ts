@@ -64,7 +64,7 @@ import { askModel } from './ask-model';
 import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
 import { checksEveryRequest } from './model-requests';
-import { ConversationState } from './conversation-state';
+import { ConversationState, KEPT_OUTCOMES } from './conversation-state';
 import type { OfferedTools } from './offered-tools';
 import { listConversationMcpTools } from './mcp-tools';
 import { resolveModelPrices } from './model-prices';
@@ -230,7 +230,7 @@ function checkedInput(rawInput: unknown): ConversationInput {
     if (!parsed.data.carried) return invalid('forkedFrom comes with carried, the state of the fork point');
     if (parsed.data.agent) return invalid('a fork is no sub-agent (forkedFrom with agent)');
     if (forkedFrom.workflowId === workflowInfo().workflowId) return invalid('a conversation is not its own fork');
-    const problem = forkedStateProblem(parsed.data.carried as CarriedState, forkedFrom);
+    const problem = forkedStateProblem(parsed.data.carried as CarriedState, forkedFrom, KEPT_OUTCOMES);
     if (problem) return invalid(problem);
     // Its own first run: its own counters of runs, and its own tool idempotency keys.
     const carried = { ...parsed.data.carried, runs: 0, firstRunId: workflowInfo().firstExecutionRunId };

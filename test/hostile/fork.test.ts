@@ -156,6 +156,16 @@ describe('the fork-point query and a fork start, raw', () => {
       [{ ...good, carried: { ...point.carried, endRequested: true } }, /starts open/],
       [{ ...good, carried: { ...point.carried, threadAnchor: { id: 'msg_1', fingerprint: 'f' } } }, /origin's thread/],
       [{ ...good, carried: { ...point.carried, turnStarts: [{ turn: 1, at: 50 }] } }, /turnStarts/],
+      [
+        {
+          ...good,
+          carried: {
+            ...point.carried,
+            outcomes: Array.from({ length: 5_000 }, () => ({ kind: 'continued', turn: 1 })),
+          },
+        },
+        /carried\.outcomes has more than the 20/,
+      ],
       [{ ...good, carried: { ...point.carried, transcript: 'x' } }, /carried\.transcript/],
       [{ ...good, agent: { parentId: origin, depth: 1, rootId: origin } }, /agent|a fork is no sub-agent/],
       [{ options: {}, carried: point.carried }, /never by a caller/],

@@ -8,7 +8,7 @@ import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { withDefaults } from '../../common/options';
 import { forkAtSchema, forkedStateProblem, type ForkAt } from '../../common/fork';
 import type { CarriedState } from '../../common/conversation-types';
-import { ConversationState } from '../../workflows/conversation-state';
+import { ConversationState, KEPT_OUTCOMES } from '../../workflows/conversation-state';
 
 const options = withDefaults({ tools: ['get_weather'] });
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
@@ -58,7 +58,7 @@ describe('the cut before a turn', () => {
     assert.deepEqual(carried.pendingMessages, []);
     assert.equal(carried.currentTurn, undefined);
     assert.deepEqual(carried.turnStarts, [{ turn: 1, at: 0 }]);
-    assert.equal(forkedStateProblem(carried, { workflowId: 'origin', runId: 'r', turn }), undefined);
+    assert.equal(forkedStateProblem(carried, { workflowId: 'origin', runId: 'r', turn }, KEPT_OUTCOMES), undefined);
   });
 
   test('after turn n is before turn n + 1; after the last ended turn, the whole transcript', () => {
@@ -172,6 +172,10 @@ describe('what a fork may start from', () => {
       [{ threadAnchor: { id: 'msg_1', fingerprint: 'f' } }, /thread/],
       [{ container: { id: 'c', expiresAt: 'x' } }, /container/],
       [{ turnStarts: [{ turn: 3, at: 0 }] }, /turnStarts/],
+      [
+        { outcomes: Array.from({ length: KEPT_OUTCOMES + 1 }, () => ({ kind: 'continued' as const, turn: 1 })) },
+        /outcomes/,
+      ],
       [{ turnStarts: [{ turn: 1, at: 99 }] }, /turnStarts/],
       [
         {
@@ -184,9 +188,13 @@ describe('what a fork may start from', () => {
       ],
     ];
     for (const [change, pattern] of cases) {
-      assert.match(forkedStateProblem({ ...cut(), ...change }, from) ?? '', pattern, JSON.stringify(change));
+      assert.match(
+        forkedStateProblem({ ...cut(), ...change }, from, KEPT_OUTCOMES) ?? '',
+        pattern,
+        JSON.stringify(change),
+      );
     }
-    assert.equal(forkedStateProblem(cut(), from), undefined);
+    assert.equal(forkedStateProblem(cut(), from, KEPT_OUTCOMES), undefined);
   });
 
   test('fork points: one of beforeTurn (from 1) and afterTurn (from 0), whole numbers', () => {
