@@ -105,10 +105,10 @@ export function gatewayOptions(): void {
 }
 
 export async function forkOptions(): Promise<void> {
-  const fork = await client.fork('id', { at: { beforeTurn: 2 }, options: { model: 'm' }, message: 'again' });
-  expectTrue<Equal<typeof fork.id, string>>();
-  expectTrue<Equal<typeof fork.turn, number>>();
-  expectTrue<Equal<typeof fork.forkedFrom.workflowId, string>>();
+  const _fork = await client.fork('id', { at: { beforeTurn: 2 }, options: { model: 'm' }, message: 'again' });
+  expectTrue<Equal<typeof _fork.id, string>>();
+  expectTrue<Equal<typeof _fork.turn, number>>();
+  expectTrue<Equal<typeof _fork.forkedFrom.workflowId, string>>();
   await client.fork('id', { at: { afterTurn: 1 }, workflowId: 'fork-1', owner: 'alice' });
   // @ts-expect-error: a fork needs a point
   await client.fork('id', { message: 'again' });
