@@ -7,6 +7,7 @@
 //   send ID MESSAGE                   send one message and print the reply
 //   transcript ID | state ID          read a conversation
 //   tree ID                           the conversation and its sub-agents, as a tree
+//   fork ID --before-turn N|--after-turn N [--message TEXT]   a new conversation from a turn of this one
 //   list [--status S] [--model M]     list conversations
 //   approve ID CALL_ID [--reject] [--reason TEXT]
 //   end ID | cancel ID
@@ -25,7 +26,7 @@ import { formatUsd } from '../common/pricing';
 import { conversationIdSchema } from '../common/conversation-id';
 import { parseArgument } from './call-arguments';
 import { connectionOptions, loadConnectionSettings } from './connection-settings';
-import type { StartOptions } from './call-options';
+import type { ForkOptions, StartOptions } from './call-options';
 import { agentTree, type AgentTreeNode } from './agent-tree';
 import { ConversationClient } from './conversation-client';
 import { ConfigError } from './environment-config';
@@ -50,6 +51,9 @@ const OPTIONS = {
   status: { type: 'string' },
   reject: { type: 'boolean', default: false },
   reason: { type: 'string' },
+  'before-turn': { type: 'string' },
+  'after-turn': { type: 'string' },
+  message: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', default: false },
 } as const satisfies ParseArgsConfig['options'];
@@ -83,6 +87,10 @@ const USAGE = `usage: claude-temporal-orchestrator <command> [options]
   send ID MESSAGE                    send one message and print the reply
   transcript ID | state ID           read a conversation
   tree ID                            the conversation and its sub-agents: status, model calls, cost, Web UI link
+  fork ID --before-turn N | --after-turn N [--message TEXT] [--id NEW_ID] [--model M] [--system TEXT] [--tools a,b]
+                                     a new conversation with ID's transcript up to that turn (docs/fork.md); the
+                                     options given change, the rest are ID's. With --message, it prints the fork's
+                                     answer beside the original's answer to that turn
   list [--status S] [--model M]      list conversations
   approve ID CALL_ID [--reject] [--reason TEXT]
   end ID | cancel ID
@@ -118,6 +126,35 @@ async function startOptions(client: ConversationClient): Promise<Omit<StartOptio
     ...(flags.effort && { effort: flags.effort as StartOptions['effort'] }),
     ...(flags.threads && { threads: true }),
   };
+}
+
+/** A fork's changed options: only the flags given (the rest are the origin's). */
+function forkChanges(): Omit<StartOptions, 'id' | 'owner' | 'output'> {
+  return {
+    ...(flags.tools && { tools: list(flags.tools) }),
+    ...(flags['mcp-servers'] && { mcpServers: list(flags['mcp-servers']) }),
+    ...(flags.model && { model: flags.model }),
+    ...(flags['fallback-models'] && { fallbackModels: list(flags['fallback-models']) }),
+    ...(flags.system && { system: flags.system }),
+    ...(flags.thinking && { thinking: thinkingFlag(flags.thinking) }),
+    ...(flags.effort && { effort: flags.effort as StartOptions['effort'] }),
+    ...(flags.threads && { threads: true }),
+  };
+}
+
+/** `--before-turn N` or `--after-turn N`, as `fork` takes it (checked there: a whole number from 1 on). */
+function forkPoint(): ForkOptions['at'] {
+  const before = flags['before-turn'];
+  const afterTurn = flags['after-turn'];
+  if ((before === undefined) === (afterTurn === undefined)) {
+    throw new ConversationError('invalid_options', 'fork needs one of --before-turn N and --after-turn N.');
+  }
+  return before !== undefined ? { beforeTurn: turnFlag(before) } : { afterTurn: turnFlag(afterTurn!) };
+}
+
+/** A turn number as typed: digits only (`Number('')` is 0, `Number('0x10')` 16); anything else goes as NaN. */
+function turnFlag(text: string): number {
+  return /^\s*-?\d+\s*$/.test(text) ? Number(text) : Number.NaN;
 }
 
 /** `--thinking adaptive`, `enabled:4096`, …: the option as the conversation takes it (checked there). */
@@ -499,6 +536,38 @@ async function main(): Promise<void> {
     case 'tree': {
       const tree = await agentTree(client, needId(rest[0]));
       return out(tree, () => printTree(tree));
+    }
+    case 'fork': {
+      const origin = needId(rest[0]);
+      const message = flags.message;
+      const fork = await client.fork(origin, {
+        at: forkPoint(),
+        options: forkChanges(),
+        ...(message !== undefined && { message }),
+        ...(flags.id && { workflowId: flags.id }),
+      });
+      showLink(fork.id);
+      const url = client.conversationUrl(fork.id);
+      const started = { ...fork, ...(url && { url }) };
+      if (message === undefined) return out(started, () => console.log(fork.id));
+      // "Replay from here": the fork's answer, and beside it the origin's answer to the same turn, if it has one.
+      if (!flags.json) {
+        console.log(fork.id);
+        console.error(`(waiting for the fork's answer to turn ${fork.turn})`);
+      }
+      const reply = await client.awaitTurn(fork.id, fork.turn);
+      const [originState, forkState] = await Promise.all([client.getState(origin), client.getState(fork.id)]);
+      const original = await client.awaitTurn(origin, fork.turn, { timeoutMs: 1_000 }).then(
+        (result) => ({ text: result.text, model: originState.model }),
+        (err: unknown) => ({ model: originState.model, unavailable: failureReport(err).message }),
+      );
+      const answers = { original, fork: { text: reply.text, model: forkState.model } };
+      return out({ ...started, reply, answers }, () => {
+        console.log(`── original (${original.model}), turn ${fork.turn}:`);
+        console.log('text' in original ? original.text : `(no answer: ${original.unavailable})`);
+        console.log(`── fork (${forkState.model}), turn ${fork.turn}:`);
+        console.log(reply.text);
+      });
     }
     case 'list': {
       const found = await client.list({

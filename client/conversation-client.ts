@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import {
   Client,
   Connection,
+  QueryNotRegisteredError,
   WithStartWorkflowOperation,
   type UpdateDefinition,
   type WorkflowHandle,
@@ -33,12 +34,19 @@ import {
 } from '../common/conversation-types';
 import { type ConversationOptions, conversationOptionsSchema } from '../common/options';
 import * as attributes from '../common/search-attributes';
-import { ConversationOwner, startingAttributes, startSearchAttributes } from '../common/search-attributes';
+import {
+  ConversationOwner,
+  ForkedFrom as ForkedFromAttribute,
+  startingAttributes,
+  startSearchAttributes,
+} from '../common/search-attributes';
+import type { ForkedFrom, ForkPoint } from '../common/fork';
 import { firstLine } from '../common/summaries';
 import {
   approveToolCallUpdate,
   awaitTurnUpdate,
   endConversationSignal,
+  forkPointQuery,
   type MessageOptions,
   sendMessageUpdate,
   stateQuery,
@@ -72,6 +80,8 @@ import {
   connectOptionsSchema,
   type ConversationClientOptions,
   DEFAULT_TURN_TIMEOUT_MS,
+  type ForkOptions,
+  forkOptionsSchema,
   eventsOptionsSchema,
   type ListFilter,
   listFilterSchema,
@@ -87,6 +97,7 @@ import {
   waitOptionsSchema,
 } from './call-options';
 import { conversationEvents, type EventsOptions } from '../streaming/client/conversation-events';
+import { FailureType } from '../common/failure-types';
 import { ConversationError, noWorkerAnswered, refusalCode, refusedWhileTaskFails, toConversationError } from './errors';
 import { grpcStatusOf, mayAnswerLater } from './grpc-status';
 
@@ -104,6 +115,16 @@ export interface ConversationSummary {
   startTime: Date;
   closeTime: Date | undefined;
   execution: string;
+}
+
+/** A fork, as `fork` started it. */
+export interface Fork {
+  /** The fork's conversation id. */
+  id: string;
+  /** The fork's first turn: its first message's (answered in the background: `awaitTurn(id, turn)`), or the next one. */
+  turn: number;
+  /** Its origin: the conversation, the run that answered the cut, the turn it was cut before. */
+  forkedFrom: ForkedFrom;
 }
 
 /**
@@ -208,6 +229,68 @@ export class ConversationClient {
       throw toConversationError(err, id);
     }
     return id;
+  }
+
+  /**
+   * Forks conversation `id` at a point (`at`: before or after a turn): a new conversation whose transcript is the
+   * origin's up to there (thinking blocks, tool results and compaction included), with the origin's options but those
+   * `options` changes, and `message` as its first message if given. The origin is untouched; no tool runs again; no
+   * pending approval, thread or event log is copied (docs/fork.md). The fork lists under `ForkedFrom = "<id>"`.
+   */
+  async fork(id: string, options: ForkOptions): Promise<Fork> {
+    parseArgument(conversationIdSchema, id, 'fork', 'id');
+    const {
+      at,
+      options: changes = {},
+      message,
+      workflowId,
+      owner,
+    } = parseArgument(forkOptionsSchema, options, 'fork', 'options');
+    if (message !== undefined) parseMessageText(message, 'fork');
+    const forkId = workflowId ?? forkIdOf(id);
+    const point = await this.call('fork', id, 'query', (handle) => handle.query(forkPointQuery, at)).catch(
+      (err: unknown) => {
+        // The origin's refusal (no such point) comes back as a failed query.
+        if (err instanceof QueryNotRegisteredError) {
+          throw new ConversationError('rejected', err.message, FailureType.InvalidForkPoint, { cause: err });
+        }
+        throw err;
+      },
+    );
+    const input: ConversationInput = {
+      options: await this.checkOptions({ ...point.options, ...changes }),
+      carried: point.carried,
+      forkedFrom: point.forkedFrom,
+      ...(message !== undefined && { firstMessage: message }),
+    };
+    await this.ensureWorker();
+    try {
+      const start = this.startOptions(forkId, input, message, owner);
+      await this.client.workflow.start<typeof conversation>(CONVERSATION_WORKFLOW, {
+        ...start,
+        typedSearchAttributes: [...start.typedSearchAttributes, { key: ForkedFromAttribute, value: id }],
+        ...this.forkDescription(point, message),
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    } catch (err) {
+      throw toConversationError(err, forkId);
+    }
+    return { id: forkId, turn: point.forkedFrom.turn, forkedFrom: point.forkedFrom };
+  }
+
+  /** The Web UI's summary and details of a fork: its origin named (linked, when the UI's URL is known). */
+  private forkDescription({ forkedFrom, options }: ForkPoint, message: string | undefined) {
+    const { workflowId, runId, turn } = forkedFrom;
+    const url = this.conversationUrl(workflowId);
+    const origin = url ? `[${workflowId}](${url})` : workflowId;
+    return {
+      staticSummary: `Fork of ${workflowId} before turn ${turn}${message ? `: ${firstLine(message)}` : ''}`,
+      staticDetails: [
+        `- forked from: ${origin}, before turn ${turn} (run ${runId})`,
+        `- origin's model: ${options.model}`,
+      ].join('\n'),
+    };
   }
 
   /**
@@ -605,7 +688,12 @@ export class ConversationClient {
 
   /** The options with defaults, or `invalid_options` naming each problem (unknown tools among them). */
   private async validate({ output, ...options }: Omit<StartOptions, 'id'>): Promise<ConversationOptions> {
-    const parsed = conversationOptionsSchema.safeParse({ ...options, ...(output && { output: outputSpecOf(output) }) });
+    return this.checkOptions({ ...options, ...(output && { output: outputSpecOf(output) }) });
+  }
+
+  /** Options as the workflow takes them (a typed answer as its JSON Schema), checked as `validate` says. */
+  private async checkOptions(options: object): Promise<ConversationOptions> {
+    const parsed = conversationOptionsSchema.safeParse(options);
     if (!parsed.success) {
       throw new ConversationError(
         'invalid_options',
@@ -734,6 +822,13 @@ function untilAnswered<T>(client: Client, deadline: number, call: () => Promise<
       }
     }
   });
+}
+
+/** A fork's default id: the origin's with `-fork-` and 8 random hex digits, or a new one when that would be too long. */
+function forkIdOf(origin: string): string {
+  const suffix = `-fork-${randomUUID().slice(0, 8)}`;
+  const id = `${origin}${suffix}`;
+  return conversationIdSchema.safeParse(id).success ? id : `conversation${suffix}`;
 }
 
 /** A value as a visibility query's string literal (escaped: never a widened query). */

@@ -1,9 +1,11 @@
 // `claude-temporal-orchestrator/client`: start, continue, read and list conversations from any service. No tool
 // code: the tool names a conversation may ask for come from the `tools` option or from the workers themselves.
-export { ConversationClient, type ConversationSummary } from './conversation-client';
+export { ConversationClient, type ConversationSummary, type Fork } from './conversation-client';
+export type { ForkAt, ForkedFrom } from '../common/fork';
 export type {
   ConnectOptions,
   ConversationClientOptions,
+  ForkOptions,
   ListFilter,
   SendOptions,
   StartOptions,

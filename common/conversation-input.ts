@@ -3,7 +3,7 @@
 // streaming log's (streaming/stream-event-schema.ts), which name the conversation's types themselves. Types only:
 // workflow-safe.
 import type { AgentLineage } from './agents';
-import type { CarriedState } from './conversation-types';
+import type { CarriedState, ForkedFrom } from './conversation-types';
 import type { ConversationOptions } from './options';
 import type { ConversationStreamInput } from '../streaming/stream-event-schema';
 
@@ -13,7 +13,10 @@ export interface ConversationInput {
   firstMessage?: string;
   /** A sub-agent's place under its parent (common/agents.ts): set only by the parent conversation that starts it. */
   agent?: AgentLineage;
+  /** The state a run starts from: the previous run's (continue-as-new), or a fork point's (with `forkedFrom`). */
   carried?: CarriedState;
+  /** A fork's origin (common/fork.ts): written by the client that forks, with `carried` cut by the origin. */
+  forkedFrom?: ForkedFrom;
   /** The event log the previous run handed over (continue-as-new only; a 0.1.0 run handed over its older format). */
   stream?: ConversationStreamInput;
 }

@@ -127,6 +127,8 @@ export interface ConversationSnapshot extends ConversationTotals {
   runs: number;
   /** The model's context: input tokens before and after compaction or clearing, the compactions so far. */
   context: ContextAccounting;
+  /** The conversation this one was forked from (common/fork.ts): absent for one that is no fork. */
+  forkedFrom?: ForkedFrom;
 }
 
 export interface ConversationResult extends ConversationTotals {
@@ -171,6 +173,27 @@ export interface PendingMessage {
   output?: OutputSpec;
 }
 
+/**
+ * Where turn `turn`'s user message sits in the transcript: index `at`. `joined`: the message joined the user message
+ * that was there (a summary, tool results a budget-stopped turn left): its first `joined` blocks are that message.
+ * Kept so that a conversation can be forked before a turn (common/fork.ts).
+ */
+export interface TurnStart {
+  turn: number;
+  at: number;
+  joined?: number;
+}
+
+/**
+ * The conversation a fork was cut from (common/fork.ts): its id, the run that answered the cut, and the turn the fork
+ * was cut before (the fork's first turn).
+ */
+export interface ForkedFrom {
+  workflowId: string;
+  runId: string;
+  turn: number;
+}
+
 /** What a run hands to the next one at continue-as-new. */
 export interface CarriedState {
   transcript: MessageParam[];
@@ -201,6 +224,8 @@ export interface CarriedState {
   threadAnchor?: ThreadAnchor;
   /** Threads on, and the API said it cannot thread this conversation's requests: they go whole. */
   threadsUnsupported?: true;
+  /** Where each turn still in the transcript began (common/fork.ts); absent in a state carried from before. */
+  turnStarts?: TurnStart[];
 }
 
 /** A code execution container: its id, and when the API said it expires (ISO 8601). */

@@ -14,6 +14,8 @@ export const FailureType = {
    * (workflows/turn-waiters.ts); nothing changed. The client reports it as `busy`.
    */
   Busy: 'ConversationBusy',
+  /** A fork point the conversation has no such point for (common/fork.ts): the fork-point query answers so. */
+  InvalidForkPoint: 'InvalidForkPoint',
   /** The workflow's own input (options, carried state) is not valid: the conversation fails at once. */
   InvalidConversationInput: 'InvalidConversationInput',
   /** The conversation names tools the workers do not register. */

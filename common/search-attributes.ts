@@ -62,11 +62,21 @@ export const ConversationOwner = defineSearchAttributeKey('ConversationOwner', S
  */
 export const ConversationParent = defineSearchAttributeKey('ConversationParent', SearchAttributeType.KEYWORD);
 
-/** Every attribute a server needs registered: the ones the workflow keeps up to date, the owner and the parent. */
+/**
+ * The conversation this one was forked from (common/fork.ts), set by the client with the fork's start and never written
+ * again: `ForkedFrom = "<id>"` lists a conversation's forks. Unset on every other one.
+ */
+export const ForkedFrom = defineSearchAttributeKey('ForkedFrom', SearchAttributeType.KEYWORD);
+
+/**
+ * Every attribute a server needs registered: the ones the workflow keeps up to date, the owner, the parent and the
+ * fork's origin.
+ */
 export const registeredSearchAttributes = [
   ...conversationSearchAttributes,
   ConversationOwner,
   ConversationParent,
+  ForkedFrom,
 ] as const;
 
 /** The attributes a conversation shows, in the order conversationSearchAttributes lists them. */

@@ -16,6 +16,7 @@ import {
   type TurnOutcome,
 } from './conversation-types';
 import { agentLineageSchema } from './agents';
+import { type ForkAt, forkedFromSchema, type ForkPoint, turnStartsSchema } from './fork';
 import { contextAccountingSchema } from './context-accounting';
 import { conversationOptionsSchema } from './options';
 import { outputSpecSchema } from './structured-output';
@@ -60,6 +61,11 @@ export const pollRequestSchema = sharedOnce(
       waitMs: z.number().int().min(0).max(MAX_POLL_WAIT_MS).optional(),
     }) satisfies z.ZodType<PollRequest>,
 );
+/**
+ * The conversation's state cut at a point (common/fork.ts): what a fork of it starts from. Answers a rejection
+ * (InvalidForkPoint) for a point it has not got; `at` is checked with forkAtSchema.
+ */
+export const forkPointQuery = defineQuery<ForkPoint, [at: ForkAt]>('getForkPoint');
 /** For the worker's model-call cache: the system prompt and the first `to` messages. */
 export const modelContextQuery = defineQuery<ModelContext, [range: { to: number }]>('getModelContext');
 
@@ -185,6 +191,7 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
       })
       .optional(),
     threadsUnsupported: z.literal(true).optional(),
+    turnStarts: turnStartsSchema.optional(),
   });
 });
 
@@ -198,6 +205,8 @@ export const conversationInputSchema = sharedOnce('workflowMessages.conversation
     firstMessage: userMessageSchema.optional(),
     agent: agentLineageSchema.optional(),
     carried: z.lazy(carriedStateSchema).optional(),
+    /** A fork's origin: with it, `carried` is the fork point's state (common/fork.ts). */
+    forkedFrom: forkedFromSchema.optional(),
     /** The event log the previous run handed over; only a run started by continue-as-new may have one. */
     stream: z.lazy(() => streamSchemas().conversationStreamInputSchema).optional(),
   }),

@@ -2,7 +2,7 @@
 // the conversation's owner, the owner before anything about the conversation). Each route reads and checks its input
 // (request-reading.ts, request-schemas.ts), asks the client API, and answers JSON or an event stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { StartOptions } from '../client/call-options';
+import type { ForkOptions, StartOptions } from '../client/call-options';
 import type { ConversationClient } from '../client/conversation-client';
 import { ConversationError } from '../client/errors';
 import type { BearerTokens, Caller } from './bearer-tokens';
@@ -15,6 +15,7 @@ import { decodePathSegment, parse, readBody, requestUrl } from './request-readin
 import {
   approvalBodySchema,
   conversationIdSchema,
+  forkBodySchema,
   listQuerySchema,
   messageBodySchema,
   startBodySchema,
@@ -111,6 +112,21 @@ export async function route(routes: Routes, req: IncomingMessage, res: ServerRes
       await conversations.approveToolCall(id, await readBody(req, approvalBodySchema, maxBodyBytes));
       res.writeHead(204);
       return void res.end();
+    }
+    case 'fork': {
+      // A fork of a conversation the caller may read, owned by the caller (docs/fork.md).
+      allow(method, ['POST']);
+      await owners.authorize(caller, id);
+      const body = await readBody(req, forkBodySchema, maxBodyBytes);
+      const fork = await conversations.fork(id, {
+        at: body.at,
+        ...(body.options && { options: body.options as ForkOptions['options'] }),
+        ...(body.message !== undefined && { message: body.message }),
+        ...(body.id && { workflowId: body.id }),
+        owner: caller.principal,
+      });
+      // A new conversation's log starts at offset 0; its first message, if any, is turn `fork.turn`.
+      return sendJson(res, 201, { ...fork, ...(body.message !== undefined && { offset: 0 }) });
     }
     case 'end':
       allow(method, ['POST']);

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { FINAL_STATUSES, OPEN_STATUSES } from '../common/conversation-types';
 import { approvalDecisionSchema, userMessageSchema } from '../common/workflow-messages';
+import { forkAtSchema } from '../common/fork';
 import { principalSchema } from './gateway-config';
 
 const MAX_GATEWAY_ID_CHARS = 200;
@@ -43,6 +44,17 @@ export const messageBodySchema = z.strictObject({
 });
 
 export const approvalBodySchema = approvalDecisionSchema;
+
+/**
+ * POST /api/conversations/:id/fork (docs/fork.md): where to fork, the options that change (checked again by the
+ * client), the fork's first message and id. The fork's owner is the caller, whatever the body says.
+ */
+export const forkBodySchema = z.strictObject({
+  at: forkAtSchema,
+  options: optionsSchema.optional(),
+  message: userMessageSchema.optional(),
+  id: conversationIdSchema.optional(),
+});
 
 /** `?from=N` and `Last-Event-ID: N` (the last offset the reader has: it resumes after it). */
 export const offsetSchema = z.coerce.number({ error: 'must be a number' }).int().min(0).max(Number.MAX_SAFE_INTEGER);

@@ -21,6 +21,7 @@ import type {
   TurnInProgress,
   TurnOutcome,
   TurnResult,
+  TurnStart,
 } from '../common/conversation-types';
 import { OPEN_STATUSES } from '../common/conversation-types';
 import {
@@ -46,6 +47,7 @@ import { RelayedApprovals } from './relayed-approvals';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
 import { anchorOf, continuableFrom, type ThreadAnchor } from '../common/threads';
 import { type OutputSpec, outputConflict } from '../common/structured-output';
+import { cutBefore, type ForkAt, type ForkedFrom, forkTurn, MAX_TURN_STARTS } from '../common/fork';
 import {
   approvalDecisionSchema,
   messageOptionsSchema,
@@ -107,6 +109,8 @@ export class ConversationState {
   readonly runs: number;
   /** Where this conversation sits as a sub-agent (common/agents.ts); undefined for a conversation of its own. */
   readonly agent: AgentLineage | undefined;
+  /** The conversation this one was forked from (common/fork.ts); undefined for one that is no fork. */
+  readonly forkedFrom: ForkedFrom | undefined;
   /** Approvals its sub-agents wait for: shown as its own, decided through it. */
   readonly relayedApprovals = new RelayedApprovals();
   readonly #keepUncut: () => boolean;
@@ -159,11 +163,14 @@ export class ConversationState {
   #joinedMessage: MessageParam | undefined;
   /** Why the conversation failed as a whole, for every caller still waiting on a turn. */
   #fatal: TurnFailure | undefined;
+  /** Where each turn still in the transcript began: a fork point before it finds its message (common/fork.ts). */
+  readonly #turnStarts: TurnStart[];
 
   constructor(input: ConversationInput, firstRunId: string, markers: PatchMarkers = {}) {
     const carried = input.carried;
     this.options = input.options;
     this.agent = input.agent;
+    this.forkedFrom = input.forkedFrom;
     this.#keepUncut = markers.keepUncut ?? (() => false);
     this.#closesServerToolCalls = markers.closesServerToolCalls ?? (() => true);
     this.#optionsBytes = jsonBytes(input.options);
@@ -183,6 +190,7 @@ export class ConversationState {
     this.#endRequested = carried?.endRequested ?? false;
     this.firstRunId = carried?.firstRunId ?? firstRunId;
     this.#currentTurn = carried?.currentTurn ? { ...carried.currentTurn } : undefined;
+    this.#turnStarts = carried?.turnStarts ? [...carried.turnStarts] : [];
     this.#context = carried?.context ?? ZERO_CONTEXT;
     this.#container = carried?.container;
     this.#thread = carried?.threadAnchor;
@@ -192,7 +200,8 @@ export class ConversationState {
     // A new run's worker cache is empty: the first model call reads the transcript once by query.
     this.#sentUpTo = this.transcript.length;
     this.#turnStartReply = { id: undefined, sentUpTo: this.#currentTurn?.transcriptStart ?? this.transcript.length };
-    if (input.firstMessage !== undefined && !carried) this.enqueue(input.firstMessage);
+    // A fork starts from a state and may bring its first message too; a continued run never does.
+    if (input.firstMessage !== undefined && (!carried || input.forkedFrom)) this.enqueue(input.firstMessage);
     if (this.#currentTurn || this.#pending.length > 0) this.#status = 'running';
   }
 
@@ -328,6 +337,7 @@ export class ConversationState {
     let message: MessageParam = { role: 'user', content: next.text };
     const last = this.transcript.at(-1);
     this.#joinedMessage = undefined;
+    let joined: number | undefined;
     if (last?.role === 'user') {
       this.#joinedMessage = last;
       // The orchestrator's summary, left by a turn that failed after compacting, tool results a turn stopped by its
@@ -338,9 +348,12 @@ export class ConversationState {
       this.#turnStartReply = { id: undefined, sentUpTo: 0 };
       const blocks = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
       message = { role: 'user', content: [...blocks, { type: 'text', text: next.text }] };
+      joined = blocks.length;
     }
     const transcriptStart = this.transcript.length;
     this.#push(message);
+    this.#turnStarts.push({ turn: next.turn, at: transcriptStart, ...(joined !== undefined && { joined }) });
+    if (this.#turnStarts.length > MAX_TURN_STARTS) this.#turnStarts.shift();
     const output = next.output ?? this.options.output;
     this.#currentTurn = {
       turn: next.turn,
@@ -479,6 +492,11 @@ export class ConversationState {
     for (const message of head) this.#transcriptBytes += jsonBytes(message) + 1;
     const shift = head.length - count;
     this.#sentUpTo = Math.max(0, this.#sentUpTo + shift);
+    // Turns whose user message gave way to the head cannot be forked before any more; the others moved.
+    const kept = this.#turnStarts
+      .filter((start) => start.at >= count)
+      .map((start) => ({ ...start, at: start.at + shift }));
+    this.#turnStarts.splice(0, this.#turnStarts.length, ...kept);
     // The API's thread holds the transcript as it was: the next call starts a new one.
     this.#thread = undefined;
     if (this.#currentTurn && this.#currentTurn.transcriptStart < count) {
@@ -696,6 +714,9 @@ export class ConversationState {
   failTurn(failure: TurnFailure): void {
     const turn = this.#takeCurrentTurn();
     this.#keep({ kind: 'failed', turn: turn.turn, failure });
+    // Its message leaves the transcript: nothing to fork before.
+    const started = this.#turnStarts.findIndex((start) => start.turn === turn.turn);
+    if (started >= 0) this.#turnStarts.splice(started, 1);
     // A turn that compacted the context keeps the compaction: it stands for the turns before it too.
     // Tool results a budget-stopped turn left are put back: the model's tool calls before them need them.
     const joined = this.#joinedMessage ? [this.#joinedMessage] : [];
@@ -889,6 +910,7 @@ export class ConversationState {
       running: [...this.#runningNow.values()],
       runs: this.runs,
       context: this.#context,
+      ...(this.forkedFrom && { forkedFrom: this.forkedFrom }),
     };
   }
 
@@ -945,6 +967,26 @@ export class ConversationState {
       ...(this.#byModel && { byModel: this.#byModel }),
       ...(this.#thread && { threadAnchor: this.#thread }),
       ...(this.#threadsUnsupported && { threadsUnsupported: true as const }),
+      ...(this.#turnStarts.length > 0 && { turnStarts: this.#turnStarts }),
     };
+  }
+
+  /**
+   * This conversation's state cut at `at` (common/fork.ts), for a fork to start from; throws a rejection saying why
+   * there is no such point. Bounded: one pass over the transcript and the turn starts.
+   */
+  forkPoint(at: ForkAt): { carried: CarriedState; turn: number } {
+    const source = {
+      transcript: this.transcript,
+      turnStarts: this.#turnStarts,
+      outcomes: this.#outcomes,
+      currentTurn: this.#currentTurn?.turn,
+      firstUnended: this.#currentTurn?.turn ?? this.#pending[0]?.turn ?? this.#nextTurn,
+    };
+    const named = forkTurn(source, at);
+    if ('problem' in named) throw rejection(named.problem, FailureType.InvalidForkPoint);
+    const cut = cutBefore(source, named.turn);
+    if ('problem' in cut) throw rejection(cut.problem, FailureType.InvalidForkPoint);
+    return { carried: cut.carried, turn: named.turn };
   }
 }

@@ -17,7 +17,13 @@ import {
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { DescribeToolsResult, ToolPolicy } from '../common/activity-contracts';
 import type { ConversationInput } from '../common/conversation-input';
-import type { ApprovalDecision, ConversationResult, TurnFailure, TurnOutcome } from '../common/conversation-types';
+import type {
+  ApprovalDecision,
+  CarriedState,
+  ConversationResult,
+  TurnFailure,
+  TurnOutcome,
+} from '../common/conversation-types';
 import { FailureType, ModelFailureType } from '../common/failure-types';
 import { type McpTool, mcpToolsQuery } from '../common/mcp';
 import { conversationIdSchema } from '../common/conversation-id';
@@ -35,6 +41,7 @@ import {
   awaitTurnUpdate,
   conversationInputSchema,
   endConversationSignal,
+  forkPointQuery,
   type MessageOptions,
   modelContextQuery,
   modelContextRangeSchema,
@@ -45,6 +52,7 @@ import {
   transcriptRangeSchema,
 } from '../common/workflow-messages';
 import { summarisingItself } from '../common/context-options';
+import { forkAtSchema, forkedStateProblem } from '../common/fork';
 import {
   agentApprovalNewsSchema,
   agentApprovalSignal,
@@ -56,7 +64,7 @@ import { askModel } from './ask-model';
 import { checkNextCall } from './budget-guard';
 import { compactIfDue, followContext } from './compact-context';
 import { checksEveryRequest } from './model-requests';
-import { ConversationState } from './conversation-state';
+import { ConversationState, KEPT_OUTCOMES } from './conversation-state';
 import type { OfferedTools } from './offered-tools';
 import { listConversationMcpTools } from './mcp-tools';
 import { resolveModelPrices } from './model-prices';
@@ -67,6 +75,7 @@ import { searchAttributesPublisher } from './search-attributes-publisher';
 import { handleTypedReply } from './typed-answer';
 import { TurnWaiters } from './turn-waiters';
 import { waitForUser } from './wait-for-user';
+import { rejection } from './rejection';
 
 const { describeTools } = proxyLocalActivities<{
   describeTools(names: string[], model?: string): Promise<DescribeToolsResult>;
@@ -210,10 +219,22 @@ function checkedInput(rawInput: unknown): ConversationInput {
   if (isUndecodable(rawInput)) return invalid(`it could not be decoded (${rawInput.undecodablePayload})`);
   const parsed = conversationInputSchema.safeParse(rawInput ?? {});
   if (!parsed.success) return invalid(describeIssues(parsed.error));
-  if (!continued && (parsed.data.carried || parsed.data.stream)) {
+  const { forkedFrom } = parsed.data;
+  if (!continued && (parsed.data.stream || (parsed.data.carried && !forkedFrom))) {
     return invalid(
-      'carried and stream are written by the conversation itself when it continues as new, never by a caller',
+      'carried and stream are written by the conversation itself when it continues as new, never by a caller (a fork brings carried with forkedFrom)',
     );
+  }
+  if (!continued && forkedFrom) {
+    // A fork: the state its origin's fork point gave, which carries nothing of the origin under way (common/fork.ts).
+    if (!parsed.data.carried) return invalid('forkedFrom comes with carried, the state of the fork point');
+    if (parsed.data.agent) return invalid('a fork is no sub-agent (forkedFrom with agent)');
+    if (forkedFrom.workflowId === workflowInfo().workflowId) return invalid('a conversation is not its own fork');
+    const problem = forkedStateProblem(parsed.data.carried as CarriedState, forkedFrom, KEPT_OUTCOMES);
+    if (problem) return invalid(problem);
+    // Its own first run: its own counters of runs, and its own tool idempotency keys.
+    const carried = { ...parsed.data.carried, runs: 0, firstRunId: workflowInfo().firstExecutionRunId };
+    return { ...parsed.data, carried } as ConversationInput;
   }
   // Only the parent conversation that starts a sub-agent writes its lineage (continue-as-new keeps the parent).
   const { agent } = parsed.data;
@@ -436,6 +457,15 @@ function registerHandlers(
     const { from = 0, to } = transcriptRangeSchema.parse(range) ?? {};
     return state.transcript.slice(from, to);
   });
+  // A fork's state, cut from this conversation's (common/fork.ts): bounded by the transcript, nothing changes.
+  setHandler(forkPointQuery, (at) => {
+    const parsed = forkAtSchema.safeParse(at);
+    if (!parsed.success)
+      throw rejection(`Invalid fork point: ${describeIssues(parsed.error, 'at')}`, FailureType.InvalidForkPoint);
+    const { carried, turn } = state.forkPoint(parsed.data);
+    const { workflowId, runId } = workflowInfo();
+    return { carried, forkedFrom: { workflowId, runId, turn }, options: state.options };
+  });
   setHandler(modelContextQuery, (range) => {
     const { to } = modelContextRangeSchema.parse(range);
     return {
@@ -462,6 +492,7 @@ async function continueAsNewRun(state: ConversationState, stream: ConversationSt
   return continueAsNew<(input: ConversationInput) => Promise<ConversationResult>>({
     options: state.options,
     ...(state.agent && { agent: state.agent }),
+    ...(state.forkedFrom && { forkedFrom: state.forkedFrom }),
     carried,
     stream: stream.carry(state.options.limits.maxCarriedBytes - state.carriedBytes()),
   });

@@ -113,8 +113,12 @@ function showApproval(approval) {
 function apply(event) {
   switch (event.type) {
     case 'turn_started': {
-      const li = item('user');
-      li.textContent = event.text;
+      const li = item('user', { turn: event.turn });
+      const text = document.createElement('span');
+      text.className = 'text';
+      text.textContent = event.text;
+      li.append(text);
+      addForkButton(li, event.turn);
       setStatus('Claude is working…');
       break;
     }
@@ -379,6 +383,50 @@ async function readEvents(id, signal) {
       document.body.dataset.reconnects = String(Number(document.body.dataset.reconnects || 0) + 1);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+  }
+}
+
+// ── forks (docs/fork.md) ──────────────────────────────────────────────────────────────────────────
+
+/** "Fork from here" on a user message: a new conversation with everything before this turn. */
+function addForkButton(li, turn) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'fork';
+  button.textContent = 'fork from here';
+  button.title = `A new conversation with everything before turn ${turn}, to send this or another message`;
+  button.addEventListener('click', () => void forkFrom(turn, li));
+  li.append(button);
+}
+
+/**
+ * Forks the open conversation before `turn` (POST /api/conversations/:id/fork) and opens the fork: what the page showed
+ * before that turn stays shown (the fork's own event log starts with its next message), under a note naming the origin.
+ */
+async function forkFrom(turn, li) {
+  const origin = page.id;
+  try {
+    const fork = await api('POST', `/api/conversations/${encodeURIComponent(origin)}/fork`, {
+      at: { beforeTurn: turn },
+    });
+    const kept = [];
+    for (const node of $('#log').children) {
+      if (node === li) break;
+      const copy = node.cloneNode(true);
+      // A copy's buttons lost their handlers: an approval is the origin's; a fork button is made again.
+      copy.querySelectorAll('button').forEach((button) => button.remove());
+      // The fork numbers its model calls from 1 again: a copy answers to none of them.
+      for (const key of ['call', 'attempt', 'block', 'toolId']) delete copy.dataset[key];
+      if (copy.classList.contains('user') && copy.dataset.turn) addForkButton(copy, Number(copy.dataset.turn));
+      kept.push(copy);
+    }
+    $('#log').replaceChildren(...kept);
+    const note = item('note', { forkedFrom: origin });
+    note.textContent = `Forked from ${origin} before turn ${turn}.`;
+    await open(fork.id);
+    setStatus(`This is ${fork.id}, a fork of ${origin} before turn ${turn}: write its turn ${fork.turn}.`);
+  } catch (error) {
+    setStatus(`Not forked: ${error.message}`);
   }
 }
 

@@ -1,7 +1,8 @@
 // Conversations whose histories are kept as replay fixtures (test/fixtures/replay/): each one exercises a part of the
 // workflow that a later change could make replay differently — an event reader's long poll, continue-as-new with a
-// carried event log, typed answers in both modes, approvals, the max_tokens ladder, a budget, a tool error. Recorded
-// once per released version (RECORD_FIXTURES=1 in test/e2e/replay.test.ts); every later version must replay them.
+// carried event log, typed answers in both modes, approvals, the max_tokens ladder, a budget, a tool error, a fork.
+// Recorded once per released version (RECORD_FIXTURES=1 in test/e2e/replay.test.ts; RECORD_SCENARIOS=a,b records only
+// those, for a scenario added since); every later version must replay them.
 import type { Harness } from './harness';
 import { uniquePrompt } from './harness';
 import { approvalAskedFor } from './awaiting-approval';
@@ -145,6 +146,29 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
       await h.conversations.end(id);
       await h.conversations.waitForResult(id);
       return id;
+    },
+  },
+  {
+    // A fork (docs/fork.md) before turn 2 of a conversation with tool calls, continued-as-new, with another system
+    // prompt and a first message: the fork's start input (carried + forkedFrom) and its turn.
+    name: 'fork-before-turn-2',
+    async run(h) {
+      const origin = `replay-fork-origin-${Date.now()}`;
+      const prompt = uniquePrompt('What is the current stock price of General Motors?');
+      await h.conversations.sendMessage(origin, prompt, {
+        start: { tools: STOCK_TOOLS, continueAsNewAfterModelCalls: 2 },
+      });
+      await h.conversations.sendMessage(origin, 'And Ford?');
+      const fork = await h.conversations.fork(origin, {
+        at: { beforeTurn: 2 },
+        options: { system: 'Answer briefly.' },
+        message: 'And Tesla?',
+      });
+      await h.conversations.awaitTurn(fork.id, fork.turn);
+      await h.conversations.end(fork.id);
+      await h.conversations.waitForResult(fork.id);
+      await h.conversations.end(origin);
+      return fork.id;
     },
   },
 ];

@@ -103,3 +103,19 @@ export function gatewayOptions(): void {
   // @ts-expect-error: limits are numbers
   createGatewayHandler({ conversations: client, namespace: 'default', token: 't', maxBodyBytes: '1 MB' });
 }
+
+export async function forkOptions(): Promise<void> {
+  const _fork = await client.fork('id', { at: { beforeTurn: 2 }, options: { model: 'm' }, message: 'again' });
+  expectTrue<Equal<typeof _fork.id, string>>();
+  expectTrue<Equal<typeof _fork.turn, number>>();
+  expectTrue<Equal<typeof _fork.forkedFrom.workflowId, string>>();
+  await client.fork('id', { at: { afterTurn: 1 }, workflowId: 'fork-1', owner: 'alice' });
+  // @ts-expect-error: a fork needs a point
+  await client.fork('id', { message: 'again' });
+  // @ts-expect-error: a turn is a number
+  await client.fork('id', { at: { beforeTurn: '2' } });
+  // @ts-expect-error: changed options are the conversation's options
+  await client.fork('id', { at: { beforeTurn: 2 }, options: { model: 4 } });
+  // @ts-expect-error: no option `turn` (a point is `at`)
+  await client.fork('id', { at: { beforeTurn: 2 }, turn: 2 });
+}

@@ -1,0 +1,116 @@
+// The CLI's `fork`: "replay from here with another model" — a fork before a turn, with a changed model and the same
+// message, waits for the fork's answer and prints it beside the original's answer to that turn; bad fork points are
+// refused as every bad option is.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, test } from 'node:test';
+import { type Harness, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { callsTools, says } from '../support/script-steps';
+
+const run = promisify(execFile);
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(async () => {
+  await h?.close();
+});
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return run(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'client', 'cli.ts'), ...args], {
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue },
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({
+      code: err.code,
+      stdout: err.stdout,
+      stderr: err.stderr,
+    }),
+  );
+}
+
+/** A conversation of two turns, the first with a tool call; the script's next step is the fork's answer. */
+async function twoTurns(forkAnswer: string) {
+  const prompt = uniquePrompt('Look up General Motors.');
+  h.mock.script(prompt, [
+    callsTools(['get_ticker_symbol', { company_name: 'General Motors' }]),
+    says('General Motors trades as GM.'),
+    says('GM is at 38.50.'),
+    says(forkAnswer),
+  ]);
+  const id = `cli-fork-${randomUUID().slice(0, 8)}`;
+  await h.conversations.sendMessage(id, prompt, { start: { tools: ['get_ticker_symbol'] } });
+  await h.conversations.sendMessage(id, 'And its price?');
+  return { id, prompt };
+}
+
+test('fork --before-turn 2 --model M --message (the same message): both answers, as JSON', async () => {
+  const { id, prompt } = await twoTurns('Another model: GM at 38.50, give or take.');
+  const forked = await cli(
+    'fork',
+    id,
+    '--before-turn',
+    '2',
+    '--model',
+    'claude-opus-4-1',
+    '--message',
+    'And its price?',
+    '--json',
+  );
+  assert.equal(forked.code, 0, forked.stdout);
+  const json = JSON.parse(forked.stdout);
+  assert.equal(json.turn, 2);
+  assert.equal(json.forkedFrom.workflowId, id);
+  assert.deepEqual(json.answers.original, { text: 'GM is at 38.50.', model: 'claude-sonnet-5-5' });
+  assert.deepEqual(json.answers.fork, {
+    text: 'Another model: GM at 38.50, give or take.',
+    model: 'claude-opus-4-1',
+  });
+  assert.equal(h.mock.requestsFor(prompt).at(-1)!.body.model, 'claude-opus-4-1');
+  // The fork has the origin's first turn, and no tool ran again.
+  const transcript = await h.conversations.getTranscript(json.id);
+  assert.deepEqual(transcript.slice(0, 4), (await h.conversations.getTranscript(id)).slice(0, 4));
+  assert.equal(h.executions(json.id).length, 0);
+});
+
+test('fork as a person reads it: the original answer, then the fork’s', async () => {
+  const { id } = await twoTurns('Terse: 38.50.');
+  const forked = await cli('fork', id, '--before-turn', '2', '--system', 'Be terse.', '--message', 'And its price?');
+  assert.equal(forked.code, 0, forked.stderr);
+  const lines = forked.stdout.trim().split('\n');
+  assert.match(lines[0]!, new RegExp(`^${id}-fork-[0-9a-f]{8}$`));
+  assert.deepEqual(lines.slice(1), [
+    '── original (claude-sonnet-5-5), turn 2:',
+    'GM is at 38.50.',
+    '── fork (claude-sonnet-5-5), turn 2:',
+    'Terse: 38.50.',
+  ]);
+});
+
+test('fork without a message prints the new id; bad fork points are invalid_options', async () => {
+  const { id } = await twoTurns('unused');
+  const plain = await cli('fork', id, '--after-turn', '2', '--json');
+  assert.equal(plain.code, 0, plain.stdout);
+  const json = JSON.parse(plain.stdout);
+  assert.equal(json.turn, 3);
+  assert.equal((await h.conversations.getState(json.id)).status, 'awaiting_user');
+
+  for (const args of [
+    [],
+    ['--before-turn', '1', '--after-turn', '1'],
+    ['--before-turn', 'two'],
+    ['--before-turn', '0'],
+    ['--before-turn', '1.5'],
+    ['--before-turn', '99999999999999'],
+  ]) {
+    const refused = await cli('fork', id, ...args, '--json');
+    assert.equal(refused.code, 1, args.join(' '));
+    assert.equal(JSON.parse(refused.stdout).error.code, 'invalid_options', args.join(' '));
+  }
+  const past = await cli('fork', id, '--before-turn', '4', '--json');
+  assert.equal(JSON.parse(past.stdout).error.code, 'rejected');
+  assert.match(JSON.parse(past.stdout).error.message, /the latest point is before turn 3/);
+});
