@@ -1,0 +1,214 @@
+// Batch mode end to end (docs/batches.md): a conversation whose model calls go through the local Messages API's Message
+// Batches, on the real dev server and worker. The chain answers as it does interactively at half the cost; calls of
+// conversations started together share batches; the max_tokens ladder, expired and errored requests, garbage results,
+// cancellation and a per-turn switch behave as the interactive path does.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
+import { modelOutputCap, nextMaxTokens } from '../../common/max-tokens-ladder';
+import { DEFAULT_MODEL } from '../../common/options';
+import { assertNear } from '../support/assert-near';
+import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { waitUntil } from '../support/wait-until';
+
+let h: Harness;
+
+before(async () => {
+  h = await startHarness({ batchWindowMs: 300, batchDelayMs: 100 });
+});
+after(async () => {
+  await h?.close();
+});
+
+const QUESTION = 'What is the current stock price of General Motors?';
+const CHAIN = { tools: STOCK_TOOLS, closeAfterFirstReply: true, promptCaching: false } as const;
+
+/** The batch submissions the local API received (POST /v1/messages/batches), with their custom ids. */
+function submissions() {
+  return h.mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/messages/batches');
+}
+
+function batchedRequestsFor(prompt: string) {
+  return h.mock.requestsFor(prompt).filter((r) => r.headers['x-local-batch'] !== undefined);
+}
+
+describe('batch mode: one conversation', () => {
+  test('the ticker → price chain answers through batches, at half the interactive cost', async () => {
+    const interactive = await h.conversations.sendMessage(`chain-i-${Date.now()}`, uniquePrompt(QUESTION), {
+      start: CHAIN,
+    });
+    const prompt = uniquePrompt(QUESTION);
+    const id = `chain-b-${Date.now()}`;
+    const before = submissions().length;
+    const reply = await h.conversations.sendMessage(id, prompt, { start: { ...CHAIN, batch: true } });
+    assert.match(reply.text, /38\.50/);
+    assert.equal(reply.modelCalls, 3);
+    assert.equal(reply.toolCalls, 2);
+    // Every model call went through a batch: three submissions, three requests answered inside them, none streamed.
+    assert.equal(submissions().length - before, 3);
+    const batched = batchedRequestsFor(prompt);
+    assert.equal(batched.length, 3);
+    assert.equal(h.mock.requestsFor(prompt).length, 3);
+    assert.ok(batched.every((r) => r.stream === false));
+    assert.deepEqual(reply.usage, interactive.usage);
+    assertNear(reply.costUsd, interactive.costUsd! / 2);
+
+    const activities = await activitiesOf(h.client, id);
+    const types = activities.map((a) => a.type);
+    assert.ok(!types.includes('callModel'), types.join(','));
+    assert.deepEqual(
+      types.filter((t) => t === 'submitBatchedModelCall' || !t.endsWith('BatchedModelCall')),
+      [
+        'submitBatchedModelCall',
+        'get_ticker_symbol',
+        'submitBatchedModelCall',
+        'get_current_stock_price',
+        'submitBatchedModelCall',
+      ],
+    );
+    const poll = activities.find((a) => a.type === 'checkBatchedModelCall');
+    assert.match(poll?.summary ?? '', /^batch msgbatch_\w+ · call 1$/);
+    const result = await h.conversations.waitForResult(id);
+    assert.equal(result.status, 'completed');
+  });
+
+  test('a turn of its own in batch mode, the next one interactive again', async () => {
+    const id = `per-turn-${Date.now()}`;
+    const first = uniquePrompt(QUESTION);
+    await h.conversations.sendMessage(id, first, { start: { tools: STOCK_TOOLS }, batch: true });
+    assert.equal(batchedRequestsFor(first).length, 3);
+    const second = await h.conversations.sendMessage(id, 'And again, please?', { batch: false });
+    assert.ok(second.text.length > 0);
+    const requests = h.mock.requestsFor(first);
+    assert.ok(requests.length > 3);
+    assert.ok(requests.slice(3).every((r) => r.headers['x-local-batch'] === undefined && r.stream === true));
+    await h.conversations.end(id);
+  });
+
+  test('a reply cut off at max_tokens climbs the ladder through batches', async () => {
+    const prompt = uniquePrompt(QUESTION);
+    h.mock.script(prompt, [
+      {
+        fault: 'truncated-tool-use',
+        text: 'Looking it up.',
+        tool: { name: 'get_ticker_symbol', input: { company_name: 'General Motors' } },
+      },
+    ]);
+    const reply = await h.conversations.sendMessage(`ladder-${Date.now()}`, prompt, {
+      start: { ...CHAIN, batch: true, maxTokens: 256 },
+    });
+    assert.match(reply.text, /38\.50/);
+    const batched = batchedRequestsFor(prompt);
+    // The cut-off reply is asked again one rung up, in a batch of its own.
+    assert.deepEqual(
+      batched.slice(0, 2).map((r) => r.body.max_tokens),
+      [256, nextMaxTokens(256, modelOutputCap(DEFAULT_MODEL))],
+    );
+    assert.notEqual(batched[0]!.headers['x-local-batch'], batched[1]!.headers['x-local-batch']);
+  });
+
+  test('an expired request and an errored one are submitted again; the answer comes', async () => {
+    const prompt = uniquePrompt(QUESTION);
+    h.mock.script(prompt, [
+      { fault: 'batch-result', result: 'expired' },
+      { fault: 'status', status: 529 },
+    ]);
+    const id = `retried-${Date.now()}`;
+    const reply = await h.conversations.sendMessage(id, prompt, { start: { ...CHAIN, batch: true } });
+    assert.match(reply.text, /38\.50/);
+    assert.equal(batchedRequestsFor(prompt).length, 5);
+    const submitted = (await activitiesOf(h.client, id)).filter((a) => a.type === 'submitBatchedModelCall');
+    assert.equal(submitted.length, 5);
+  });
+
+  test('a request the API refuses for good fails the turn with its error, not a retry loop', async () => {
+    const prompt = uniquePrompt(QUESTION);
+    h.mock.script(prompt, [{ fault: 'status', status: 400, message: 'scripted refusal' }]);
+    const id = `refused-${Date.now()}`;
+    await assert.rejects(h.conversations.sendMessage(id, prompt, { start: { ...CHAIN, batch: true } }), (err: Error) =>
+      /scripted refusal/.test(err.message),
+    );
+    assert.equal(batchedRequestsFor(prompt).length, 1);
+  });
+
+  test('garbage in the results (a malformed line, an unknown custom_id) is resubmitted, then answered', async () => {
+    const prompt = uniquePrompt(QUESTION);
+    h.mock.script(prompt, [
+      { fault: 'batch-result', result: 'malformed' },
+      { fault: 'batch-result', result: 'unknown_custom_id' },
+    ]);
+    const reply = await h.conversations.sendMessage(`garbage-${Date.now()}`, prompt, {
+      start: { ...CHAIN, batch: true },
+    });
+    assert.match(reply.text, /38\.50/);
+    assert.equal(batchedRequestsFor(prompt).length, 5);
+  });
+
+  test('garbage every time ends the turn with a clear failure after the bounded resubmissions', async () => {
+    const prompt = uniquePrompt(QUESTION);
+    h.mock.script(
+      prompt,
+      Array.from({ length: 4 }, () => ({ fault: 'batch-result' as const, result: 'malformed' as const })),
+    );
+    const id = `garbage-always-${Date.now()}`;
+    await assert.rejects(h.conversations.sendMessage(id, prompt, { start: { ...CHAIN, batch: true } }), (err: Error) =>
+      /4 Message Batches without a result.*could not be read/.test(err.message),
+    );
+  });
+
+  test('cancelling the conversation mid-batch stops waiting and cancels its batch', async () => {
+    await postBatchDelay(60_000);
+    try {
+      const prompt = uniquePrompt(QUESTION);
+      const id = `cancel-${Date.now()}`;
+      await h.conversations.submitMessage(id, prompt, { start: { ...CHAIN, batch: true } });
+      await waitUntil('its call is in a batch', () => batchedRequestsFor(prompt).length === 1, { timeoutMs: 20_000 });
+      const batchId = batchedRequestsFor(prompt)[0]!.headers['x-local-batch']!;
+      await h.client.workflow.getHandle(id).cancel();
+      const result = await h.conversations.waitForResult(id).catch((err: unknown) => err);
+      assert.ok(result);
+      await waitUntil('the batch is cancelled', async () => (await batchStatus(batchId)).cancel_initiated_at !== null, {
+        timeoutMs: 20_000,
+      });
+      const activities = await activitiesOf(h.client, id);
+      assert.ok(activities.some((a) => a.type === 'cancelBatchedModelCall'));
+    } finally {
+      await postBatchDelay(100);
+    }
+  });
+});
+
+describe('batch mode: shared batches', () => {
+  test('ten conversations started together make one or two submissions per step', async () => {
+    const prompts = Array.from({ length: 10 }, () => uniquePrompt(QUESTION));
+    const before = submissions().length;
+    const replies = await Promise.all(
+      prompts.map((prompt, i) =>
+        h.conversations.sendMessage(`shared-${i}-${Date.now()}`, prompt, {
+          start: { ...CHAIN, batch: { windowMs: 2_000 } },
+        }),
+      ),
+    );
+    assert.ok(replies.every((r) => /38\.50/.test(r.text)));
+    const made = submissions().length - before;
+    // Three steps; each step's ten calls arrive within a window of each other, give or take a straggler.
+    assert.ok(made >= 3 && made <= 6, `${made} submissions for 3 steps of 10 conversations`);
+    const sizes = submissions()
+      .slice(before)
+      .map((r) => (r.body.requests as unknown[]).length);
+    assert.equal(
+      sizes.reduce((a, b) => a + b, 0),
+      30,
+    );
+  });
+});
+
+async function postBatchDelay(ms: number): Promise<void> {
+  const response = await fetch(`${h.mock.url}/_test/batch-delay`, { method: 'POST', body: JSON.stringify({ ms }) });
+  assert.equal(response.status, 200);
+}
+
+async function batchStatus(id: string): Promise<{ processing_status: string; cancel_initiated_at: string | null }> {
+  const response = await fetch(`${h.mock.url}/v1/messages/batches/${id}`, { headers: { 'x-api-key': 'test' } });
+  return (await response.json()) as { processing_status: string; cancel_initiated_at: string | null };
+}
