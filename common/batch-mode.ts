@@ -31,6 +31,13 @@ export function batchModeOf(conversation?: BatchOption, turn?: BatchOption): Bat
   return option === true || option.windowMs === undefined ? {} : { windowMs: option.windowMs };
 }
 
+/** The batch option a child conversation inherits from a parent call in this mode; undefined when it is off. */
+export function batchOptionOf(conversation?: BatchOption, turn?: BatchOption): BatchOption | undefined {
+  const mode = batchModeOf(conversation, turn);
+  if (!mode) return undefined;
+  return mode.windowMs === undefined ? true : { windowMs: mode.windowMs };
+}
+
 /** The first poll waits this long after the submission; each next poll twice as long, up to the maximum. */
 export const FIRST_POLL_MS = 2_000;
 export const MAX_POLL_MS = 60_000;

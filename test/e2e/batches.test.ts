@@ -5,6 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
+import { demoTools } from '../../testing/demo-tools';
+import { researchCompany } from '../../testing/demo-tools/research-agents';
+import { callsTools, says } from '../support/script-steps';
 import { modelOutputCap, nextMaxTokens } from '../../common/max-tokens-ladder';
 import { DEFAULT_MODEL } from '../../common/options';
 import { assertNear } from '../support/assert-near';
@@ -14,7 +17,7 @@ import { waitUntil } from '../support/wait-until';
 let h: Harness;
 
 before(async () => {
-  h = await startHarness({ batchWindowMs: 300, batchDelayMs: 100 });
+  h = await startHarness({ tools: [...demoTools, researchCompany], batchWindowMs: 300, batchDelayMs: 100 });
 });
 after(async () => {
   await h?.close();
@@ -175,6 +178,22 @@ describe('batch mode: one conversation', () => {
     } finally {
       await postBatchDelay(100);
     }
+  });
+});
+
+describe('batch mode: sub-agents', () => {
+  test("a sub-agent inherits its parent's batch mode: its model calls go through batches too", async () => {
+    const prompt = uniquePrompt('Research General Motors for me');
+    const task = uniquePrompt(QUESTION);
+    h.mock.script(prompt, [callsTools(['research_company', { task }]), says('GM is at $38.50.')]);
+    const reply = await h.conversations.sendMessage(`agents-${Date.now()}`, prompt, {
+      start: { tools: ['research_company'], closeAfterFirstReply: true, batch: true },
+    });
+    assert.equal(reply.text, 'GM is at $38.50.');
+    assert.equal(batchedRequestsFor(prompt).length, 2);
+    const child = h.mock.requestsFor(task);
+    assert.equal(child.length, 3);
+    assert.ok(child.every((r) => r.headers['x-local-batch'] !== undefined));
   });
 });
 

@@ -83,7 +83,10 @@ describe('batch options raw through Temporal', () => {
       h.client.workflow
         .getHandle(id)
         .executeUpdate(sendMessageUpdate, { args: ['Hi', { batch: { windowMs: HUGE } }] as never }),
-      (err: Error) => /Invalid message options: batch/.test(err.message) && !err.message.includes(HUGE.slice(0, 100)),
+      (err: Error) => {
+        const message = err.cause instanceof Error ? err.cause.message : err.message;
+        return /Invalid message options: batch/.test(message) && !message.includes(HUGE.slice(0, 100));
+      },
     );
     assert.equal((await h.conversations.getState(id)).status, 'awaiting_user');
     await assertUnharmed(h, id);
