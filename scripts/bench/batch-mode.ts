@@ -66,9 +66,7 @@ async function main(): Promise<number> {
           ),
         );
         const wallMs = performance.now() - t0;
-        const submissions = ctx.mock.requests.filter(
-          (r) => r.method === 'POST' && r.path === '/v1/messages/batches',
-        );
+        const submissions = ctx.mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/messages/batches');
         let bytes = 0;
         let events = 0;
         for (const id of ids) {

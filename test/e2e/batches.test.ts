@@ -10,6 +10,7 @@ import { researchCompany } from '../../testing/demo-tools/research-agents';
 import { callsTools, says } from '../support/script-steps';
 import { modelOutputCap, nextMaxTokens } from '../../common/max-tokens-ladder';
 import { DEFAULT_MODEL } from '../../common/options';
+import type { StreamEvent } from '../../streaming/stream-events';
 import { assertNear } from '../support/assert-near';
 import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { waitUntil } from '../support/wait-until';
@@ -73,6 +74,23 @@ describe('batch mode: one conversation', () => {
     assert.match(poll?.summary ?? '', /^batch msgbatch_\w+ · call 1$/);
     const result = await h.conversations.waitForResult(id);
     assert.equal(result.status, 'completed');
+
+    // No tokens stream in batch mode; the step events are all there, each call's cost at the batch rate.
+    const live: StreamEvent[] = [];
+    const durable: StreamEvent[] = [];
+    for await (const { event, live: isLive } of h.conversations.events(id, { fromOffset: 0, agents: 'none' })) {
+      (isLive ? live : durable).push(event);
+      if (event.type === 'conversation_ended') break;
+    }
+    assert.equal(live.length, 0);
+    assert.equal(durable.filter((e) => e.type === 'model_call_started').length, 3);
+    const finished = durable.filter((e) => e.type === 'model_call_finished');
+    assert.equal(finished.length, 3);
+    assertNear(
+      finished.reduce((sum, e) => sum + (e.type === 'model_call_finished' ? (e.costUsd ?? 0) : 0), 0),
+      reply.costUsd!,
+    );
+    assert.equal(durable.filter((e) => e.type === 'tool_call_input').length, 2);
   });
 
   test('a turn of its own in batch mode, the next one interactive again', async () => {
