@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { SUBMIT_BATCHED_CALL_ACTIVITY } from '../../common/activity-contracts';
 import { demoTools } from '../../testing/demo-tools';
 import { researchCompany } from '../../testing/demo-tools/research-agents';
 import { callsTools, says } from '../support/script-steps';
@@ -12,19 +14,41 @@ import { modelOutputCap, nextMaxTokens } from '../../common/max-tokens-ladder';
 import { DEFAULT_MODEL } from '../../common/options';
 import type { StreamEvent } from '../../streaming/stream-events';
 import { assertNear } from '../support/assert-near';
-import { activitiesOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
+import { activitiesOf, attemptsOf, type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { waitUntil } from '../support/wait-until';
 
 let h: Harness;
 
 before(async () => {
-  h = await startHarness({ tools: [...demoTools, researchCompany], batchWindowMs: 300, batchDelayMs: 100 });
+  h = await startHarness({
+    tools: [...demoTools, researchCompany],
+    batchWindowMs: 300,
+    batchDelayMs: 100,
+    activityInterceptors: [
+      () => ({
+        inbound: {
+          // A submission of a conversation marked LOST_COMPLETION submits, then fails on its first attempt as if the
+          // worker had died before reporting: the retry must find the batch, not submit again.
+          async execute(input, next) {
+            const info = Context.current().info;
+            const result = await next(input);
+            const marked = JSON.stringify(input.args[0] ?? '').includes(LOST_COMPLETION);
+            if (info.activityType === SUBMIT_BATCHED_CALL_ACTIVITY && marked && info.attempt === 1) {
+              throw ApplicationFailure.retryable('the completion was lost', 'LostCompletion');
+            }
+            return result;
+          },
+        },
+      }),
+    ],
+  });
 });
 after(async () => {
   await h?.close();
 });
 
 const QUESTION = 'What is the current stock price of General Motors?';
+const LOST_COMPLETION = '[lost-completion]';
 const CHAIN = { tools: STOCK_TOOLS, closeAfterFirstReply: true, promptCaching: false } as const;
 
 /** The batch submissions the local API received (POST /v1/messages/batches), with their custom ids. */
@@ -91,6 +115,21 @@ describe('batch mode: one conversation', () => {
       reply.costUsd!,
     );
     assert.equal(durable.filter((e) => e.type === 'tool_call_input').length, 2);
+  });
+
+  test('a submission retried after its completion was lost finds its batch: the call is not submitted twice', async () => {
+    const prompt = uniquePrompt(`${QUESTION} ${LOST_COMPLETION}`);
+    const id = `lost-completion-${Date.now()}`;
+    const before = submissions().length;
+    const reply = await h.conversations.sendMessage(id, prompt, { start: { ...CHAIN, batch: true } });
+    assert.match(reply.text, /38\.50/);
+    assert.equal(submissions().length - before, 3, 'three calls, three submissions: none repeated');
+    assert.equal(batchedRequestsFor(prompt).length, 3);
+    const attempts = await attemptsOf(h.client, id);
+    assert.ok(
+      attempts.some((a) => a.type === SUBMIT_BATCHED_CALL_ACTIVITY && a.attempt >= 2),
+      'a submission was retried',
+    );
   });
 
   test('a turn of its own in batch mode, the next one interactive again', async () => {
