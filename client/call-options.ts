@@ -17,6 +17,7 @@ import {
   timeoutMsSchema,
 } from './call-arguments';
 import { parseCursor } from '../streaming/client/stream-cursor';
+import { batchOptionSchema } from '../common/batch-mode';
 
 /** How long `sendMessage` and `awaitTurn` wait for a turn by default: 15 minutes. */
 export const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
@@ -128,6 +129,13 @@ const submitFields = {
   start: objectArgument<Omit<StartOptions, 'id'>>("start (a new conversation's options)").optional(),
   /** This turn's typed answer; the type callers see is SubmitOptions' `output`, typed by its schema. */
   output: answerFormatSchema.optional(),
+  /**
+   * Batch mode for this turn only (docs/batches.md): its model calls go through Message Batches at half the price
+   * (`true`, or `{ windowMs }` to wait that long at most for other calls to share a batch), or not (`false`).
+   * @default the conversation's `batch` option
+   * @example true
+   */
+  batch: batchOptionSchema.optional(),
 };
 export const submitOptionsSchema = z.strictObject(submitFields).optional();
 export const sendOptionsSchema = z.strictObject({ ...submitFields, ...waitFields }).optional();

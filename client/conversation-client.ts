@@ -100,6 +100,7 @@ import { conversationEvents, type EventsOptions } from '../streaming/client/conv
 import { FailureType } from '../common/failure-types';
 import { ConversationError, noWorkerAnswered, refusalCode, refusedWhileTaskFails, toConversationError } from './errors';
 import { grpcStatusOf, mayAnswerLater } from './grpc-status';
+import type { BatchOption } from '../common/batch-mode';
 
 export interface ConversationSummary {
   id: string;
@@ -306,8 +307,16 @@ export class ConversationClient {
   async sendMessage(id: string, text: string, options?: SendOptions): Promise<TurnResult>;
   async sendMessage(id: string, text: string, options: SendOptions = {}, ...extra: unknown[]): Promise<TurnResult> {
     assertMessageCall('sendMessage', sendOptionsSchema, id, text, options, extra);
-    const { start, output: answer, timeoutMs, updateId } = options;
-    const send = await this.messageSender('sendMessage', sendMessageUpdate, id, text, start, answer, updateId);
+    const { start, output: answer, timeoutMs, updateId, batch } = options;
+    const send = await this.messageSender(
+      'sendMessage',
+      sendMessageUpdate,
+      id,
+      text,
+      start,
+      { answer, batch },
+      updateId,
+    );
     const deadline = Date.now() + (timeoutMs ?? this.turnTimeoutMs);
     try {
       const outcome = await untilAnswered(this.client, deadline, send);
@@ -330,7 +339,7 @@ export class ConversationClient {
     ...extra: unknown[]
   ): Promise<SubmittedMessage> {
     assertMessageCall('submitMessage', submitOptionsSchema, id, text, options, extra);
-    return this.submit('submitMessage', id, text, options.start, options.output);
+    return this.submit('submitMessage', id, text, options.start, { answer: options.output, batch: options.batch });
   }
 
   private async submit(
@@ -338,9 +347,9 @@ export class ConversationClient {
     id: string,
     text: string,
     start: Omit<StartOptions, 'id'> | undefined,
-    answer: AnswerFormat | undefined,
+    turn: TurnChoices,
   ): Promise<SubmittedMessage> {
-    const send = await this.messageSender(call, submitMessageUpdate, id, text, start, answer);
+    const send = await this.messageSender(call, submitMessageUpdate, id, text, start, turn);
     try {
       return await send();
     } catch (err) {
@@ -359,11 +368,12 @@ export class ConversationClient {
     id: string,
     text: string,
     start: Omit<StartOptions, 'id'> | undefined,
-    answer: AnswerFormat | undefined,
+    { answer, batch }: TurnChoices,
     updateId: string = randomUUID(),
   ): Promise<() => Promise<R>> {
     const output = answer && outputSpecOf(answer);
-    const args: [string, MessageOptions?] = output ? [text, { output }] : [text];
+    const choices: MessageOptions = { ...(output && { output }), ...(batch !== undefined && { batch }) };
+    const args: [string, MessageOptions?] = Object.keys(choices).length > 0 ? [text, choices] : [text];
     const input = await this.messageInput(call, start, text, args[1]);
     if (!input) return () => this.handle(id).executeUpdate(update, { args, updateId });
     const owner = start?.owner;
@@ -401,8 +411,8 @@ export class ConversationClient {
     ...extra: unknown[]
   ): AsyncGenerator<StreamItem, void, undefined> {
     assertMessageCall('streamMessage', streamOptionsSchema, id, text, options, extra);
-    const { start, output, signal } = options;
-    const { turn, offset } = await this.submit('streamMessage', id, text, start, output);
+    const { start, output, signal, batch } = options;
+    const { turn, offset } = await this.submit('streamMessage', id, text, start, { answer: output, batch });
     const eventsOptions: EventsOptions = signal ? { signal } : {};
     let ours = false;
     for await (const item of this.events(id, { ...eventsOptions, fromOffset: offset })) {
@@ -834,4 +844,10 @@ function forkIdOf(origin: string): string {
 /** A value as a visibility query's string literal (escaped: never a widened query). */
 export function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** What a message asks of its own turn besides its text: a typed answer, batch mode. */
+interface TurnChoices {
+  answer?: AnswerFormat | undefined;
+  batch?: BatchOption | undefined;
 }

@@ -15,6 +15,7 @@ import type { OutputSpec } from './structured-output';
 import type { Effort, ThinkingOption } from './thinking';
 import type { ThreadRequest, ThreadUse } from './threads';
 import type { ToolPolicy } from './tool-policy';
+import type { BatchMode } from './batch-mode';
 
 export type { ToolPolicy } from './tool-policy';
 
@@ -29,11 +30,18 @@ export const COUNT_TOKENS_ACTIVITY = 'countPromptTokens';
 export const MODEL_PRICES_ACTIVITY = 'modelPrices';
 /** A typed answer checked against its schema (a local activity: workflows/answer-check.ts). */
 export const CHECK_ANSWER_ACTIVITY = 'checkTypedAnswer';
+/** Batch mode (common/batch-mode.ts): a model call submitted to a Message Batch, its result polled, its batch cancelled. */
+export const SUBMIT_BATCHED_CALL_ACTIVITY = 'submitBatchedModelCall';
+export const CHECK_BATCHED_CALL_ACTIVITY = 'checkBatchedModelCall';
+export const CANCEL_BATCHED_CALL_ACTIVITY = 'cancelBatchedModelCall';
 export const RESERVED_ACTIVITY_NAMES: readonly string[] = [
   MODEL_ACTIVITY,
   COUNT_TOKENS_ACTIVITY,
   MODEL_PRICES_ACTIVITY,
   CHECK_ANSWER_ACTIVITY,
+  SUBMIT_BATCHED_CALL_ACTIVITY,
+  CHECK_BATCHED_CALL_ACTIVITY,
+  CANCEL_BATCHED_CALL_ACTIVITY,
   DESCRIBE_TOOLS_ACTIVITY,
   LIST_TOOLS_ACTIVITY,
   SUMMARISE_ACTIVITY,
@@ -241,3 +249,29 @@ export interface CheckAnswerInput {
  * the model's reply, and recording it twice would double a typed answer's bytes.
  */
 export type RecordedAnswerCheck = { ok: true; value?: unknown } | { ok: false; error: string };
+
+/** A model call in batch mode, to submit: the call as callModel takes it (never streamed nor threaded), and its window. */
+export interface SubmitBatchedCallInput extends CallModelInput {
+  batch: BatchMode;
+}
+
+/** Where a submitted call is: its batch and its `custom_id` in it. */
+export interface BatchedCall {
+  batchId: string;
+  customId: string;
+}
+
+/** A submitted call to look at: its batch, and what reading its reply needs. */
+export interface CheckBatchedCallInput extends BatchedCall {
+  callNumber: number;
+}
+
+/**
+ * A batched call's state: still `pending` (the batch's processing status), its `reply`, or `resubmit` — its request
+ * expired, was cancelled, failed in a way worth another try, or has no readable result line (`reason` says which).
+ * A request the API refused for good fails the activity (not retried), like callModel's.
+ */
+export type BatchedCallCheck =
+  | { kind: 'pending'; status: string }
+  | { kind: 'reply'; reply: CallModelResult }
+  | { kind: 'resubmit'; reason: string };

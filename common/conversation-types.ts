@@ -5,6 +5,7 @@ import type { UsageByModel } from './fallback-models';
 import type { ContextAccounting } from './context-accounting';
 import type { ProtocolName } from './protocols/types';
 import type { OutputSpec } from './structured-output';
+import type { BatchOption } from './batch-mode';
 import type { ThreadAnchor } from './threads';
 import type { TokenUsage } from './usage';
 
@@ -164,6 +165,8 @@ export interface TurnInProgress {
   answerAttempts?: number;
   /** The next model call must call the answer tool (mode `tool`: after a wrong or missing answer). */
   forceAnswer?: boolean;
+  /** The turn's message asked for batch mode (or asked it off) for this turn (common/batch-mode.ts). */
+  batch?: BatchOption;
 }
 
 /** A user message waiting for its turn; `output` when this message asked for a typed answer of its own. */
@@ -171,6 +174,7 @@ export interface PendingMessage {
   turn: number;
   text: string;
   output?: OutputSpec;
+  batch?: BatchOption;
 }
 
 /**

@@ -14,6 +14,7 @@ import { serverToolsProblems, serverToolsSchema } from './server-tools';
 import { outputConflict, outputSpecSchema } from './structured-output';
 import { effortSchema, thinkingOptionSchema, thinkingProblems } from './thinking';
 import { sharedOnce } from './shared-once';
+import { batchOptionSchema } from './batch-mode';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -171,6 +172,15 @@ export const conversationOptionsSchema = sharedOnce('options.conversationOptions
        * @default false
        */
       threads: z.boolean().optional(),
+      /**
+       * Batch mode (docs/batches.md): each model call goes through the Message Batches API, at half the price, and the
+       * conversation waits for its result durably (no worker holds anything meanwhile); tools run as usual between
+       * calls. Replies do not stream. `{ windowMs }`: wait at most that long for other calls of the worker to share
+       * a batch (default: the worker's window, 2 s). A message's own `batch` option wins for its turn.
+       * @default false
+       * @example { windowMs: 5_000 }
+       */
+      batch: batchOptionSchema.optional(),
       /** Limits of one turn and of what a run carries; past one, the turn or the conversation ends with `limit_reached`. */
       limits: z
         .strictObject({

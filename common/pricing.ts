@@ -88,6 +88,23 @@ export function costUsd(usage: TokenUsage, prices: ModelPrices): number {
   return searches === 0 ? tokens : tokens + (searches * (prices.webSearchPer1000 ?? WEB_SEARCH_USD_PER_1000)) / 1000;
 }
 
+/**
+ * The Message Batches API bills every token at half the listed price (input, output, cache writes and reads alike:
+ * the discounts stack); web searches keep their price.
+ */
+export const BATCH_PRICE_FACTOR = 0.5;
+
+/** What a call answered through a Message Batch pays per million tokens. */
+export function batchPrices(prices: ModelPrices): ModelPrices {
+  return {
+    ...prices,
+    input: prices.input * BATCH_PRICE_FACTOR,
+    output: prices.output * BATCH_PRICE_FACTOR,
+    cacheWrite: prices.cacheWrite * BATCH_PRICE_FACTOR,
+    cacheRead: prices.cacheRead * BATCH_PRICE_FACTOR,
+  };
+}
+
 /** A running total that turns unknown (null) for good once one part of it is unknown. */
 export function addCost(total: number | null, part: number | null): number | null {
   return total === null || part === null ? null : total + part;

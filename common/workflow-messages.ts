@@ -20,13 +20,17 @@ import { type ForkAt, forkedFromSchema, type ForkPoint, turnStartsSchema } from 
 import { contextAccountingSchema } from './context-accounting';
 import { conversationOptionsSchema } from './options';
 import { outputSpecSchema } from './structured-output';
+import { batchOptionSchema } from './batch-mode';
 import { wellFormedText } from './safe-text';
 import { sharedLazy, sharedOnce } from './shared-once';
 import { recordedUsageSchema } from './usage';
 
-/** What one message may ask besides its text: a typed answer of its own (common/structured-output.ts). */
+/**
+ * What one message may ask besides its text: a typed answer of its own (common/structured-output.ts), and batch mode
+ * for its turn (common/batch-mode.ts).
+ */
 export const messageOptionsSchema = sharedOnce('workflowMessages.messageOptionsSchema', () =>
-  z.strictObject({ output: outputSpecSchema.optional() }).optional(),
+  z.strictObject({ output: outputSpecSchema.optional(), batch: batchOptionSchema.optional() }).optional(),
 );
 export type MessageOptions = z.input<typeof messageOptionsSchema>;
 
@@ -153,7 +157,12 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
     ),
     outcomes: z.array(turnOutcomeSchema),
     pendingMessages: z.array(
-      z.strictObject({ turn: z.number().int().min(1), text: z.string(), output: outputSpecSchema.optional() }),
+      z.strictObject({
+        turn: z.number().int().min(1),
+        text: z.string(),
+        output: outputSpecSchema.optional(),
+        batch: batchOptionSchema.optional(),
+      }),
     ),
     currentTurn: z
       .strictObject({
@@ -168,6 +177,7 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
         answerAttempts: z.number().int().min(0).optional(),
         forceAnswer: z.boolean().optional(),
         byModel: usageByModelSchema.optional(),
+        batch: batchOptionSchema.optional(),
       })
       .optional(),
     nextTurn: z.number().int().min(1),

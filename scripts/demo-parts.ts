@@ -15,6 +15,8 @@ export interface DemoArgs {
   thinking: boolean;
   /** --threads: the API holds the conversation (message threads); each call sends only what its turn added. */
   threads: boolean;
+  /** Each model call through a Message Batch (docs/batches.md): half the price, the answer when the batch ends. */
+  batch: boolean;
 }
 
 export function demoArgs(args = process.argv.slice(2)): DemoArgs {
@@ -24,6 +26,7 @@ export function demoArgs(args = process.argv.slice(2)): DemoArgs {
     protocol: protocolArg === 'legacy-xml' ? 'legacy-xml' : 'native',
     thinking: args.includes('--thinking'),
     threads: args.includes('--threads'),
+    batch: args.includes('--batch'),
   };
 }
 

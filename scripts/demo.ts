@@ -7,6 +7,7 @@
 //   npm start -- --protocol legacy-xml  the same chain with prompt-based XML tool use
 //   npm start -- --thinking             with adaptive thinking, the model's thinking shown as it streams
 //   npm start -- --threads              with message threads: each call after the first sends only the new messages
+//   npm run demo:batch                  (npm start -- --batch) each model call through a Message Batch, at half the price
 //   ANTHROPIC_API_KEY=… npm start   the same, with Claude
 //   PAYLOAD_ENCRYPTION_KEYS=k1:$(openssl rand -base64 32) npm start
 //                                   payloads encrypted (codec/), and a codec server for the Web UI (log in at its /login)
@@ -28,7 +29,7 @@ import { startMessagesApi } from '../testing/messages-api/server';
 import { demoArgs, demoDevServer, modelLine, converse, stopDevServerWhenDone } from './demo-parts';
 
 async function main(): Promise<void> {
-  const { exitWhenDone, protocol, thinking, threads } = demoArgs();
+  const { exitWhenDone, protocol, thinking, threads, batch } = demoArgs();
   Runtime.install({ logger: new DefaultLogger('ERROR') });
 
   // With --thinking, the local server writes token by token, so the thinking is seen streaming.
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
       closeAfterFirstReply: true,
       ...(thinking && { thinking: { type: 'adaptive' as const, display: 'summarized' as const } }),
       ...(threads && { threads }),
+      ...(batch && { batch: true }),
     },
     showThinking: thinking,
     toolKind: 'tool',

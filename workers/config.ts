@@ -8,6 +8,7 @@ import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES_LIMIT } from '../activities/re
 import { modelPriceTableSchema } from '../common/pricing';
 import { assertConnectionSettings, connectionSettingsShape } from '../client/connection-settings';
 import { ConfigError, parseEnvironment } from '../client/environment-config';
+import { DEFAULT_BATCH_WINDOW_MS, MAX_BATCH_WINDOW_MS } from '../common/batch-mode';
 
 export { ConfigError };
 
@@ -37,6 +38,8 @@ export const configSchema = z.object({
     .min(10_000)
     .max(MAX_REPLY_BYTES_LIMIT, "must stay under Temporal's 2 MiB payload limit (at most 2000000)")
     .default(DEFAULT_MAX_REPLY_BYTES),
+  /** Batch mode (docs/batches.md): how long a model call waits, at most, for others to share its Message Batch, in ms. */
+  WORKER_BATCH_WINDOW_MS: z.coerce.number().int().min(0).max(MAX_BATCH_WINDOW_MS).default(DEFAULT_BATCH_WINDOW_MS),
   /** On SIGTERM, how long running model and tool calls may finish before they are cancelled (and run elsewhere). */
   WORKER_SHUTDOWN_GRACE_TIME: z
     .string()

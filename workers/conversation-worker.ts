@@ -4,6 +4,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { type InjectedSinks, type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { LiveFeedSinks } from '../streaming/live-feed-sinks';
 import { createModelActivities } from '../activities/model-activities';
+import { createBatchActivities, createBatchWindow } from '../activities/batch-activities';
+import { DEFAULT_BATCH_WINDOW_MS } from '../common/batch-mode';
 import { createToolActivities, type ToolActivityOptions } from '../activities/tool-activities';
 import { describeTool, type ToolDefinition } from '../activities/tool-definition';
 import { ModelContextCache } from '../activities/model-context-cache';
@@ -97,6 +99,13 @@ export interface ConversationWorkerOptions {
    */
   maxModelReplyBytes?: number;
   /**
+   * Batch mode (docs/batches.md): how long a model call waits, at most, for other calls of this worker to share its
+   * Message Batch; a conversation's `batch: { windowMs }` picks its own. WORKER_BATCH_WINDOW_MS in runWorker.
+   * @default 2_000
+   * @example 5_000
+   */
+  batchWindowMs?: number;
+  /**
    * Model prices (USD per million tokens) over the published ones (common/pricing.ts); MODEL_PRICES in runWorker.
    * @default the published prices (PUBLISHED_PRICES)
    * @example { 'my-proxy-model': { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 } }
@@ -168,6 +177,14 @@ export async function createConversationWorker(options: ConversationWorkerOption
         cache,
         mcpToolSets,
         ...(options.liveRelay && { relay: { relay: options.liveRelay, converter } }),
+        ...(options.maxModelReplyBytes !== undefined && { maxReplyBytes: options.maxModelReplyBytes }),
+      }),
+      ...createBatchActivities({
+        anthropic: options.anthropic,
+        tools: tools.map(describeTool),
+        cache,
+        mcpToolSets,
+        window: createBatchWindow(options.anthropic, options.batchWindowMs ?? DEFAULT_BATCH_WINDOW_MS),
         ...(options.maxModelReplyBytes !== undefined && { maxReplyBytes: options.maxModelReplyBytes }),
       }),
       ...createSummariseActivity({ anthropic: options.anthropic, tools: tools.map(describeTool), cache, mcpToolSets }),

@@ -104,6 +104,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME,
       modelContextCacheBytes: config.WORKER_MODEL_CONTEXT_CACHE_MB * 2 ** 20,
       maxModelReplyBytes: config.WORKER_MAX_MODEL_REPLY_BYTES,
+      batchWindowMs: config.WORKER_BATCH_WINDOW_MS,
       ...(modelPrices && { modelPrices }),
       tuning: {
         maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,

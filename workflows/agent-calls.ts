@@ -38,6 +38,7 @@ import { type AgentApprovalNews, agentApprovalSignal, agentDecisionSignal } from
 import type { ConversationInput } from '../common/conversation-input';
 import type { ApprovalDecision, ConversationResult, PendingApproval } from '../common/conversation-types';
 import { type ConversationOptions, conversationOptionsSchema, describeIssues } from '../common/options';
+import { batchOptionOf } from '../common/batch-mode';
 import type { ToolCall, ToolOutcome } from '../common/protocols/types';
 import {
   ConversationOwner,
@@ -119,8 +120,16 @@ export class SubAgents {
     if (!own.success) return failed(call, `AgentFailed: invalid agent options: ${describeIssues(own.error)}`);
     const given = childBudget(own.data.budget, { budget: state.options.budget, spent: state.spent() }, slots.share);
     if ('exhausted' in given) return failed(call, given.exhausted);
-    // The options as the tool wrote them (the child fills in the defaults): fewer bytes in both histories.
-    const options = { ...agent.options, ...(given.budget && { budget: given.budget }) } as ConversationOptions;
+    // The options as the tool wrote them (the child fills in the defaults): fewer bytes in both histories. A parent in
+    // batch mode hands it down to a child whose tool does not say (common/batch-mode.ts): ten research tasks overnight
+    // pay half too.
+    const inherited =
+      own.data.batch === undefined ? batchOptionOf(state.options.batch, state.currentTurn?.batch) : undefined;
+    const options = {
+      ...agent.options,
+      ...(given.budget && { budget: given.budget }),
+      ...(inherited !== undefined && { batch: inherited }),
+    } as ConversationOptions;
 
     const { workflowId: parentId, typedSearchAttributes } = workflowInfo();
     const owner = typedSearchAttributes.get(ConversationOwner);

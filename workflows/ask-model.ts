@@ -22,7 +22,16 @@ import type { ConversationState } from './conversation-state';
 import type { ConversationStream } from '../streaming/workflow/conversation-stream';
 import type { OfferedTools } from './offered-tools';
 import { modelOutputCap, nextMaxTokens } from '../common/max-tokens-ladder';
-import { type Admission, admit, isRefusal, type Sent, sendModelCall, UNCHECKED } from './model-requests';
+import {
+  type Admission,
+  admit,
+  isRefusal,
+  type Sent,
+  sendBatchedModelCall,
+  sendModelCall,
+  UNCHECKED,
+} from './model-requests';
+import { batchModeOf } from '../common/batch-mode';
 
 export { MODEL_RETRY } from './model-requests';
 
@@ -72,10 +81,12 @@ export async function askModel({
   // A typed answer adds its spec, and in mode `tool` decides the tool choice (common/structured-output.ts).
   const { toolChoice, output } = typedCallOptions(state.currentTurn, firstChoice);
   const contextManagement = apiContextManagement(options.contextManagement);
-  const { streaming } = options;
   const container = state.liveContainer();
+  // Batch mode (common/batch-mode.ts): the turn's option, else the conversation's. Its calls neither stream nor thread.
+  const batch = batchModeOf(options.batch, state.currentTurn?.batch);
+  const streaming = batch ? { enabled: false, intervalMs: 0 } : options.streaming;
   // Threads (common/threads.ts): only the step's first call may continue the thread; rungs and fallbacks create anew.
-  const threads = options.threads === true && !state.threadsUnsupported;
+  const threads = options.threads === true && !state.threadsUnsupported && !batch;
   let firstOfStep = true;
   let admission: Admission | BudgetRefusal = UNCHECKED;
   // What the admitted call was estimated at: a fallback call is the same request, priced at its model's prices.
@@ -99,7 +110,8 @@ export async function askModel({
       compactionNote(state.context) +
       serverToolsNote(options.serverTools) +
       (joinsPausedTurn ? ' · continues a paused turn' : '') +
-      (threads ? (continuing ? ' · continues its thread' : ' · new thread') : '');
+      (threads ? (continuing ? ' · continues its thread' : ' · new thread') : '') +
+      (batch ? ' · batch' : '');
     setCurrentDetails(`Waiting for the model: ${summary}`);
     state.startActivity('model', { kind: 'model', name: summary, startedAt: new Date().toISOString() });
     const onFallback = modelIndex > 0 ? { model } : {};
@@ -139,7 +151,9 @@ export async function askModel({
     let sent: Sent<CallModelResult>;
     try {
       const activityId = modelActivityId(callNumber, modelIndex);
-      sent = await sendModelCall(state, admission, input, { summary, activityId });
+      sent = batch
+        ? await sendBatchedModelCall(state, input, batch, { summary, activityId })
+        : await sendModelCall(state, admission, input, { summary, activityId });
     } finally {
       state.finishActivity('model');
     }
@@ -169,7 +183,7 @@ export async function askModel({
       continue;
     }
     const reply = sent.value;
-    const costUsd = state.recordModelCall(reply.usage, model);
+    const costUsd = state.recordModelCall(reply.usage, model, { batch: batch !== undefined });
     if (threads) state.recordThreadUse(reply);
     if (reply.stop_reason !== 'max_tokens') {
       publishReply(stream, callNumber, reply);

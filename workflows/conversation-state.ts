@@ -41,7 +41,8 @@ import { addUsage, ZERO_USAGE } from '../common/usage';
 import { joinPausedTurn } from '../common/paused-turn';
 import { closedReply, withServerToolCallsClosed } from '../common/open-server-tool-calls';
 import { billedTokens, promptTokens, type BudgetScope, type Spent } from '../common/budget';
-import { addCost, costUsd, type ModelPrices } from '../common/pricing';
+import { addCost, batchPrices, costUsd, type ModelPrices } from '../common/pricing';
+import type { BatchOption } from '../common/batch-mode';
 import { addModelUsage, mergeUsageByModel, type UsageByModel } from '../common/fallback-models';
 import { RelayedApprovals } from './relayed-approvals';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
@@ -309,10 +310,16 @@ export class ConversationState {
     return output;
   }
 
-  enqueue(text: string, output?: OutputSpec): number {
+  enqueue(text: string, output?: OutputSpec, batch?: BatchOption): number {
     const turn = this.#nextTurn++;
-    this.#pending.push({ turn, text, ...(output && { output }) });
+    this.#pending.push({ turn, text, ...(output && { output }), ...(batch !== undefined && { batch }) });
     return turn;
+  }
+
+  /** The batch mode a message asks for its turn (undefined: the conversation's); its options were checked already. */
+  messageBatch(options: unknown): BatchOption | undefined {
+    const parsed = messageOptionsSchema.safeParse(options);
+    return parsed.success ? parsed.data?.batch : undefined;
   }
 
   get hasPendingMessage(): boolean {
@@ -363,6 +370,7 @@ export class ConversationState {
       costUsd: 0,
       transcriptStart,
       ...(output && { output, answerAttempts: 0 }),
+      ...(next.batch !== undefined && { batch: next.batch }),
     };
     this.#status = 'running';
     return this.#currentTurn;
@@ -398,7 +406,7 @@ export class ConversationState {
   // ── model replies and tool results ───────────────────────────────────────────────────────────────
 
   /** Counts a model call of `model` and its tokens; returns what it cost (null: unknown). */
-  recordModelCall(usage: TokenUsage, model = this.options.model): number | null {
+  recordModelCall(usage: TokenUsage, model = this.options.model, { batch = false } = {}): number | null {
     this.#modelCalls++;
     this.#modelCallsThisRun++;
     this.#lastCallUsage = usage;
@@ -407,7 +415,7 @@ export class ConversationState {
       this.#currentTurn.modelCalls++;
       this.#currentTurn.usage = addUsage(this.#currentTurn.usage, usage);
     }
-    return this.#addCostOf(usage, model, { answered: true });
+    return this.#addCostOf(usage, model, { answered: true, batch });
   }
 
   /** A model call of the orchestrator's own (a summary): its tokens count, but it is not one of the turn's calls. */
@@ -418,8 +426,14 @@ export class ConversationState {
   }
 
   /** `answered`: a model call's reply (counted as one of the model's calls), not billed failed attempts. */
-  #addCostOf(usage: TokenUsage, model: string, { answered }: { answered: boolean }): number | null {
-    const prices = this.pricesOf(model);
+  #addCostOf(
+    usage: TokenUsage,
+    model: string,
+    { answered, batch = false }: { answered: boolean; batch?: boolean },
+  ): number | null {
+    const listed = this.pricesOf(model);
+    // A call answered through a Message Batch is billed at the batch rate (common/pricing.ts).
+    const prices = listed && batch ? batchPrices(listed) : listed;
     const cost = prices ? costUsd(usage, prices) : null;
     this.#costUsd = addCost(this.#costUsd, cost);
     if (this.#currentTurn) this.#currentTurn.costUsd = addCost(this.#currentTurn.costUsd ?? null, cost);

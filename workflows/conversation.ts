@@ -399,7 +399,8 @@ function registerHandlers(
   const validator = (text: string, options?: MessageOptions) => state.validateMessage(text, options);
   setHandler(
     sendMessageUpdate,
-    (text: string, options?: MessageOptions) => outcome(state.enqueue(text, state.messageOutput(options))),
+    (text: string, options?: MessageOptions) =>
+      outcome(state.enqueue(text, state.messageOutput(options), state.messageBatch(options))),
     {
       validator: (text: string, options?: MessageOptions) => {
         validator(text, options);
@@ -410,7 +411,7 @@ function registerHandlers(
   setHandler(
     submitMessageUpdate,
     (text: string, options?: MessageOptions) => ({
-      turn: state.enqueue(text, state.messageOutput(options)),
+      turn: state.enqueue(text, state.messageOutput(options), state.messageBatch(options)),
       offset: stream.offset(),
     }),
     { validator },

@@ -5,14 +5,27 @@
 // guard travels with the request, so the activity checks Temporal's retries of it the same way
 // (activities/billed-attempts.ts). What a request's failed attempts billed is counted here, whether it ended in a
 // reply or a failure.
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
-import { type ActivityOptions, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
+import {
+  type ActivityOptions,
+  CancellationScope,
+  isCancellation,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  sleep,
+} from '@temporalio/workflow';
 import type {
+  BatchedCall,
+  BatchedCallCheck,
   CallModelInput,
   CallModelResult,
+  CheckBatchedCallInput,
+  SubmitBatchedCallInput,
   SummariseContextInput,
   SummariseContextResult,
 } from '../common/activity-contracts';
+import { type BatchMode, MAX_POLLS, MAX_SUBMISSIONS, pollDelayMs } from '../common/batch-mode';
 import { type BudgetRefusal, type CallEstimate, type CallGuard, checkBudget, hasLimits } from '../common/budget';
 import { FailureType } from '../common/failure-types';
 import { billedIn } from '../common/usage';
@@ -22,6 +35,19 @@ type ModelActivities = {
   callModel(input: CallModelInput): Promise<CallModelResult>;
   summariseContext(input: SummariseContextInput): Promise<SummariseContextResult>;
   countPromptTokens(input: CallModelInput): Promise<number>;
+  submitBatchedModelCall(input: SubmitBatchedCallInput): Promise<BatchedCall>;
+  checkBatchedModelCall(input: CheckBatchedCallInput): Promise<BatchedCallCheck>;
+  cancelBatchedModelCall(input: BatchedCall): Promise<{ canceled: boolean }>;
+};
+
+/**
+ * Batch mode's activities are short (no worker slot is held while a batch runs): the submission waits at most its
+ * window and a `batches.create`, a check one `retrieve` and at most one read of the results.
+ */
+const BATCH_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
 };
 
 /** Non-retryable failure types come from the worker's classifier (activities/model-failure.ts). */
@@ -92,6 +118,76 @@ export function sendModelCall(
       throw err;
     },
   );
+}
+
+/**
+ * A model call through a Message Batch (common/batch-mode.ts): submitted (one short activity), then polled with
+ * durable timers, backing off from 2 s to 60 s, until its batch ended; an expired, cancelled, retryably errored or
+ * unreadable result is submitted again (a new custom_id), at most MAX_SUBMISSIONS times. The reply is what callModel
+ * returns, so the step reads it the same way. A cancelled conversation stops waiting and cancels the batch when no
+ * other call of the worker still waits for it.
+ */
+export async function sendBatchedModelCall(
+  state: ConversationState,
+  input: CallModelInput,
+  mode: BatchMode,
+  how: How,
+): Promise<Sent<CallModelResult>> {
+  const { submitBatchedModelCall, checkBatchedModelCall, cancelBatchedModelCall } =
+    proxyActivities<ModelActivities>(BATCH_ACTIVITY_OPTIONS);
+  const reasons: string[] = [];
+  for (let submission = 1; submission <= MAX_SUBMISSIONS; submission++) {
+    const submitId = `${how.activityId}-batch-${submission}`;
+    let call: BatchedCall;
+    try {
+      call = await submitBatchedModelCall.executeWithOptions(
+        { summary: `${how.summary} · batch submission ${submission}`, activityId: submitId },
+        [{ ...input, batch: mode }],
+      );
+    } catch (err) {
+      if (err instanceof ActivityFailure) return afterFailure<CallModelResult>(state, err, input.request.model);
+      throw err;
+    }
+    try {
+      for (let poll = 0; poll < MAX_POLLS; poll++) {
+        setCurrentDetails(`Waiting for batch ${call.batchId}: ${how.summary}`);
+        await sleep(pollDelayMs(poll));
+        const check = await checkBatchedModelCall.executeWithOptions(
+          { summary: `batch ${call.batchId} · call ${input.callNumber}`, activityId: `${submitId}-poll-${poll + 1}` },
+          [{ ...call, callNumber: input.callNumber }],
+        );
+        if (check.kind === 'reply') return { kind: 'sent', value: check.reply };
+        if (check.kind === 'resubmit') {
+          reasons.push(check.reason);
+          break;
+        }
+        if (poll === MAX_POLLS - 1) reasons.push(`batch ${call.batchId} had not ended after ${MAX_POLLS} polls`);
+      }
+    } catch (err) {
+      if (isCancellation(err)) {
+        // The conversation stopped waiting: its batch is cancelled unless another call still needs it.
+        await CancellationScope.nonCancellable(() =>
+          cancelBatchedModelCall
+            .executeWithOptions({ summary: `cancel batch ${call.batchId}`, activityId: `${submitId}-cancel` }, [call])
+            .catch(() => undefined),
+        );
+        throw err;
+      }
+      if (err instanceof ActivityFailure) return afterFailure<CallModelResult>(state, err, input.request.model);
+      throw err;
+    }
+  }
+  const message = `The model call went through ${MAX_SUBMISSIONS} Message Batches without a result: ${reasons.join('; ')}`;
+  const cause = ApplicationFailure.create({ type: FailureType.ModelCallFailed, message, nonRetryable: true });
+  const failure = new ActivityFailure(
+    message,
+    'checkBatchedModelCall',
+    how.activityId,
+    RetryState.MAXIMUM_ATTEMPTS_REACHED,
+    'workflow',
+    cause,
+  );
+  return { kind: 'failed', failure };
 }
 
 export async function sendSummary(

@@ -84,12 +84,16 @@ export interface HarnessOptions {
   maxModelReplyBytes?: number;
   /** More activity interceptors for the worker, after the tools' instrumentation (e.g. one that fails an activity). */
   activityInterceptors?: ActivityInterceptorsFactory[];
+  /** Batch mode: the worker's window (default its own, 2 s) and the local API's batch delay (default its own, 200 ms). */
+  batchWindowMs?: number;
+  batchDelayMs?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const mock = await startMessagesApi({
     ...(options.latencyMs !== undefined && { latencyMs: options.latencyMs }),
     ...(options.contextWindowTokens !== undefined && { contextWindowTokens: options.contextWindowTokens }),
+    ...(options.batchDelayMs !== undefined && { batchDelayMs: options.batchDelayMs }),
   });
   const taskQueue = `test-${randomUUID()}`;
   const executionLog = join(mkdtempSync(join(tmpdir(), 'tools-')), 'executions.jsonl');
@@ -121,6 +125,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
     ...(relay && { liveRelay: relay }),
     ...(options.maxModelReplyBytes !== undefined && { maxModelReplyBytes: options.maxModelReplyBytes }),
+    ...(options.batchWindowMs !== undefined && { batchWindowMs: options.batchWindowMs }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

@@ -20,6 +20,7 @@ demo model and replies scripted per conversation. Point a worker at it: ANTHROPI
   --latency-ms N        MESSAGES_API_LATENCY_MS      added before every answer (default 0)
   --token-delay-ms N    MESSAGES_API_TOKEN_DELAY_MS  stream replies a token at a time, N ms apart (default 0)
   --context-window N    MESSAGES_API_CONTEXT_WINDOW  the model's context window in input tokens (default 1,000,000)
+  --batch-delay-ms N    MESSAGES_API_BATCH_DELAY_MS  a Message Batch stays in_progress at least N ms (default 200)
   --help, --version`;
 
 /** Exits 2 with the problem and the usage: what was asked cannot run. */
@@ -36,6 +37,7 @@ function commandLine() {
         host: { type: 'string' },
         'script-file': { type: 'string' },
         'latency-ms': { type: 'string' },
+        'batch-delay-ms': { type: 'string' },
         'token-delay-ms': { type: 'string' },
         'context-window': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
       contextWindowTokens: nonNegativeInteger(contextWindow, 'MESSAGES_API_CONTEXT_WINDOW', 1_000_000),
     }),
     tokenDelayMs: nonNegativeInteger(flags['token-delay-ms'], 'MESSAGES_API_TOKEN_DELAY_MS', 0),
+    batchDelayMs: nonNegativeInteger(flags['batch-delay-ms'], 'MESSAGES_API_BATCH_DELAY_MS', 200),
   });
   for (const [match, steps] of scripts) server.script(match, steps);
   console.log(`Local Messages API server listening on ${server.url}`);

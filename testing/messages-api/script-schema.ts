@@ -58,6 +58,11 @@ const step = z.union([
   }),
   z.strictObject({ fault: z.literal('connection-reset'), delayMs: delay }),
   z.strictObject({
+    fault: z.literal('batch-result'),
+    result: z.enum(['expired', 'malformed', 'unknown_custom_id']),
+    delayMs: delay,
+  }),
+  z.strictObject({
     fault: z.literal('stream-error'),
     afterBlocks: z.number().int().min(0).optional(),
     errorType: z.string().optional(),

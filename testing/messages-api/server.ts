@@ -35,6 +35,7 @@ import { asScriptSteps, scriptProblems, scriptRequestSchema } from './script-sch
 import { outputSchemaOf, validateRequest } from './validate-request';
 import { checkThinking, demoThinking, thinkingBudget, thinkingOmitted, thinkingOn, ThinkingSigner } from './thinking';
 import { type PendingThread, scriptedRefusal, type ThreadRefusal, Threads } from './threads';
+import { type AnsweredRequest, isRefusal as isBatchRefusal, MessageBatches } from './batches';
 
 export type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep } from './types';
 
@@ -42,6 +43,11 @@ export type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep } fro
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Where the test-control routes live: outside the API's `/v1/`. */
 const CONTROL_PREFIX = '/_test/';
+/** The header a batch's own request to `/v1/messages` carries: its batch id (batches.ts). */
+const BATCH_HEADER = 'x-local-batch';
+/** How the answer to a batch's request tells the batch a scripted `batch-result` step shaped its line. */
+const BATCH_RESULT_HEADER = 'x-local-batch-result';
+export const DEFAULT_BATCH_DELAY_MS = 200;
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 1_000_000;
 
 type Json = Record<string, unknown>;
@@ -76,6 +82,8 @@ interface Exchange {
   signal: AbortSignal;
   /** A threaded request: its conversation is held under the reply's id once the reply is complete (threads.ts). */
   thread?: PendingThread;
+  /** A batch's request answered by a `batch-result` step: the batch shapes its result line so. */
+  shaped?: AnsweredRequest['shaped'];
 }
 
 /** What the model answers: the request as it reads it, and what context management did to it. */
@@ -99,6 +107,8 @@ class MessagesApiServer implements MessagesApi {
   private readonly containers: Containers;
   /** Message threads: the conversations held under response ids (threads.ts). */
   private readonly threads: Threads;
+  /** Message Batches (batches.ts): each request answered through `POST /v1/messages` on this server. */
+  readonly batches: MessageBatches;
   private latencyMs: number;
   private contextWindow: number;
   private tokenDelayMs: number;
@@ -111,6 +121,12 @@ class MessagesApiServer implements MessagesApi {
     this.cache = new PromptCache(options.now ?? Date.now);
     this.containers = new Containers(options.now ?? Date.now);
     this.threads = new Threads(options.now ?? Date.now);
+    this.batches = new MessageBatches(
+      (params, headers, batch) => this.answerForBatch(params, headers, batch),
+      options.now ?? Date.now,
+      options.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS,
+      () => this.url,
+    );
     this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 5_000 }, (req, res) => {
       void this.handle(req, res).catch((err: unknown) => this.internalError(req, res, err));
     });
@@ -162,7 +178,17 @@ class MessagesApiServer implements MessagesApi {
     this.tokenDelayMs = ms;
   }
 
+  setBatchDelay(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new Error(`setBatchDelay: expected a non-negative number, got ${ms}`);
+    this.batches.delayMs = ms;
+  }
+
+  batchesAnswered(): Promise<void> {
+    return this.batches.settled();
+  }
+
   reset(): void {
+    this.batches.clear();
     this.scripts.clear();
     this.requests.length = 0;
     this.cache.clear();
@@ -221,6 +247,7 @@ class MessagesApiServer implements MessagesApi {
     if (key.startsWith('invalid')) return this.sendError(ex, 401, 'authentication_error', 'invalid x-api-key');
 
     const route = `${record.method} ${record.path.replace(/\/+$/, '')}`;
+    if (route.includes(' /v1/messages/batches')) return this.batchRoute(ex, route, body, badJson);
     if (route !== 'POST /v1/messages' && route !== 'POST /v1/messages/count_tokens') {
       return this.sendError(ex, 404, 'not_found_error', 'Not Found');
     }
@@ -296,10 +323,79 @@ class MessagesApiServer implements MessagesApi {
   }
 
   /**
+   * The Message Batches routes (batches.ts): `POST /v1/messages/batches`, `GET /v1/messages/batches`,
+   * `GET …/<id>`, `POST …/<id>/cancel`, `GET …/<id>/results` (JSONL, once the batch ended).
+   */
+  private batchRoute(ex: Exchange, route: string, body: unknown, badJson: string | undefined): void {
+    const match = /^(GET|POST) \/v1\/messages\/batches(?:\/([A-Za-z0-9_-]+))?(\/cancel|\/results)?$/.exec(route);
+    const [, method, id, action] = match ?? [];
+    const notFound = () =>
+      this.sendError(ex, 404, 'not_found_error', id ? `No message batch with id ${id}` : 'Not Found');
+    if (!match) return notFound();
+    if (method === 'POST' && id === undefined) {
+      if (badJson !== undefined || body === undefined)
+        return this.sendError(
+          ex,
+          400,
+          'invalid_request_error',
+          `There was an issue with the request body: ${badJson ?? 'it is empty'}`,
+        );
+      const beta = ex.record.headers['anthropic-beta'];
+      const created = this.batches.create(body, beta ? { 'anthropic-beta': beta } : {});
+      if (isBatchRefusal(created)) return this.sendError(ex, 400, 'invalid_request_error', created.message);
+      return this.sendJson(ex, 200, created);
+    }
+    if (method === 'GET' && id === undefined) {
+      return this.sendJson(ex, 200, this.batches.list(new URL(ex.req.url ?? '/', 'http://local').searchParams));
+    }
+    if (id === undefined) return notFound();
+    if (method === 'POST' && action === '/cancel') {
+      const canceled = this.batches.cancel(id);
+      return canceled ? this.sendJson(ex, 200, canceled) : notFound();
+    }
+    if (method !== 'GET' || (action !== undefined && action !== '/results')) return notFound();
+    const batch = this.batches.retrieve(id);
+    if (!batch) return notFound();
+    if (action === undefined) return this.sendJson(ex, 200, batch);
+    const results = this.batches.results(id);
+    if (results === undefined)
+      return this.sendError(ex, 400, 'invalid_request_error', `Message batch ${id} has not finished processing`);
+    this.writeHead(ex, 200, {
+      'content-type': 'application/binary',
+      'content-length': String(Buffer.byteLength(results)),
+    });
+    ex.res.end(results);
+  }
+
+  /** One request of a batch, answered by this server's `POST /v1/messages` (recorded there with the batch's id). */
+  private async answerForBatch(params: Json, headers: Record<string, string>, batch: string): Promise<AnsweredRequest> {
+    const response = await fetch(`${this.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'local-batch', [BATCH_HEADER]: batch, ...headers },
+      body: JSON.stringify(params),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // a body that is not JSON stays text: the result says what came back
+    }
+    const shaped = response.headers.get(BATCH_RESULT_HEADER);
+    return {
+      status: response.status,
+      body,
+      ...((shaped === 'expired' || shaped === 'malformed' || shaped === 'unknown_custom_id') && { shaped }),
+    };
+  }
+
+  /**
    * The test-control routes, for a test whose worker runs in another process (not recorded, no API key):
    *   POST   /_test/scripts            {match, steps}: what `script(match, steps)` does
    *   DELETE /_test/scripts            what `reset()` does
    *   GET    /_test/requests?match=M   {requests}: `requestsFor(M)`, or every request without `match`
+   *   GET    /_test/batches            {batches: [{id, customIds, status}]}, oldest first
+   *   POST   /_test/batch-delay        {ms}: what `setBatchDelay(ms)` does
    */
   private async control(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://local');
@@ -313,6 +409,13 @@ class MessagesApiServer implements MessagesApi {
     if (route === 'GET /_test/requests') {
       const match = url.searchParams.get('match');
       return reply(200, { requests: match === null ? this.requests : this.requestsFor(match) });
+    }
+    if (route === 'GET /_test/batches') return reply(200, { batches: this.batches.all() });
+    if (route === 'POST /_test/batch-delay') {
+      const ms = Number((JSON.parse(raw || '{}') as { ms?: unknown }).ms);
+      if (!Number.isFinite(ms) || ms < 0) return reply(400, { error: 'expected {"ms": <non-negative number>}' });
+      this.setBatchDelay(ms);
+      return reply(200, { ms });
     }
     if (route === 'DELETE /_test/scripts') {
       this.reset();
@@ -392,6 +495,10 @@ class MessagesApiServer implements MessagesApi {
           failure: { afterBlocks, body: errorBody(type, step.message, ex.requestId) },
         });
       }
+      case 'batch-result':
+        // Outside a batch this is a demo reply; in one, the batch shapes the request's result line (batches.ts).
+        if (ex.record.headers[BATCH_HEADER] !== undefined) ex.shaped = step.result;
+        return this.answer(ex, turn, { demo: true, ...(step.delayMs !== undefined && { delayMs: step.delayMs }) });
       case 'truncated-tool-use': {
         const json = JSON.stringify(step.tool.input);
         const cutAt = Math.max(0, Math.min(json.length, step.cutAt ?? Math.floor(json.length / 2)));
@@ -616,7 +723,8 @@ class MessagesApiServer implements MessagesApi {
 
   private writeHead(ex: Exchange, status: number, headers: Record<string, string>): void {
     ex.record.status = status;
-    ex.res.writeHead(status, { 'request-id': ex.requestId, ...headers });
+    const shaped = ex.shaped !== undefined && { [BATCH_RESULT_HEADER]: ex.shaped };
+    ex.res.writeHead(status, { 'request-id': ex.requestId, ...shaped, ...headers });
   }
 
   private sendJson(ex: Exchange, status: number, payload: unknown, headers: Record<string, string> = {}): void {

@@ -176,6 +176,11 @@ export type ScriptStep =
       unsupported?: string[];
       delayMs?: number;
     }
+  /**
+   * Inside a Message Batch, shapes this request's result line: `expired`, a `malformed` line (not JSON), or a line
+   * under an `unknown_custom_id`. Outside a batch the demo model answers.
+   */
+  | { fault: 'batch-result'; result: 'expired' | 'malformed' | 'unknown_custom_id'; delayMs?: number }
   | {
       fault: 'truncated-tool-use';
       text?: string;
@@ -251,6 +256,13 @@ export interface MessagesApiOptions {
    * @example 20_000
    */
   contextWindowTokens?: number;
+  /**
+   * How long a Message Batch stays `in_progress` at least, in ms (its requests are answered at once; the results are
+   * released together once this has passed). Env of the CLI: `MESSAGES_API_BATCH_DELAY_MS`.
+   * @default 200
+   * @example 2_000
+   */
+  batchDelayMs?: number;
 }
 
 export interface MessagesApi {
@@ -272,7 +284,11 @@ export interface MessagesApi {
   setContextWindow(tokens: number): void;
   /** Time between streamed tokens (default 0: each reply at once). */
   setTokenDelay(ms: number): void;
-  /** Clear the scripts, the recorded requests and the prompt cache. */
+  /** How long a Message Batch stays `in_progress` at least, from now on (default 200 ms). */
+  setBatchDelay(ms: number): void;
+  /** Resolves once every request of every Message Batch so far has been answered. */
+  batchesAnswered(): Promise<void>;
+  /** Clear the scripts, the recorded requests, the prompt cache and the batches. */
   reset(): void;
   /** Stop listening; destroys open sockets (streams in progress end abruptly). */
   close(): Promise<void>;
