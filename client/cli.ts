@@ -48,6 +48,7 @@ const OPTIONS = {
   effort: { type: 'string' },
   'hide-thinking': { type: 'boolean', default: false },
   threads: { type: 'boolean', default: false },
+  batch: { type: 'boolean', default: false },
   status: { type: 'string' },
   reject: { type: 'boolean', default: false },
   reason: { type: 'string' },
@@ -100,6 +101,7 @@ New conversations: --tools a,b (default: every tool the task queue's workers run
   --fallback-models a,b (tried in turn while the model stays overloaded; the cost line then names each model)
   --protocol native|legacy-xml --system TEXT --thinking adaptive|enabled:BUDGET|disabled|between_tools
   --effort low|medium|high|xhigh|max --threads (message threads: each call sends only the new messages)
+  --batch (each model call through a Message Batch: half the price, answers in minutes to hours: docs/batches.md)
 chat shows the model's thinking as it streams (thinking> …); --hide-thinking leaves it out.
 --json prints one JSON document per command and no progress.
 
@@ -125,6 +127,7 @@ async function startOptions(client: ConversationClient): Promise<Omit<StartOptio
     ...(flags.thinking && { thinking: thinkingFlag(flags.thinking) }),
     ...(flags.effort && { effort: flags.effort as StartOptions['effort'] }),
     ...(flags.threads && { threads: true }),
+    ...(flags.batch && { batch: true }),
   };
 }
 
@@ -139,6 +142,7 @@ function forkChanges(): Omit<StartOptions, 'id' | 'owner' | 'output'> {
     ...(flags.thinking && { thinking: thinkingFlag(flags.thinking) }),
     ...(flags.effort && { effort: flags.effort as StartOptions['effort'] }),
     ...(flags.threads && { threads: true }),
+    ...(flags.batch && { batch: true }),
   };
 }
 

@@ -13,15 +13,19 @@ import { startOursInProcess } from './systems';
 import { runsOf } from './history';
 import { demoTools } from '../../testing/demo-tools';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
+import { CHAIN_TOOLS, scriptChain } from './chain-script';
 
 const HELP = `npm run bench:batch -- [options]
 
   --conversations N   conversations started together (default 50)
   --delay-ms N        the local API's batch delay (default 2000)
-  --window-ms N       the worker's batch window (default 2000)`;
+  --window-ms N       the worker's batch window (default 2000)
+  --steps N           instead of the stock chain, N lookups then an answer (N + 1 model calls; the chain of npm
+                      run bench, scripts/bench/chain-script.ts)`;
 
 const QUESTION = 'What is the current stock price of General Motors?';
-const STEPS = 3;
+/** Model calls of the stock chain: ticker, price, answer. */
+const STOCK_CHAIN_CALLS = 3;
 
 interface ModeRun {
   batch: boolean;
@@ -40,6 +44,8 @@ async function main(): Promise<number> {
   const n = flags.int('conversations', 50);
   const delayMs = flags.int('delay-ms', 2_000);
   const windowMs = flags.int('window-ms', 2_000);
+  const chainSteps = flags.int('steps', 0);
+  const callsPerConversation = chainSteps > 0 ? chainSteps + 1 : STOCK_CHAIN_CALLS;
   const started = new Date();
   const log = progressLog('bench:batch', started.getTime());
   const runs = await withBench({ log, bundles: 'none' }, async (ctx) => {
@@ -59,10 +65,19 @@ async function main(): Promise<number> {
         const t0 = performance.now();
         const replies = await Promise.all(
           ids.map((id) =>
-            ours.conversations.sendMessage(id, `${QUESTION} [${id}]`, {
-              start: { tools: STOCK_TOOLS, closeAfterFirstReply: true, promptCaching: false, batch },
-              timeoutMs: 600_000,
-            }),
+            ours.conversations.sendMessage(
+              id,
+              chainSteps > 0 ? scriptChain(ctx.mock, chainSteps) : `${QUESTION} [${id}]`,
+              {
+                start: {
+                  tools: chainSteps > 0 ? CHAIN_TOOLS : STOCK_TOOLS,
+                  closeAfterFirstReply: true,
+                  promptCaching: false,
+                  batch,
+                },
+                timeoutMs: 600_000,
+              },
+            ),
           ),
         );
         const wallMs = performance.now() - t0;
@@ -97,7 +112,7 @@ async function main(): Promise<number> {
   const load = os.loadavg().map((l) => l.toFixed(2));
   printTables([
     {
-      title: `Batch mode off and on — ${n} conversations × the stock chain (${STEPS} model calls), batch delay ${delayMs} ms, window ${windowMs} ms`,
+      title: `Batch mode off and on — ${n} conversations × ${chainSteps > 0 ? `a chain of ${chainSteps} lookups` : 'the stock chain'} (${callsPerConversation} model calls), batch delay ${delayMs} ms, window ${windowMs} ms`,
       headers: [
         'mode',
         'submissions',
@@ -111,7 +126,7 @@ async function main(): Promise<number> {
       rows: runs.map((r) => [
         r.batch ? 'batch' : 'interactive',
         String(r.submissions),
-        (r.submissions / STEPS).toFixed(2),
+        (r.submissions / callsPerConversation).toFixed(2),
         r.requestsPerSubmission.length > 0 ? r.requestsPerSubmission.join(' ') : '-',
         r.historyBytesPerCall.toFixed(0),
         r.eventsPerCall.toFixed(1),
@@ -122,7 +137,7 @@ async function main(): Promise<number> {
   ]);
   console.log(`load average ${load.join(' ')}`);
   const written = await writeResults('results', 'batch-mode', started, {
-    json: JSON.stringify({ conversations: n, delayMs, windowMs, runs }, null, 2),
+    json: JSON.stringify({ conversations: n, delayMs, windowMs, callsPerConversation, runs }, null, 2),
   });
   console.log(`results: ${written}`);
   return 0;
