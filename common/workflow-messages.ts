@@ -17,6 +17,7 @@ import {
 } from './conversation-types';
 import { agentLineageSchema } from './agents';
 import { contextAccountingSchema } from './context-accounting';
+import { INPUT_FORMAT } from './input-format';
 import { conversationOptionsSchema } from './options';
 import { outputSpecSchema } from './structured-output';
 import { wellFormedText } from './safe-text';
@@ -194,6 +195,8 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
  */
 export const conversationInputSchema = sharedOnce('workflowMessages.conversationInputSchema', () =>
   z.strictObject({
+    /** The input's format (common/input-format.ts); a newer one never reaches this schema: the run waits for its build. */
+    v: z.number().int().min(1).max(INPUT_FORMAT).optional(),
     options: conversationOptionsSchema.prefault({}),
     firstMessage: userMessageSchema.optional(),
     agent: agentLineageSchema.optional(),

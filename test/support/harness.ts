@@ -84,6 +84,10 @@ export interface HarnessOptions {
   maxModelReplyBytes?: number;
   /** More activity interceptors for the worker, after the tools' instrumentation (e.g. one that fails an activity). */
   activityInterceptors?: ActivityInterceptorsFactory[];
+  /** The workflow code the worker runs (another build's bundle: test/support/modified-workflow-bundle.ts). */
+  workflowBundlePath?: string;
+  /** Another harness's task queue: two workers, e.g. of two builds, polling one queue. Default: a queue of its own. */
+  taskQueue?: string;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -91,7 +95,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.latencyMs !== undefined && { latencyMs: options.latencyMs }),
     ...(options.contextWindowTokens !== undefined && { contextWindowTokens: options.contextWindowTokens }),
   });
-  const taskQueue = `test-${randomUUID()}`;
+  const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const executionLog = join(mkdtempSync(join(tmpdir(), 'tools-')), 'executions.jsonl');
   const address = options.address ?? temporalAddress;
   const serverNamespace = options.address ? 'default' : namespace;
@@ -99,7 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const mcp = new McpClientPool(parseMcpServers(options.mcpServers ?? {}, process.env));
   const relay = options.liveRelay && (await LiveRelay.start(options.liveRelay));
   if (relay && options.liveFeed === false) relay.feedSinks = () => NO_LIVE_FEED;
-  const workflowBundlePath = await harnessWorkflowBundle(options.dataConverter);
+  const workflowBundlePath = options.workflowBundlePath ?? (await harnessWorkflowBundle(options.dataConverter));
   const worker = await createConversationWorker({
     mcp,
     connection: workerConnection,
