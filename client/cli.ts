@@ -10,6 +10,7 @@
 //   list [--status S] [--model M]     list conversations
 //   approve ID CALL_ID [--reject] [--reason TEXT]
 //   end ID | cancel ID
+//   promote DEPLOYMENT BUILD_ID       make a build its Worker Deployment's current one (docs/upgrading.md)
 // Options for new conversations: --tools a,b  --mcp-servers a,b  --model M  --protocol native|legacy-xml  --system TEXT
 // --json prints machine-readable JSON (one document per command) and no progress. --help and --version need no
 // configuration. Temporal is reached as the worker and the gateway reach it (connection-settings.ts).
@@ -33,6 +34,7 @@ import { ConversationError, failureReport } from './errors';
 import { packageVersion } from './package-version';
 import { followConversation } from './progress';
 import { formatMessage, renderLine } from './transcript-format';
+import { promoteBuild } from './worker-deployments';
 
 const OPTIONS = {
   json: { type: 'boolean', default: false },
@@ -86,6 +88,8 @@ const USAGE = `usage: claude-temporal-orchestrator <command> [options]
   list [--status S] [--model M]      list conversations
   approve ID CALL_ID [--reject] [--reason TEXT]
   end ID | cancel ID
+  promote DEPLOYMENT BUILD_ID        make a build current in its Worker Deployment: new conversations start on it,
+                                     older runs move to it at their next continue-as-new; an older build: the rollback
   gateway                            the HTTP/SSE gateway and its chat page (claude-temporal-orchestrator-gateway)
 
 New conversations: --tools a,b (default: every tool the task queue's workers run) --mcp-servers a,b --model M
@@ -541,6 +545,18 @@ async function main(): Promise<void> {
       const id = needId(rest[0]);
       await client.cancel(id);
       return out({ cancelled: id }, () => console.log('cancelled'));
+    }
+    case 'promote': {
+      const promoted = await promoteBuild(client.client, {
+        deploymentName: need(rest[0], 'a deployment name'),
+        buildId: need(rest[1], 'a build id'),
+      });
+      return out(promoted, () =>
+        console.log(
+          `${promoted.deploymentName}: build ${promoted.buildId} is current` +
+            (promoted.previousBuildId ? ` (was ${promoted.previousBuildId})` : ''),
+        ),
+      );
     }
     default:
       throw new ConversationError('invalid_options', `Unknown command ${JSON.stringify(command.slice(0, 40))}.`);

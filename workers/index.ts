@@ -3,7 +3,7 @@
 export { createAnthropic } from './anthropic-client';
 export { ConfigError, configSchema, LOCAL_API_KEY, loadConfig, type WorkerConfig } from './config';
 export { connectionOptions, connectionSettingsSchema } from '../client/connection-settings';
-export { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
+export { type ConversationWorkerOptions, createConversationWorker, type WorkerDeployment } from './conversation-worker';
 export { runWorker, type RunWorkerOptions } from './run-worker';
 export { PREBUILT_BUNDLES_DIR, prebuiltWorkflowBundle, WORKFLOWS_PATH } from './workflow-bundles';
 export { LiveRelay, type LiveRelayOptions } from '../streaming/worker/live-relay';

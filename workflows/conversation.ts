@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   allHandlersFinished,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   isCancellation,
   log,
   patched,
@@ -456,7 +456,14 @@ function registerHandlers(
 }
 
 function shouldContinueAsNew(state: ConversationState): boolean {
-  return workflowInfo().continueAsNewSuggested || state.modelCallsThisRun >= state.options.continueAsNewAfterModelCalls;
+  const info = workflowInfo();
+  return (
+    info.continueAsNewSuggested ||
+    // With Worker Deployments on, a newer build was promoted: the run moves to it at this model-call boundary (never
+    // true without them, so histories recorded without replay the same).
+    info.targetWorkerDeploymentVersionChanged ||
+    state.modelCallsThisRun >= state.options.continueAsNewAfterModelCalls
+  );
 }
 
 /**
@@ -469,7 +476,12 @@ async function continueAsNewRun(state: ConversationState, stream: ConversationSt
   stream.detachReaders();
   await condition(allHandlersFinished);
   const carried = state.toCarriedState();
-  return continueAsNew<(input: ConversationInput) => Promise<ConversationResult>>({
+  // With Worker Deployments on, each run is pinned to the build that began it, and the next starts on the current
+  // build: old builds drain as their conversations continue as new (docs/upgrading.md). Without them: no effect.
+  const next = makeContinueAsNewFunc<(input: ConversationInput) => Promise<ConversationResult>>({
+    initialVersioningBehavior: 'AUTO_UPGRADE',
+  });
+  return next({
     v: INPUT_FORMAT,
     options: state.options,
     ...(state.agent && { agent: state.agent }),

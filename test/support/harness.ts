@@ -22,7 +22,7 @@ import { McpClientPool } from '../../activities/mcp/mcp-client-pool';
 import { type McpServersInput, parseMcpServers } from '../../activities/mcp/mcp-server-config';
 import { demoTools } from '../../testing/demo-tools';
 import { createAnthropic } from '../../workers/anthropic-client';
-import { createConversationWorker, NO_LIVE_FEED } from '../../workers/conversation-worker';
+import { createConversationWorker, NO_LIVE_FEED, type WorkerDeployment } from '../../workers/conversation-worker';
 import { bundleVariantFor } from '../../workers/workflow-bundles';
 import { type ExecutionLogLine, readExecutions, toolInstrumentation } from '../../scripts/tool-execution-log';
 import { startMessagesApi } from '../../testing/messages-api/server';
@@ -86,6 +86,8 @@ export interface HarnessOptions {
   activityInterceptors?: ActivityInterceptorsFactory[];
   /** The workflow code the worker runs (another build's bundle: test/support/modified-workflow-bundle.ts). */
   workflowBundlePath?: string;
+  /** The worker's Worker Deployment version (workers/conversation-worker.ts); default: none, versioning off. */
+  deployment?: WorkerDeployment;
   /** Another harness's task queue: two workers, e.g. of two builds, polling one queue. Default: a queue of its own. */
   taskQueue?: string;
 }
@@ -125,6 +127,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
     ...(relay && { liveRelay: relay }),
     ...(options.maxModelReplyBytes !== undefined && { maxModelReplyBytes: options.maxModelReplyBytes }),
+    ...(options.deployment && { deployment: options.deployment }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

@@ -36,7 +36,7 @@ test("the start input's schema takes this build's format and refuses a v no buil
 test("a model call's input in a newer format fails its attempt retryably, naming the format, before any request", async () => {
   const env = new MockActivityEnvironment({ activityType: 'callModel' });
   const failure = await env
-    .run(() => withConversation(callInput(INPUT_FORMAT + 1)))
+    .run(async () => withConversation(callInput(INPUT_FORMAT + 1)))
     .then(
       () => assert.fail('a newer input was read'),
       (err: unknown) => err,
@@ -53,7 +53,7 @@ test("a model call's input in a newer format fails its attempt retryably, naming
 test("a model call's input in this build's format, or none, is read and names its conversation", async () => {
   const env = new MockActivityEnvironment({ activityType: 'callModel' });
   for (const v of [INPUT_FORMAT, undefined]) {
-    const input = await env.run(() => withConversation(callInput(v)));
+    const input = (await env.run(async () => withConversation(callInput(v)))) as ReturnType<typeof withConversation>;
     assert.equal(typeof input.conversation.workflowId, 'string');
   }
 });
