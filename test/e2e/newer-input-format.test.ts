@@ -11,7 +11,7 @@ import { FailureType } from '../../common/failure-types';
 import { INPUT_FORMAT } from '../../common/input-format';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { conversationFailure } from '../support/hostile';
-import { type ModifiedBuild, modifiedBuild } from '../support/modified-workflow-bundle';
+import { type ModifiedBuild, modifiedBuild, removeBuild } from '../support/modified-workflow-bundle';
 import { startWorkerProcess } from '../support/worker-process';
 import { waitUntil } from '../support/wait-until';
 
@@ -37,6 +37,7 @@ before(async () => {
 });
 after(async () => {
   await h?.close();
+  await removeBuild(next);
 });
 
 async function startedInput(id: string): Promise<ConversationInput> {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { replayCheck } from '../../workers/replay-check';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
-import { type ModifiedBuild, modifiedBuild } from '../support/modified-workflow-bundle';
+import { type ModifiedBuild, modifiedBuild, removeBuild } from '../support/modified-workflow-bundle';
 
 let h: Harness;
 let incompatible: Promise<ModifiedBuild>;
@@ -48,6 +48,8 @@ before(async () => {
 after(async () => {
   for (const id of ids.slice(1)) await h?.conversations.end(id).catch(() => undefined);
   await h?.close();
+  await removeBuild(incompatible);
+  await removeBuild(compatible);
 });
 
 test('the code the worker runs replays every recent conversation', async () => {

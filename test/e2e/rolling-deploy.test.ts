@@ -10,7 +10,7 @@ import { temporal } from '@temporalio/proto';
 import { promoteBuild } from '../../client/worker-deployments';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { approvalAskedFor } from '../support/awaiting-approval';
-import { type ModifiedBuild, modifiedBuild } from '../support/modified-workflow-bundle';
+import { type ModifiedBuild, modifiedBuild, removeBuild } from '../support/modified-workflow-bundle';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 import { waitUntil } from '../support/wait-until';
 
@@ -36,6 +36,7 @@ before(async () => {
 after(async () => {
   await b?.stop();
   await a?.close();
+  await removeBuild(buildB);
 });
 
 const promote = (buildId: string) =>

@@ -80,3 +80,9 @@ export function modifiedBuild(edits: readonly SourceEdit[]): Promise<ModifiedBui
     });
   });
 }
+
+/** Removes a build's copy (its source, bundle and node_modules link), once its workers have stopped. */
+export async function removeBuild(build: Promise<ModifiedBuild> | undefined): Promise<void> {
+  const built = await build?.catch(() => undefined);
+  if (built) fs.rmSync(built.root, { recursive: true, force: true });
+}
