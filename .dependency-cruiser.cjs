@@ -75,10 +75,11 @@ const EXCEPTIONS = [
   {
     rule: 'client-imports-no-gateway-or-workers',
     from: '^client/cli\\.ts$',
-    to: '^gateway/(main|usage)\\.ts$',
+    to: '^(gateway/(main|usage)|workers/replay-check)\\.ts$',
     because:
       "the CLI's `gateway` command runs the gateway (gateway/main.ts, required only for that command) and prints " +
-      'its help (gateway/usage.ts).',
+      "its help (gateway/usage.ts), and its `replay-check` command replays with the worker's SDK " +
+      '(workers/replay-check.ts, required only for that command).',
   },
 ];
 

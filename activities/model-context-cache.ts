@@ -3,7 +3,9 @@
 // by query — except on a conversation's first call, which carries everything itself.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { CallModelInput, ConversationRun, ModelContext } from '../common/activity-contracts';
+import { NEWER_INPUT_FORMAT, newerInputFormat, newerInputFormatMessage } from '../common/input-format';
 
 export type ModelContextReader = (conversation: ConversationRun, length: number) => Promise<ModelContext>;
 
@@ -109,8 +111,20 @@ function keyOf({ workflowId, runId }: ConversationRun): string {
   return `${workflowId}/${runId}`;
 }
 
-/** A model-side activity's input with the conversation it serves named: the run that scheduled the activity. */
+/**
+ * A model-side activity's input with the conversation it serves named: the run that scheduled the activity. An input a
+ * newer build wrote (common/input-format.ts) fails the attempt before anything is sent or billed, retryably: a retry
+ * lands on another worker, and so the call waits for a worker of a build that reads it.
+ */
 export function withConversation<I extends CallModelInput>(input: I): I & { conversation: ConversationRun } {
+  const newer = newerInputFormat(input);
+  if (newer !== undefined) {
+    const activity = Context.current().info.activityType;
+    throw ApplicationFailure.retryable(
+      newerInputFormatMessage(`The ${activity} activity's input`, newer),
+      NEWER_INPUT_FORMAT,
+    );
+  }
   if (input.conversation) return input as I & { conversation: ConversationRun };
   const run = Context.current().info.workflowExecution;
   if (!run) throw new Error('A model call runs only as an activity of a conversation workflow.');

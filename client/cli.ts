@@ -11,12 +11,16 @@
 //   list [--status S] [--model M]     list conversations
 //   approve ID CALL_ID [--reject] [--reason TEXT]
 //   end ID | cancel ID
+//   replay-check [--query Q] [--max N] [--bundle FILE]   would the code to deploy replay the recent histories?
+//   promote DEPLOYMENT BUILD_ID       make a build its Worker Deployment's current one (docs/upgrading.md)
 // Options for new conversations: --tools a,b  --mcp-servers a,b  --model M  --protocol native|legacy-xml  --system TEXT
 // --json prints machine-readable JSON (one document per command) and no progress. --help and --version need no
 // configuration. Temporal is reached as the worker and the gateway reach it (connection-settings.ts).
 import { createInterface } from 'node:readline';
 // Stays: the CLI's `gateway` command runs the gateway (required only for that command, in main() below).
 import type * as GatewayMain from '../gateway/main';
+// Stays: the CLI's `replay-check` command replays with the worker's SDK (required only for that command).
+import type * as ReplayCheck from '../workers/replay-check';
 import { GATEWAY_USAGE } from '../gateway/usage';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { dataConverterFromEnv } from '../codec/data-converter';
@@ -34,6 +38,7 @@ import { ConversationError, failureReport } from './errors';
 import { packageVersion } from './package-version';
 import { followConversation } from './progress';
 import { formatMessage, renderLine } from './transcript-format';
+import { promoteBuild } from './worker-deployments';
 
 const OPTIONS = {
   json: { type: 'boolean', default: false },
@@ -55,6 +60,9 @@ const OPTIONS = {
   'before-turn': { type: 'string' },
   'after-turn': { type: 'string' },
   message: { type: 'string' },
+  query: { type: 'string' },
+  max: { type: 'string' },
+  bundle: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', default: false },
 } as const satisfies ParseArgsConfig['options'];
@@ -95,6 +103,12 @@ const USAGE = `usage: claude-temporal-orchestrator <command> [options]
   list [--status S] [--model M]      list conversations
   approve ID CALL_ID [--reject] [--reason TEXT]
   end ID | cancel ID
+  replay-check [--query Q] [--max N] [--bundle FILE]
+                                     replay the namespace's recent conversations (a list filter narrows them; at most
+                                     N, default 100) against the workflow code to deploy (a bundle; default this
+                                     package's): names each that would break and why, exits 1 if any would
+  promote DEPLOYMENT BUILD_ID        make a build current in its Worker Deployment: new conversations start on it,
+                                     older runs move to it at their next continue-as-new; an older build: the rollback
   gateway                            the HTTP/SSE gateway and its chat page (claude-temporal-orchestrator-gateway)
 
 New conversations: --tools a,b (default: every tool the task queue's workers run) --mcp-servers a,b --model M
@@ -614,6 +628,40 @@ async function main(): Promise<void> {
       const id = needId(rest[0]);
       await client.cancel(id);
       return out({ cancelled: id }, () => console.log('cancelled'));
+    }
+    case 'replay-check': {
+      // Loaded only for this command: it replays with the worker's SDK, which no other command needs.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const check = require('../workers/replay-check') as typeof ReplayCheck;
+      const max = flags.max === undefined ? undefined : Number(flags.max);
+      if (max !== undefined && !(Number.isSafeInteger(max) && max >= 1))
+        throw new ConversationError('invalid_options', '--max must be a whole number from 1 on.');
+      check.quietReplayLogs();
+      const result = await check.replayCheck({
+        client: client.client,
+        ...(flags.query && { query: flags.query }),
+        ...(max !== undefined && { maxHistories: max }),
+        ...(flags.bundle && { workflowBundlePath: flags.bundle }),
+        ...(dataConverter && { dataConverter }),
+      });
+      out(result, () => {
+        for (const b of result.broken) console.log(`would break: ${b.workflowId} (run ${b.runId}): ${b.error}`);
+        console.log(`${result.replayed} histories replayed, ${result.broken.length} would break`);
+      });
+      if (result.broken.length > 0) process.exit(1);
+      return;
+    }
+    case 'promote': {
+      const promoted = await promoteBuild(client.client, {
+        deploymentName: need(rest[0], 'a deployment name'),
+        buildId: need(rest[1], 'a build id'),
+      });
+      return out(promoted, () =>
+        console.log(
+          `${promoted.deploymentName}: build ${promoted.buildId} is current` +
+            (promoted.previousBuildId ? ` (was ${promoted.previousBuildId})` : ''),
+        ),
+      );
     }
     default:
       throw new ConversationError('invalid_options', `Unknown command ${JSON.stringify(command.slice(0, 40))}.`);

@@ -21,6 +21,7 @@ import type { z } from 'zod';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { TOOL_CATALOG_WORKFLOW, type ToolCatalog } from '../common/activity-contracts';
 import type { ConversationInput } from '../common/conversation-input';
+import { INPUT_FORMAT } from '../common/input-format';
 import {
   type ApprovalDecision,
   CONVERSATION_WORKFLOW,
@@ -216,6 +217,7 @@ export class ConversationClient {
     if (owner !== undefined) parseArgument(ownerSchema, owner, 'startConversation', 'options.owner');
     if (firstMessage !== undefined) parseMessageText(firstMessage, 'startConversation');
     const input: ConversationInput = {
+      v: INPUT_FORMAT,
       options: await this.validate(rest),
       ...(firstMessage !== undefined && { firstMessage }),
     };
@@ -736,7 +738,7 @@ export class ConversationClient {
     if (start) {
       const { owner, ...options } = start;
       if (owner !== undefined) parseArgument(ownerSchema, owner, call, 'options.start.owner');
-      input = { options: await this.validate(options) };
+      input = { v: INPUT_FORMAT, options: await this.validate(options) };
       try {
         new ConversationState(input, 'not started').validateMessage(text, messageOptions);
       } catch (err) {

@@ -35,3 +35,4 @@ export { FailureType, ModelFailureType } from '../common/failure-types';
 export type { StreamEvent, StreamItem } from '../streaming/stream-events';
 export { costUsd, formatUsd, type ModelPrices, PUBLISHED_PRICES, pricesFor } from '../common/pricing';
 export type { BudgetOptions } from '../common/budget';
+export { promoteBuild, type PromoteBuildOptions, type PromotedBuild } from './worker-deployments';

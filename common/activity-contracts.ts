@@ -85,6 +85,8 @@ export interface ConversationRun {
 }
 
 export interface CallModelInput {
+  /** The format it was written in (common/input-format.ts); absent: format 1. A worker answers in the same format. */
+  v?: number;
   /**
    * The conversation's run. Absent in what the workflow sends now: the activity is that run's (withConversation in
    * activities/model-context-cache.ts takes it from the activity's info); inputs recorded by 0.1.0 name it.

@@ -8,6 +8,8 @@ import type { ConversationOptions } from './options';
 import type { ConversationStreamInput } from '../streaming/stream-event-schema';
 
 export interface ConversationInput {
+  /** The format it was written in (common/input-format.ts); absent: format 1. */
+  v?: number;
   options: ConversationOptions;
   /** The first user message, when the conversation is started with one. */
   firstMessage?: string;

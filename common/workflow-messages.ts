@@ -18,6 +18,7 @@ import {
 import { agentLineageSchema } from './agents';
 import { type ForkAt, forkedFromSchema, type ForkPoint, turnStartsSchema } from './fork';
 import { contextAccountingSchema } from './context-accounting';
+import { INPUT_FORMAT } from './input-format';
 import { conversationOptionsSchema } from './options';
 import { outputSpecSchema } from './structured-output';
 import { batchOptionSchema } from './batch-mode';
@@ -211,6 +212,8 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
  */
 export const conversationInputSchema = sharedOnce('workflowMessages.conversationInputSchema', () =>
   z.strictObject({
+    /** The input's format (common/input-format.ts); a newer one never reaches this schema: the run waits for its build. */
+    v: z.number().int().min(1).max(INPUT_FORMAT).optional(),
     options: conversationOptionsSchema.prefault({}),
     firstMessage: userMessageSchema.optional(),
     agent: agentLineageSchema.optional(),

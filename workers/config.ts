@@ -100,6 +100,14 @@ export const configSchema = z.object({
     .optional(),
   /** …or a JSON file of them (read at start-up, checked the same way). */
   MODEL_PRICES_FILE: optionalText,
+  /**
+   * Worker Deployments (docs/upgrading.md): the deployment this worker belongs to and its build's id, both or neither.
+   * Unset: versioning off. Promote a build with `claude-temporal-orchestrator deploy promote`.
+   */
+  TEMPORAL_DEPLOYMENT_NAME: z.string().trim().min(1).max(255).optional(),
+  TEMPORAL_BUILD_ID: z.string().trim().min(1).max(255).optional(),
+  /** How conversations follow builds (WorkerDeployment's `behavior`): pinned (default) or auto-upgrade. */
+  TEMPORAL_VERSIONING_BEHAVIOR: z.enum(['pinned', 'auto-upgrade']).default('pinned'),
   /** With keys: `refuse` (default) a payload that is not encrypted, or `accept` it with a warning (a migration). */
   PAYLOAD_ENCRYPTION_PLAINTEXT: plaintextPolicySchema,
 });
@@ -114,6 +122,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (forceMs !== undefined && forceMs <= graceMs) {
     throw new ConfigError(
       `Invalid configuration:\n  WORKER_SHUTDOWN_FORCE_TIME: must be longer than WORKER_SHUTDOWN_GRACE_TIME (${config.WORKER_SHUTDOWN_GRACE_TIME}).`,
+    );
+  }
+  if (!config.TEMPORAL_DEPLOYMENT_NAME !== !config.TEMPORAL_BUILD_ID) {
+    throw new ConfigError(
+      'Invalid configuration:\n  TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_BUILD_ID: set both (Worker Deployments on) or neither.',
     );
   }
   if (!config.ANTHROPIC_API_KEY && !config.ANTHROPIC_BASE_URL) {

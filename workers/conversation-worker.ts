@@ -129,6 +129,12 @@ export interface ConversationWorkerOptions {
    * @default none: readers poll the heartbeats
    */
   liveRelay?: LiveRelay;
+  /**
+   * This worker's Worker Deployment version (docs/upgrading.md): its conversations are pinned to the build that began
+   * each run, and move to the deployment's current build at their next continue-as-new. Absent: versioning off, any
+   * worker of the task queue takes any task.
+   */
+  deployment?: WorkerDeployment;
 }
 
 /** The feed sink of a worker without a live relay: its workflows call it all the same. */
@@ -138,6 +144,30 @@ export const NO_LIVE_FEED: InjectedSinks<LiveFeedSinks> = {
 
 /** The shortest gap between two heartbeats the SDK lets through: the live reply's refresh interval at best. */
 export const LIVE_HEARTBEAT_THROTTLE = '50 milliseconds';
+
+/** A Worker Deployment version: the deployment (one per service and task queue) and this build's id in it. */
+export interface WorkerDeployment {
+  name: string;
+  buildId: string;
+  /**
+   * `pinned` (default): each run stays on the build that began it, never meets another build's code, and a rollback
+   * moves none of it; `auto-upgrade`: runs move to the current build at their next workflow task, so every change must
+   * replay older histories (`patched()`, `replay-check`), and old builds can stop as soon as their tasks in flight end.
+   */
+  behavior?: 'pinned' | 'auto-upgrade';
+}
+
+/**
+ * The worker's `workerDeploymentOptions`: every workflow it runs (conversations, the tool catalog) pinned by default,
+ * so a run never meets another build's code mid-run; conversations move on at continue-as-new (workflows/conversation.ts).
+ */
+export function deploymentOptions({ name, buildId, behavior = 'pinned' }: WorkerDeployment) {
+  return {
+    version: { deploymentName: name, buildId },
+    useWorkerVersioning: true as const,
+    defaultVersioningBehavior: behavior === 'pinned' ? ('PINNED' as const) : ('AUTO_UPGRADE' as const),
+  };
+}
 
 export async function createConversationWorker(options: ConversationWorkerOptions): Promise<Worker> {
   const { tools } = options;
@@ -164,6 +194,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
+    ...(options.deployment && { workerDeploymentOptions: deploymentOptions(options.deployment) }),
     ...(bundle
       ? { workflowBundle: { codePath: bundle } }
       : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: SHARED_WORKFLOW_MODULES } }),

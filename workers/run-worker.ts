@@ -19,7 +19,7 @@ import { createAnthropic } from './anthropic-client';
 import { LiveRelay } from '../streaming/worker/live-relay';
 import { ConfigError, loadConfig, shutdownForceMs, type WorkerConfig } from './config';
 import { connectionOptions } from '../client/connection-settings';
-import { type ConversationWorkerOptions, createConversationWorker } from './conversation-worker';
+import { type ConversationWorkerOptions, createConversationWorker, type WorkerDeployment } from './conversation-worker';
 import { prebuiltWorkflowBundle } from './workflow-bundles';
 import { runUntilStopped } from './run-until-stopped';
 import { describeIssues, durationMs } from '../common/options';
@@ -54,6 +54,11 @@ export interface RunWorkerOptions {
    * @default false
    */
   checkOnly?: boolean;
+  /**
+   * This worker's Worker Deployment version (docs/upgrading.md), over TEMPORAL_DEPLOYMENT_NAME and TEMPORAL_BUILD_ID.
+   * @default the environment's; none: versioning off
+   */
+  deployment?: WorkerDeployment;
 }
 
 export async function runWorker(options: RunWorkerOptions): Promise<void> {
@@ -69,7 +74,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const traceSettings = { ...tracingWanted, captureContent: tracingWanted.captureContent && !dataConverter };
   const bundlePath =
     config.WORKFLOW_BUNDLE_PATH ?? prebuiltWorkflowBundle(dataConverter || undefined, undefined, traceSettings.enabled);
-  const described = () => describe(config, options.tools, mcpServers, bundlePath, traceSettings);
+  const deployment = options.deployment ?? deploymentOf(config);
+  const described = () =>
+    describe(config, options.tools, mcpServers, bundlePath, traceSettings) +
+    (deployment
+      ? `; deployment ${deployment.name}, build ${deployment.buildId}, ${deployment.behavior ?? 'pinned'}`
+      : '');
   if (options.checkOnly) {
     connectionOptions(config);
     if (bundlePath) readFileSync(bundlePath);
@@ -115,6 +125,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       ...(dataConverter && { dataConverter }),
       ...(tracing && { tracing }),
       ...(liveRelay && { liveRelay }),
+      ...(deployment && { deployment }),
     });
     console.log(`Worker ready: ${described()}; live relay: ${liveRelay?.url ?? 'off'}`);
     await runUntilStopped(worker, {
@@ -237,4 +248,11 @@ function installRuntime(config: WorkerConfig, keepContent: boolean): void {
   } catch (err) {
     if (bindAddress || !(err instanceof IllegalStateError)) throw err;
   }
+}
+
+/** The deployment version TEMPORAL_DEPLOYMENT_NAME and TEMPORAL_BUILD_ID name (loadConfig checked: both or neither). */
+function deploymentOf(config: WorkerConfig): WorkerDeployment | undefined {
+  const name = config.TEMPORAL_DEPLOYMENT_NAME;
+  const buildId = config.TEMPORAL_BUILD_ID;
+  return name && buildId ? { name, buildId, behavior: config.TEMPORAL_VERSIONING_BEHAVIOR } : undefined;
 }

@@ -36,6 +36,7 @@ import {
 } from '../common/agents';
 import { type AgentApprovalNews, agentApprovalSignal, agentDecisionSignal } from '../common/agent-messages';
 import type { ConversationInput } from '../common/conversation-input';
+import { INPUT_FORMAT } from '../common/input-format';
 import type { ApprovalDecision, ConversationResult, PendingApproval } from '../common/conversation-types';
 import { type ConversationOptions, conversationOptionsSchema, describeIssues } from '../common/options';
 import { batchOptionOf } from '../common/batch-mode';
@@ -135,6 +136,7 @@ export class SubAgents {
     const owner = typedSearchAttributes.get(ConversationOwner);
     const agentId = agentChildId(parentId, call.ref, call.name);
     const childInput: ConversationInput = {
+      v: INPUT_FORMAT,
       options,
       firstMessage: task,
       agent: childLineage({ id: parentId, lineage: state.agent, maxDepth }, call.id, call.name),

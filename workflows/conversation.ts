@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   allHandlersFinished,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   isCancellation,
   log,
   patched,
@@ -29,6 +29,7 @@ import { type McpTool, mcpToolsQuery } from '../common/mcp';
 import { conversationIdSchema } from '../common/conversation-id';
 import { describeIssues } from '../common/options';
 import { isUndecodable } from '../common/undecodable';
+import { INPUT_FORMAT, NEWER_INPUT_FORMAT, newerInputFormat, newerInputFormatMessage } from '../common/input-format';
 import { readReply } from '../common/protocols/read-reply';
 import { endsWithPausedTurn, PAUSED_TURN_PATCH } from '../common/paused-turn';
 import { CLOSE_SERVER_TOOL_CALLS_PATCH } from '../common/open-server-tool-calls';
@@ -210,6 +211,10 @@ function checkedInput(rawInput: unknown): ConversationInput {
     setCurrentDetails(`Failed: ${message}`);
     throw ApplicationFailure.create({ type: FailureType.InvalidConversationInput, message, nonRetryable: true });
   };
+  // Written by a newer build (a mixed fleet without Worker Deployments): not hostile, not this build's to read. The
+  // workflow task fails (a plain error: retried, the conversation kept) until a worker of a build that reads it takes it.
+  const newer = newerInputFormat(rawInput);
+  if (newer !== undefined) throw new NewerInputFormatError(newerInputFormatMessage("This run's input", newer));
   const continued = workflowInfo().continuedFromExecutionRunId !== undefined;
   // An id no client could address again (a raw start); runs begun before this check replay without it.
   const badId = continued ? undefined : conversationIdSchema.safeParse(workflowInfo().workflowId).error;
@@ -242,6 +247,11 @@ function checkedInput(rawInput: unknown): ConversationInput {
     return invalid('agent is written by the conversation that starts a sub-agent as its child, never by a caller');
   }
   return parsed.data as ConversationInput;
+}
+
+/** Not an ApplicationFailure: it fails the workflow task, which Temporal retries, not the workflow. */
+class NewerInputFormatError extends Error {
+  override name = NEWER_INPUT_FORMAT;
 }
 
 /** The model ↔ tools loop for the current user turn, until the model answers or the turn ends otherwise. */
@@ -477,7 +487,14 @@ function registerHandlers(
 }
 
 function shouldContinueAsNew(state: ConversationState): boolean {
-  return workflowInfo().continueAsNewSuggested || state.modelCallsThisRun >= state.options.continueAsNewAfterModelCalls;
+  const info = workflowInfo();
+  return (
+    info.continueAsNewSuggested ||
+    // With Worker Deployments on, a newer build was promoted: the run moves to it at this model-call boundary (never
+    // true without them, so histories recorded without replay the same).
+    info.targetWorkerDeploymentVersionChanged ||
+    state.modelCallsThisRun >= state.options.continueAsNewAfterModelCalls
+  );
 }
 
 /**
@@ -490,7 +507,13 @@ async function continueAsNewRun(state: ConversationState, stream: ConversationSt
   stream.detachReaders();
   await condition(allHandlersFinished);
   const carried = state.toCarriedState();
-  return continueAsNew<(input: ConversationInput) => Promise<ConversationResult>>({
+  // With Worker Deployments on, each run is pinned to the build that began it, and the next starts on the current
+  // build: old builds drain as their conversations continue as new (docs/upgrading.md). Without them: no effect.
+  const next = makeContinueAsNewFunc<(input: ConversationInput) => Promise<ConversationResult>>({
+    initialVersioningBehavior: 'AUTO_UPGRADE',
+  });
+  return next({
+    v: INPUT_FORMAT,
     options: state.options,
     ...(state.agent && { agent: state.agent }),
     ...(state.forkedFrom && { forkedFrom: state.forkedFrom }),

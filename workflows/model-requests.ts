@@ -29,6 +29,7 @@ import { type BatchMode, MAX_POLLS, MAX_SUBMISSIONS, pollDelayMs } from '../comm
 import { type BudgetRefusal, type CallEstimate, type CallGuard, checkBudget, hasLimits } from '../common/budget';
 import { FailureType } from '../common/failure-types';
 import { billedIn } from '../common/usage';
+import { INPUT_FORMAT } from '../common/input-format';
 import type { ConversationState } from './conversation-state';
 
 type ModelActivities = {
@@ -231,7 +232,9 @@ export async function countPrompt({
     if (!admission.ok) return admission;
   }
   try {
-    return await countPromptTokens.executeWithOptions({ summary: `count_tokens · call ${input.callNumber}` }, [input]);
+    return await countPromptTokens.executeWithOptions({ summary: `count_tokens · call ${input.callNumber}` }, [
+      { v: INPUT_FORMAT, ...input },
+    ]);
   } catch (err) {
     if (err instanceof ActivityFailure) return undefined;
     throw err;
@@ -247,8 +250,9 @@ function modelCallOptions(state: ConversationState): ActivityOptions {
   return { startToCloseTimeout: timeouts.modelCall, heartbeatTimeout: timeouts.modelHeartbeat, retry: MODEL_RETRY };
 }
 
+/** The input as it goes out: in this build's format (common/input-format.ts), with the budget's guard if any. */
 function withGuard<T extends CallModelInput>(input: T, admission: Admission): T {
-  return admission.guard ? { ...input, guard: admission.guard } : input;
+  return { v: INPUT_FORMAT, ...input, ...(admission.guard && { guard: admission.guard }) };
 }
 
 /** Usage that came back from an activity is checked before it is added (a result of another worker version). */

@@ -14,7 +14,10 @@ export async function waitForUser(state: ConversationState): Promise<boolean | '
   const woke = condition(() => state.hasPendingMessage || state.endRequested, state.options.timeouts.idle);
   const suggestion = new CancellationScope();
   const suggested = suggestion
-    .run(() => condition(() => workflowInfo().continueAsNewSuggested))
+    // With Worker Deployments on, a newer build promoted is a reason too: the run moves to it (conversation.ts).
+    .run(() =>
+      condition(() => workflowInfo().continueAsNewSuggested || workflowInfo().targetWorkerDeploymentVersionChanged),
+    )
     .then(
       () => 'suggested' as const,
       () => 'cancelled' as const,

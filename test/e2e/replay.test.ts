@@ -1,8 +1,9 @@
-// Determinism across code changes: histories recorded by earlier versions of the workflow must replay against
-// the current code without a determinism error. A fresh history of each kind is replayed too.
-// Re-record the fixture (after an intended, versioned change) with RECORD_FIXTURES=1.
+// Determinism across code changes: the replay corpus (test/fixtures/replay/<version>/, histories recorded by each
+// released version, never re-recorded) must replay against the current code without a determinism error; a change
+// that breaks one gets a patched() branch (docs/upgrading.md). A fresh history of each kind is replayed too.
+// RECORD_FIXTURES=1 records the scenarios of test/support/replay-scenarios.ts that the package's version has no file
+// of yet, into its folder: files already there are never written again.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -10,8 +11,12 @@ import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-uti
 import { type ReplayWorkerOptions, Worker } from '@temporalio/worker';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { REPLAY_SCENARIOS } from '../support/replay-scenarios';
+import { packageVersion } from '../../client/package-version';
 
-const FIXTURE = join(__dirname, '..', 'fixtures', 'ticker-chain-history.json');
+/** The corpus: one folder per released version, one file per run. */
+const CORPUS = join(__dirname, '..', 'fixtures', 'replay');
+/** The first history of the corpus: the ticker → price chain of 0.1.0 (the CLI's JSON export). */
+const TICKER_CHAIN = join(CORPUS, '0.1.0', 'ticker-chain.run1.json');
 const replayOptions = (): ReplayWorkerOptions =>
   process.env.WORKFLOW_BUNDLE_PATH
     ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH } }
@@ -26,33 +31,7 @@ after(async () => {
 });
 
 test('the recorded ticker → price history replays against the current workflow code', async () => {
-  if (process.env.RECORD_FIXTURES === '1') {
-    const id = `replay-fixture-${Date.now()}`;
-    await h.conversations.sendMessage(id, 'What is the current stock price of General Motors?', {
-      start: {
-        tools: ['get_ticker_symbol', 'get_current_stock_price'],
-        closeAfterFirstReply: true,
-      },
-    });
-    await h.conversations.waitForResult(id);
-    // The CLI's JSON is the canonical export format (the same as the Web UI's download).
-    const json = execFileSync(
-      process.env.TEMPORAL_CLI_PATH ?? 'temporal',
-      [
-        'workflow',
-        'show',
-        '--workflow-id',
-        id,
-        '--address',
-        process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
-        '--output',
-        'json',
-      ],
-      { encoding: 'utf8' },
-    );
-    writeFileSync(FIXTURE, json);
-  }
-  const history = historyFromJSON(JSON.parse(readFileSync(FIXTURE, 'utf8')));
+  const history = historyFromJSON(JSON.parse(readFileSync(TICKER_CHAIN, 'utf8')));
   const types = (history.events ?? [])
     .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
     .filter(Boolean);
@@ -82,32 +61,48 @@ test('a fresh multi-turn history with parallel calls and an approval replays wit
   await Worker.runReplayHistory(replayOptions(), await h.client.workflow.getHandle(id).fetchHistory());
 });
 
-// Histories of the scenarios in test/support/replay-scenarios.ts, recorded by released versions (one file per run).
-const SCENARIO_FIXTURES = join(__dirname, '..', 'fixtures', 'replay');
+// Histories of the scenarios in test/support/replay-scenarios.ts (and the chain above), by the version that recorded them.
+const VERSION = packageVersion();
 
-describe('histories recorded by earlier versions replay against the current workflow code', () => {
+describe('histories recorded by released versions replay against the current workflow code', () => {
   if (process.env.RECORD_FIXTURES === '1') {
-    // RECORD_SCENARIOS=a,b: only those (a scenario added since the last release), leaving the others' fixtures.
-    const only = process.env.RECORD_SCENARIOS?.split(',').filter(Boolean);
-    for (const scenario of REPLAY_SCENARIOS.filter((s) => !only || only.includes(s.name))) {
-      test(`record ${scenario.name}`, async () => {
+    const folder = join(CORPUS, VERSION);
+    const recorded = existsSync(folder) ? readdirSync(folder) : [];
+    for (const scenario of REPLAY_SCENARIOS) {
+      if (recorded.some((file) => file.startsWith(`${scenario.name}.run`))) continue; // never re-recorded
+      test(`record ${scenario.name} (${VERSION})`, async () => {
         const id = await scenario.run(h);
         const runs = [];
         for await (const run of h.client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(run);
         runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
-        mkdirSync(SCENARIO_FIXTURES, { recursive: true });
+        mkdirSync(folder, { recursive: true });
         for (const [i, run] of runs.entries()) {
           const history = await h.client.workflow.getHandle(id, run.runId).fetchHistory();
-          writeFileSync(join(SCENARIO_FIXTURES, `${scenario.name}.run${i + 1}.json`), historyToJSON(history));
+          writeFileSync(join(folder, `${scenario.name}.run${i + 1}.json`), historyToJSON(history), { flag: 'wx' });
         }
       });
     }
   }
-  const files = existsSync(SCENARIO_FIXTURES) ? readdirSync(SCENARIO_FIXTURES).filter((f) => f.endsWith('.json')) : [];
-  for (const file of files.sort()) {
-    test(file, async () => {
-      const history = historyFromJSON(JSON.parse(readFileSync(join(SCENARIO_FIXTURES, file), 'utf8')));
-      await Worker.runReplayHistory(replayOptions(), history);
+  const versions = existsSync(CORPUS) ? readdirSync(CORPUS).filter((v) => /^\d+\.\d+\.\d+/.test(v)) : [];
+  test('the corpus holds the first release, 0.1.0, and nothing outside a version folder', () => {
+    assert.ok(versions.includes('0.1.0'), versions.join(', '));
+    assert.deepEqual(
+      readdirSync(CORPUS).filter((entry) => !versions.includes(entry)),
+      [],
+      'every history sits in the folder of the version that recorded it',
+    );
+  });
+  for (const version of versions.sort()) {
+    describe(version, () => {
+      const folder = join(CORPUS, version);
+      for (const file of readdirSync(folder)
+        .filter((f) => f.endsWith('.json'))
+        .sort()) {
+        test(file, async () => {
+          const history = historyFromJSON(JSON.parse(readFileSync(join(folder, file), 'utf8')));
+          await Worker.runReplayHistory(replayOptions(), history);
+        });
+      }
     });
   }
 });

@@ -22,7 +22,7 @@ import { McpClientPool } from '../../activities/mcp/mcp-client-pool';
 import { type McpServersInput, parseMcpServers } from '../../activities/mcp/mcp-server-config';
 import { demoTools } from '../../testing/demo-tools';
 import { createAnthropic } from '../../workers/anthropic-client';
-import { createConversationWorker, NO_LIVE_FEED } from '../../workers/conversation-worker';
+import { createConversationWorker, NO_LIVE_FEED, type WorkerDeployment } from '../../workers/conversation-worker';
 import { bundleVariantFor } from '../../workers/workflow-bundles';
 import { type ExecutionLogLine, readExecutions, toolInstrumentation } from '../../scripts/tool-execution-log';
 import { startMessagesApi } from '../../testing/messages-api/server';
@@ -87,6 +87,12 @@ export interface HarnessOptions {
   /** Batch mode: the worker's window (default its own, 2 s) and the local API's batch delay (default its own, 200 ms). */
   batchWindowMs?: number;
   batchDelayMs?: number;
+  /** The workflow code the worker runs (another build's bundle: test/support/modified-workflow-bundle.ts). */
+  workflowBundlePath?: string;
+  /** The worker's Worker Deployment version (workers/conversation-worker.ts); default: none, versioning off. */
+  deployment?: WorkerDeployment;
+  /** Another harness's task queue: two workers, e.g. of two builds, polling one queue. Default: a queue of its own. */
+  taskQueue?: string;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -95,7 +101,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.contextWindowTokens !== undefined && { contextWindowTokens: options.contextWindowTokens }),
     ...(options.batchDelayMs !== undefined && { batchDelayMs: options.batchDelayMs }),
   });
-  const taskQueue = `test-${randomUUID()}`;
+  const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const executionLog = join(mkdtempSync(join(tmpdir(), 'tools-')), 'executions.jsonl');
   const address = options.address ?? temporalAddress;
   const serverNamespace = options.address ? 'default' : namespace;
@@ -103,7 +109,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const mcp = new McpClientPool(parseMcpServers(options.mcpServers ?? {}, process.env));
   const relay = options.liveRelay && (await LiveRelay.start(options.liveRelay));
   if (relay && options.liveFeed === false) relay.feedSinks = () => NO_LIVE_FEED;
-  const workflowBundlePath = await harnessWorkflowBundle(options.dataConverter);
+  const workflowBundlePath = options.workflowBundlePath ?? (await harnessWorkflowBundle(options.dataConverter));
   const worker = await createConversationWorker({
     mcp,
     connection: workerConnection,
@@ -126,6 +132,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(relay && { liveRelay: relay }),
     ...(options.maxModelReplyBytes !== undefined && { maxModelReplyBytes: options.maxModelReplyBytes }),
     ...(options.batchWindowMs !== undefined && { batchWindowMs: options.batchWindowMs }),
+    ...(options.deployment && { deployment: options.deployment }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

@@ -1,8 +1,9 @@
-// Conversations whose histories are kept as replay fixtures (test/fixtures/replay/): each one exercises a part of the
-// workflow that a later change could make replay differently — an event reader's long poll, continue-as-new with a
-// carried event log, typed answers in both modes, approvals, the max_tokens ladder, a budget, a tool error, a fork.
-// Recorded once per released version (RECORD_FIXTURES=1 in test/e2e/replay.test.ts; RECORD_SCENARIOS=a,b records only
-// those, for a scenario added since); every later version must replay them.
+// Conversations whose histories are kept as replay fixtures (test/fixtures/replay/<version>/): each one exercises a
+// part of the workflow that a later change could make replay differently — an event reader's long poll,
+// continue-as-new with a carried event log, typed answers in both modes, approvals, the max_tokens ladder, a budget, a
+// tool error, a fork, a fallback model, thinking, message threads, the legacy XML protocol. Recorded once per released
+// version (RECORD_FIXTURES=1 in test/e2e/replay.test.ts: only those its folder lacks); every later version must replay
+// them.
 import type { Harness } from './harness';
 import { uniquePrompt } from './harness';
 import { approvalAskedFor } from './awaiting-approval';
@@ -169,6 +170,62 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
       await h.conversations.waitForResult(fork.id);
       await h.conversations.end(origin);
       return fork.id;
+    },
+  },
+  {
+    // The first model overloaded twice: the same call goes to the fallback model as an activity of its own.
+    name: 'fallback-model-after-overload',
+    async run(h) {
+      const id = `replay-fallback-${Date.now()}`;
+      const prompt = uniquePrompt('What is the current stock price of General Motors?');
+      h.mock.script(prompt, [{ demo: true }, { fault: 'status', status: 529 }, { fault: 'status', status: 529 }]);
+      await h.conversations.sendMessage(id, prompt, {
+        start: {
+          tools: STOCK_TOOLS,
+          model: 'claude-sonnet-5-5',
+          fallbackModels: ['claude-opus-5-5'],
+          fallbackAfterAttempts: 2,
+          closeAfterFirstReply: true,
+        },
+      });
+      await h.conversations.waitForResult(id);
+      return id;
+    },
+  },
+  {
+    name: 'thinking-adaptive-chain',
+    async run(h) {
+      const id = `replay-thinking-${Date.now()}`;
+      await h.conversations.sendMessage(id, uniquePrompt('What is the current stock price of General Motors?'), {
+        start: { tools: STOCK_TOOLS, closeAfterFirstReply: true, thinking: { type: 'adaptive' }, effort: 'high' },
+      });
+      await h.conversations.waitForResult(id);
+      return id;
+    },
+  },
+  {
+    // Message threads: the second turn's calls continue the thread with only what the turn added.
+    name: 'threads-two-turns',
+    async run(h) {
+      const id = `replay-threads-${Date.now()}`;
+      await h.conversations.sendMessage(id, uniquePrompt('What is the current stock price of General Motors?'), {
+        start: { tools: STOCK_TOOLS, threads: true },
+      });
+      await h.conversations.sendMessage(id, uniquePrompt('And Ford?'));
+      await h.conversations.end(id);
+      await h.conversations.waitForResult(id);
+      return id;
+    },
+  },
+  {
+    name: 'legacy-xml-chain',
+    async run(h) {
+      const id = `replay-legacy-xml-${Date.now()}`;
+      await h.conversations.sendMessage(id, uniquePrompt('What is the current stock price of General Motors?'), {
+        start: { tools: STOCK_TOOLS, protocol: 'legacy-xml', closeAfterFirstReply: true },
+      });
+      await h.conversations.waitForResult(id);
+      return id;
     },
   },
 ];

@@ -21,6 +21,8 @@ export interface WorkerProcessOptions {
   toolOutputChars?: number;
   /** Default: $WORKFLOW_BUNDLE_PATH (pre-bundled by the test runner): a worker starts in a second or two. */
   workflowBundlePath?: string;
+  /** Another build's worker (test/support/modified-workflow-bundle.ts): its entry file. Default: this checkout's. */
+  entry?: string;
   /** More variables (WORKER_MAX_CONCURRENT_ACTIVITIES, …). */
   env?: Record<string, string>;
   /** How long to wait for "Worker ready". Default 60 s (two cores shared with a dev server and other tests). */
@@ -35,7 +37,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   if (!address) throw new Error('startWorkerProcess: no temporalAddress and no $TEMPORAL_ADDRESS');
   const bundle = options.workflowBundlePath ?? process.env.WORKFLOW_BUNDLE_PATH;
   return spawnWorker({
-    entry: 'scripts/rig-worker.ts',
+    entry: options.entry ?? 'scripts/rig-worker.ts',
     env: {
       TEMPORAL_ADDRESS: address,
       TEMPORAL_NAMESPACE: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',

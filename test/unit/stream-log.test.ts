@@ -94,7 +94,7 @@ test('log: the hand-over keeps what the log holds when it fits, else the current
 });
 
 test("log: a run continued from 0.1.0's carried log (the replay fixture's run 2) goes on at base_offset + count", () => {
-  const fixture = join(__dirname, '..', 'fixtures', 'replay', 'stream-reader-and-continue-as-new.run2.json');
+  const fixture = join(__dirname, '..', 'fixtures', 'replay', '0.1.0', 'stream-reader-and-continue-as-new.run2.json');
   const history = historyFromJSON(JSON.parse(readFileSync(fixture, 'utf8')));
   const payload = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
   const raw = JSON.parse(Buffer.from(payload.data!).toString('utf8')) as {

@@ -75,3 +75,21 @@ test('the live relay’s bounds: what waits for all its readers (MiB) and the fe
     }
   }
 });
+
+test('Worker Deployments: a deployment name and a build id, both or neither; pinned unless asked otherwise', () => {
+  const base = { ANTHROPIC_BASE_URL: 'http://x' };
+  const off = loadConfig(base);
+  assert.equal(off.TEMPORAL_DEPLOYMENT_NAME, undefined, 'off when unset');
+  const on = loadConfig({ ...base, TEMPORAL_DEPLOYMENT_NAME: 'conversations', TEMPORAL_BUILD_ID: 'build-42' });
+  assert.equal(on.TEMPORAL_BUILD_ID, 'build-42');
+  assert.equal(on.TEMPORAL_VERSIONING_BEHAVIOR, 'pinned');
+  assert.throws(
+    () => loadConfig({ ...base, TEMPORAL_DEPLOYMENT_NAME: 'conversations' }),
+    /TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_BUILD_ID: set both/,
+  );
+  assert.throws(() => loadConfig({ ...base, TEMPORAL_BUILD_ID: 'build-42' }), /set both/);
+  assert.throws(
+    () => loadConfig({ ...base, TEMPORAL_VERSIONING_BEHAVIOR: 'sometimes' }),
+    /TEMPORAL_VERSIONING_BEHAVIOR/,
+  );
+});
