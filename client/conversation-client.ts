@@ -261,6 +261,7 @@ export class ConversationClient {
       },
     );
     const input: ConversationInput = {
+      v: INPUT_FORMAT,
       options: await this.checkOptions({ ...point.options, ...changes }),
       carried: point.carried,
       forkedFrom: point.forkedFrom,
