@@ -409,7 +409,7 @@ describe('message calls take one options object: the positional shape of old is 
     [
       'sendMessage(id, text, undefined, { output })',
       () => conversations.sendMessage(openId, 'hi', ...([undefined, { output: { schema: {} } }] as never[])),
-      /^Invalid arguments for sendMessage: no argument after the options; everything goes in one options object: sendMessage\(id, text, \{ start, output, timeoutMs, updateId \}\)$/,
+      /^Invalid arguments for sendMessage: no argument after the options; everything goes in one options object: sendMessage\(id, text, \{ start, output, batch, timeoutMs, updateId \}\)$/,
     ],
     [
       'sendMessage(id, text, start, { timeoutMs })',
@@ -419,7 +419,7 @@ describe('message calls take one options object: the positional shape of old is 
     [
       'submitMessage(id, text, undefined, { output })',
       () => conversations.submitMessage(openId, 'hi', ...([undefined, { output: { schema: {} } }] as never[])),
-      /^Invalid arguments for submitMessage: .*submitMessage\(id, text, \{ start, output \}\)$/,
+      /^Invalid arguments for submitMessage: .*submitMessage\(id, text, \{ start, output, batch \}\)$/,
     ],
     [
       'streamMessage(id, text, undefined, { signal })',
@@ -429,7 +429,7 @@ describe('message calls take one options object: the positional shape of old is 
           'hi',
           ...([undefined, { signal: new AbortController().signal }] as never[]),
         ),
-      /^Invalid arguments for streamMessage: .*streamMessage\(id, text, \{ start, output, signal \}\)$/,
+      /^Invalid arguments for streamMessage: .*streamMessage\(id, text, \{ start, output, batch, signal \}\)$/,
     ],
   ];
   for (const [what, call, names] of [...misplaced, ...positional]) {
