@@ -1,6 +1,7 @@
 // Conversations whose histories are kept as replay fixtures (test/fixtures/replay/): each one exercises a part of the
 // workflow that a later change could make replay differently — an event reader's long poll, continue-as-new with a
-// carried event log, typed answers in both modes, approvals, the max_tokens ladder, a budget, a tool error, a fork.
+// carried event log, typed answers in both modes, approvals, the max_tokens ladder, a budget, a tool error, a fork
+// before a turn and one after a step.
 // Recorded once per released version (RECORD_FIXTURES=1 in test/e2e/replay.test.ts; RECORD_SCENARIOS=a,b records only
 // those, for a scenario added since); every later version must replay them.
 import type { Harness } from './harness';
@@ -163,6 +164,25 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
         at: { beforeTurn: 2 },
         options: { system: 'Answer briefly.' },
         message: 'And Tesla?',
+      });
+      await h.conversations.awaitTurn(fork.id, fork.turn);
+      await h.conversations.end(fork.id);
+      await h.conversations.waitForResult(fork.id);
+      await h.conversations.end(origin);
+      return fork.id;
+    },
+  },
+  {
+    // A fork (docs/fork.md) inside turn 1, after its first step (the ticker lookup), with another model: the fork's
+    // start input (carried with the turn in progress, forkedFrom with its step), the turn it goes on with, its end.
+    name: 'fork-after-step',
+    async run(h) {
+      const origin = `replay-fork-step-origin-${Date.now()}`;
+      const prompt = uniquePrompt('What is the current stock price of General Motors?');
+      await h.conversations.sendMessage(origin, prompt, { start: { tools: STOCK_TOOLS } });
+      const fork = await h.conversations.fork(origin, {
+        at: { afterStep: { turn: 1, step: 1 } },
+        options: { model: 'claude-opus-4-1' },
       });
       await h.conversations.awaitTurn(fork.id, fork.turn);
       await h.conversations.end(fork.id);
