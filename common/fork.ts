@@ -193,6 +193,10 @@ export function cutAfterStep(
   const next = source.turnStarts[index + 1];
   const end = next && next.at > start.at ? next.at : source.transcript.length;
   const steps = stepsWithResults(source.transcript, start.at, end, next);
+  // A typed answer given with the answer tool (mode `tool`) is a reply with a result after it: it is still the answer.
+  const outcome = source.outcomes.find((known) => outcomeTurn(known) === turn);
+  const typedAnswer = outcome?.kind === 'reply' && 'output' in outcome.result && start.at + 2 * steps.length + 1 >= end;
+  if (typedAnswer && steps.length > 0) steps.pop();
   if (step > steps.length) {
     const replies =
       steps.length === 0

@@ -335,6 +335,30 @@ describe('the cut after a step inside a turn', () => {
     assertInvalidPoint(() => state.forkPoint({ afterStep: { turn: 4, step: 1 } }), /none of its replies called tools/);
   });
 
+  test("a typed answer given with the answer tool is the turn's answer, not a step", () => {
+    const state = new ConversationState({ options }, 'run-1');
+    state.enqueue('Quote GM.');
+    state.beginTurn();
+    const call = (id: string, name: string) => ({
+      role: 'assistant' as const,
+      content: [{ type: 'tool_use' as const, id, name, input: {} }],
+    });
+    const result = (id: string) => ({
+      role: 'user' as const,
+      content: [{ type: 'tool_result' as const, tool_use_id: id, content: 'ok' }],
+    });
+    state.appendReply({ message: call('t1', 'get_weather'), replyId: 'msg_1' });
+    state.appendResults(result('t1'));
+    state.appendReply({ message: call('a1', 'final_answer'), replyId: 'msg_2' });
+    state.appendResults(result('a1'));
+    state.finishTurn({ text: '{"price":1}', status: 'awaiting_user', answer: { output: { price: 1 } } });
+    assert.equal(state.forkPoint({ afterStep: { turn: 1, step: 1 } }).carried.transcript.length, 3);
+    assertInvalidPoint(
+      () => state.forkPoint({ afterStep: { turn: 1, step: 2 } }),
+      /step 2 is its answer: fork after turn 1/,
+    );
+  });
+
   test('a state a step point could not have given is refused', () => {
     const state = withThreeStepTurn();
     const from = { workflowId: 'origin', runId: 'r', turn: 2, step: 1 };
