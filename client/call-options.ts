@@ -59,43 +59,52 @@ export type StartOptions = Omit<ConversationOptionsInput, 'output'> & z.input<ty
  * What `fork` takes besides the origin's id (docs/fork.md). The message is checked as any message is (the workflow's
  * own schema), the options where a start's are (the tools the workers register).
  */
-export const forkOptionsSchema = z.strictObject(
-  {
-    /**
-     * Where to fork: before turn n (the fork's next message is its turn n), or after turn n (the same as before turn
-     * n + 1; after the last ended turn, the whole transcript). Turns are numbered as `sendMessage` answers them.
-     * @example { beforeTurn: 2 }
-     */
-    at: forkAtSchema,
-    /**
-     * The options that change (another model, system prompt, tools…); the rest are the origin's. A typed answer
-     * (`output`) is given per message instead.
-     * @default none: the origin's options
-     * @example { model: 'claude-opus-4-1' }
-     */
-    options: objectArgument<Partial<Omit<ConversationOptionsInput, 'output'>>>("options (the fork's changed options)")
-      .refine((options) => options === undefined || !('output' in options), {
-        message: "a fork's typed answer is given per message (sendMessage's output), not in options",
-      })
-      .optional(),
-    /**
-     * The fork's first message, sent at once as its turn n (wait for it with `awaitTurn(fork.id, fork.turn)`).
-     * @default none: the fork waits for a message
-     */
-    message: z.string({ error: 'a message is a string' }).optional(),
-    /**
-     * The fork's id; generated if absent.
-     * @default `<origin id>-fork-<8 random hex digits>`
-     */
-    workflowId: conversationIdSchema.optional(),
-    /**
-     * Who the fork belongs to (ConversationOwner); the gateway names its caller.
-     * @default none: the fork has no owner
-     */
-    owner: ownerSchema.optional(),
-  },
-  { error: 'fork options are an object: { at, options?, message?, workflowId?, owner? }' },
-);
+export const forkOptionsSchema = z
+  .strictObject(
+    {
+      /**
+       * Where to fork: before turn n (the fork's next message is its turn n), or after turn n (the same as before turn
+       * n + 1; after the last ended turn, the whole transcript), or inside turn n after its k-th model reply and that
+       * reply's tool results (`afterStep`: the fork goes on with turn n at once, from the next model call; wait for its
+       * answer with `awaitTurn(fork.id, fork.turn)`). Turns are numbered as `sendMessage` answers them.
+       * @example { beforeTurn: 2 }
+       */
+      at: forkAtSchema,
+      /**
+       * The options that change (another model, system prompt, tools…); the rest are the origin's. A typed answer
+       * (`output`) is given per message instead.
+       * @default none: the origin's options
+       * @example { model: 'claude-opus-4-1' }
+       */
+      options: objectArgument<Partial<Omit<ConversationOptionsInput, 'output'>>>("options (the fork's changed options)")
+        .refine((options) => options === undefined || !('output' in options), {
+          message: "a fork's typed answer is given per message (sendMessage's output), not in options",
+        })
+        .optional(),
+      /**
+       * The fork's first message, sent at once as its turn n (wait for it with `awaitTurn(fork.id, fork.turn)`). Not with
+       * `afterStep`: such a fork goes on with the origin's turn at once.
+       * @default none: the fork waits for a message
+       */
+      message: z.string({ error: 'a message is a string' }).optional(),
+      /**
+       * The fork's id; generated if absent.
+       * @default `<origin id>-fork-<8 random hex digits>`
+       */
+      workflowId: conversationIdSchema.optional(),
+      /**
+       * Who the fork belongs to (ConversationOwner); the gateway names its caller.
+       * @default none: the fork has no owner
+       */
+      owner: ownerSchema.optional(),
+    },
+    { error: 'fork options are an object: { at, options?, message?, workflowId?, owner? }' },
+  )
+  .refine((fork) => fork.message === undefined || !('afterStep' in fork.at), {
+    // A fork at a step goes on with the origin's turn (its next act is a model call): no message has a place there.
+    message: 'a fork at a step goes on with that turn and takes no message (send one once it answered)',
+    path: ['message'],
+  });
 /** What `fork` takes besides the origin's id. */
 export type ForkOptions = z.input<typeof forkOptionsSchema>;
 

@@ -8,6 +8,7 @@
 //   transcript ID | state ID          read a conversation
 //   tree ID                           the conversation and its sub-agents, as a tree
 //   fork ID --before-turn N|--after-turn N [--message TEXT]   a new conversation from a turn of this one
+//   fork ID --after-step N.K                               … from a step inside turn N: it answers turn N again
 //   list [--status S] [--model M]     list conversations
 //   approve ID CALL_ID [--reject] [--reason TEXT]
 //   end ID | cancel ID
@@ -59,6 +60,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   'before-turn': { type: 'string' },
   'after-turn': { type: 'string' },
+  'after-step': { type: 'string' },
   message: { type: 'string' },
   query: { type: 'string' },
   max: { type: 'string' },
@@ -100,6 +102,10 @@ const USAGE = `usage: claude-temporal-orchestrator <command> [options]
                                      a new conversation with ID's transcript up to that turn (docs/fork.md); the
                                      options given change, the rest are ID's. With --message, it prints the fork's
                                      answer beside the original's answer to that turn
+  fork ID --after-step N.K [--id NEW_ID] [--model M] …
+                                     a fork inside turn N, after its K-th model reply and that reply's tool results:
+                                     it goes on with turn N (no tool runs again); prints its answer beside the
+                                     original's
   list [--status S] [--model M]      list conversations
   approve ID CALL_ID [--reject] [--reason TEXT]
   end ID | cancel ID
@@ -160,12 +166,26 @@ function forkChanges(): Omit<StartOptions, 'id' | 'owner' | 'output'> {
   };
 }
 
-/** `--before-turn N` or `--after-turn N`, as `fork` takes it (checked there: a whole number from 1 on). */
+/**
+ * `--before-turn N`, `--after-turn N` or `--after-step N.K`, as `fork` takes it (checked there: whole numbers from 1
+ * on).
+ */
 function forkPoint(): ForkOptions['at'] {
   const before = flags['before-turn'];
   const afterTurn = flags['after-turn'];
-  if ((before === undefined) === (afterTurn === undefined)) {
-    throw new ConversationError('invalid_options', 'fork needs one of --before-turn N and --after-turn N.');
+  const afterStep = flags['after-step'];
+  if ([before, afterTurn, afterStep].filter((flag) => flag !== undefined).length !== 1) {
+    throw new ConversationError(
+      'invalid_options',
+      'fork needs one of --before-turn N, --after-turn N and --after-step N.K.',
+    );
+  }
+  if (afterStep !== undefined) {
+    const [turn, step, ...more] = afterStep.split('.');
+    if (step === undefined || more.length > 0) {
+      throw new ConversationError('invalid_options', `--after-step is TURN.STEP (2.1: turn 2, after its first step).`);
+    }
+    return { afterStep: { turn: turnFlag(turn!), step: turnFlag(step) } };
   }
   return before !== undefined ? { beforeTurn: turnFlag(before) } : { afterTurn: turnFlag(afterTurn!) };
 }
@@ -558,8 +578,9 @@ async function main(): Promise<void> {
     case 'fork': {
       const origin = needId(rest[0]);
       const message = flags.message;
+      const at = forkPoint();
       const fork = await client.fork(origin, {
-        at: forkPoint(),
+        at,
         options: forkChanges(),
         ...(message !== undefined && { message }),
         ...(flags.id && { workflowId: flags.id }),
@@ -567,7 +588,8 @@ async function main(): Promise<void> {
       showLink(fork.id);
       const url = client.conversationUrl(fork.id);
       const started = { ...fork, ...(url && { url }) };
-      if (message === undefined) return out(started, () => console.log(fork.id));
+      // A fork at a step answers its turn at once: it is waited for as a fork with a message is.
+      if (message === undefined && !('afterStep' in at)) return out(started, () => console.log(fork.id));
       // "Replay from here": the fork's answer, and beside it the origin's answer to the same turn, if it has one.
       if (!flags.json) {
         console.log(fork.id);

@@ -123,9 +123,12 @@ export interface ConversationSummary {
 export interface Fork {
   /** The fork's conversation id. */
   id: string;
-  /** The fork's first turn: its first message's (answered in the background: `awaitTurn(id, turn)`), or the next one. */
+  /**
+   * The fork's first turn: its first message's (answered in the background: `awaitTurn(id, turn)`), or the next one;
+   * at a step, the origin's turn it goes on with (answered in the background too).
+   */
   turn: number;
-  /** Its origin: the conversation, the run that answered the cut, the turn it was cut before. */
+  /** Its origin: the conversation, the run that answered the cut, the turn it was cut before (or inside: `step`). */
   forkedFrom: ForkedFrom;
 }
 
@@ -235,7 +238,7 @@ export class ConversationClient {
   }
 
   /**
-   * Forks conversation `id` at a point (`at`: before or after a turn): a new conversation whose transcript is the
+   * Forks conversation `id` at a point (`at`: before or after a turn, or after a step inside one): a new conversation whose transcript is the
    * origin's up to there (thinking blocks, tool results and compaction included), with the origin's options but those
    * `options` changes, and `message` as its first message if given. The origin is untouched; no tool runs again; no
    * pending approval, thread or event log is copied (docs/fork.md). The fork lists under `ForkedFrom = "<id>"`.
@@ -285,15 +288,15 @@ export class ConversationClient {
 
   /** The Web UI's summary and details of a fork: its origin named (linked, when the UI's URL is known). */
   private forkDescription({ forkedFrom, options }: ForkPoint, message: string | undefined) {
-    const { workflowId, runId, turn } = forkedFrom;
+    const { workflowId, runId, turn, step } = forkedFrom;
     const url = this.conversationUrl(workflowId);
     const origin = url ? `[${workflowId}](${url})` : workflowId;
+    const where = step === undefined ? `before turn ${turn}` : `after step ${step} of turn ${turn}`;
     return {
-      staticSummary: `Fork of ${workflowId} before turn ${turn}${message ? `: ${firstLine(message)}` : ''}`,
-      staticDetails: [
-        `- forked from: ${origin}, before turn ${turn} (run ${runId})`,
-        `- origin's model: ${options.model}`,
-      ].join('\n'),
+      staticSummary: `Fork of ${workflowId} ${where}${message ? `: ${firstLine(message)}` : ''}`,
+      staticDetails: [`- forked from: ${origin}, ${where} (run ${runId})`, `- origin's model: ${options.model}`].join(
+        '\n',
+      ),
     };
   }
 

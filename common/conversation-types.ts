@@ -190,12 +190,13 @@ export interface TurnStart {
 
 /**
  * The conversation a fork was cut from (common/fork.ts): its id, the run that answered the cut, and the turn the fork
- * was cut before (the fork's first turn).
+ * was cut before (the fork's first turn), or, with `step`, inside (the fork goes on with that turn after its step).
  */
 export interface ForkedFrom {
   workflowId: string;
   runId: string;
   turn: number;
+  step?: number;
 }
 
 /** What a run hands to the next one at continue-as-new. */

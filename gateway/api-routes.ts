@@ -125,8 +125,10 @@ export async function route(routes: Routes, req: IncomingMessage, res: ServerRes
         ...(body.id && { workflowId: body.id }),
         owner: caller.principal,
       });
-      // A new conversation's log starts at offset 0; its first message, if any, is turn `fork.turn`.
-      return sendJson(res, 201, { ...fork, ...(body.message !== undefined && { offset: 0 }) });
+      // A new conversation's log starts at offset 0; its first message, if any, is turn `fork.turn` (so is the turn a
+      // fork at a step goes on with).
+      const answering = body.message !== undefined || 'afterStep' in body.at;
+      return sendJson(res, 201, { ...fork, ...(answering && { offset: 0 }) });
     }
     case 'end':
       allow(method, ['POST']);

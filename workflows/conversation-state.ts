@@ -48,7 +48,7 @@ import { RelayedApprovals } from './relayed-approvals';
 import { jsonBytes, utf8Length } from '../common/utf8-length';
 import { anchorOf, continuableFrom, type ThreadAnchor } from '../common/threads';
 import { type OutputSpec, outputConflict } from '../common/structured-output';
-import { cutBefore, type ForkAt, type ForkedFrom, forkTurn, MAX_TURN_STARTS } from '../common/fork';
+import { cutAfterStep, cutBefore, type ForkAt, type ForkedFrom, forkTurn, MAX_TURN_STARTS } from '../common/fork';
 import {
   approvalDecisionSchema,
   messageOptionsSchema,
@@ -989,7 +989,7 @@ export class ConversationState {
    * This conversation's state cut at `at` (common/fork.ts), for a fork to start from; throws a rejection saying why
    * there is no such point. Bounded: one pass over the transcript and the turn starts.
    */
-  forkPoint(at: ForkAt): { carried: CarriedState; turn: number } {
+  forkPoint(at: ForkAt): { carried: CarriedState; turn: number; step?: number } {
     const source = {
       transcript: this.transcript,
       turnStarts: this.#turnStarts,
@@ -999,6 +999,11 @@ export class ConversationState {
     };
     const named = forkTurn(source, at);
     if ('problem' in named) throw rejection(named.problem, FailureType.InvalidForkPoint);
+    if ('afterStep' in at) {
+      const inside = cutAfterStep(source, at.afterStep);
+      if ('problem' in inside) throw rejection(inside.problem, FailureType.InvalidForkPoint);
+      return { carried: inside.carried, turn: named.turn, step: inside.step };
+    }
     const cut = cutBefore(source, named.turn);
     if ('problem' in cut) throw rejection(cut.problem, FailureType.InvalidForkPoint);
     return { carried: cut.carried, turn: named.turn };

@@ -105,6 +105,12 @@ export async function conversation(rawInput: ConversationInput): Promise<Convers
   const mcpTools = new Map<string, McpTool>();
   const agents = new SubAgents(state, stream, publish);
   registerHandlers(state, mcpTools, stream, agents);
+  // A fork at a step goes on with its origin's turn: its own event log starts with that turn (a continued run's
+  // log already has it).
+  const goesOnWith = state.forkedFrom?.step !== undefined ? state.currentTurn : undefined;
+  if (goesOnWith && workflowInfo().continuedFromExecutionRunId === undefined) {
+    stream.turnStarted(goesOnWith.turn, userText(state.transcript[goesOnWith.transcriptStart]));
+  }
 
   try {
     // The same local activity answers the model's prices, unless the conversation brings its own (model-prices.ts).
@@ -237,8 +243,16 @@ function checkedInput(rawInput: unknown): ConversationInput {
     if (forkedFrom.workflowId === workflowInfo().workflowId) return invalid('a conversation is not its own fork');
     const problem = forkedStateProblem(parsed.data.carried as CarriedState, forkedFrom, KEPT_OUTCOMES);
     if (problem) return invalid(problem);
-    // Its own first run: its own counters of runs, and its own tool idempotency keys.
-    const carried = { ...parsed.data.carried, runs: 0, firstRunId: workflowInfo().firstExecutionRunId };
+    // Its own first run: its own counters of runs, and its own tool idempotency keys. A fork at a step goes on with
+    // its turn, asking the fork's typed answer if it has one (a message's own is not carried: common/fork.ts).
+    const { currentTurn } = parsed.data.carried;
+    const { output } = parsed.data.options;
+    const carried = {
+      ...parsed.data.carried,
+      runs: 0,
+      firstRunId: workflowInfo().firstExecutionRunId,
+      ...(currentTurn && output && { currentTurn: { ...currentTurn, output, answerAttempts: 0 } }),
+    };
     return { ...parsed.data, carried } as ConversationInput;
   }
   // Only the parent conversation that starts a sub-agent writes its lineage (continue-as-new keeps the parent).
@@ -473,9 +487,13 @@ function registerHandlers(
     const parsed = forkAtSchema.safeParse(at);
     if (!parsed.success)
       throw rejection(`Invalid fork point: ${describeIssues(parsed.error, 'at')}`, FailureType.InvalidForkPoint);
-    const { carried, turn } = state.forkPoint(parsed.data);
+    const { carried, turn, step } = state.forkPoint(parsed.data);
     const { workflowId, runId } = workflowInfo();
-    return { carried, forkedFrom: { workflowId, runId, turn }, options: state.options };
+    return {
+      carried,
+      forkedFrom: { workflowId, runId, turn, ...(step !== undefined && { step }) },
+      options: state.options,
+    };
   });
   setHandler(modelContextQuery, (range) => {
     const { to } = modelContextRangeSchema.parse(range);

@@ -114,3 +114,42 @@ test('fork without a message prints the new id; bad fork points are invalid_opti
   assert.equal(JSON.parse(past.stdout).error.code, 'rejected');
   assert.match(JSON.parse(past.stdout).error.message, /the latest point is before turn 3/);
 });
+
+test('fork --after-step N.K --model M: the fork goes on with turn N and its answer prints beside the original', async () => {
+  const prompt = uniquePrompt('What is General Motors trading at (CLI step)?');
+  h.mock.script(prompt, [
+    callsTools(['get_ticker_symbol', { company_name: 'General Motors' }]),
+    callsTools(['get_current_stock_price', { symbol: 'GM' }]),
+    says('GM is at 38.50.'),
+    says('Another model, from the ticker alone: GM.'),
+  ]);
+  const id = `cli-fork-step-${randomUUID().slice(0, 8)}`;
+  await h.conversations.sendMessage(id, prompt, { start: { tools: ['get_ticker_symbol', 'get_current_stock_price'] } });
+  const forked = await cli('fork', id, '--after-step', '1.1', '--model', 'claude-opus-4-1');
+  assert.equal(forked.code, 0, forked.stderr);
+  const lines = forked.stdout.trim().split('\n');
+  assert.match(lines[0]!, new RegExp(`^${id}-fork-[0-9a-f]{8}$`));
+  assert.deepEqual(lines.slice(1), [
+    '── original (claude-sonnet-5-5), turn 1:',
+    'GM is at 38.50.',
+    '── fork (claude-opus-4-1), turn 1:',
+    'Another model, from the ticker alone: GM.',
+  ]);
+  assert.equal(h.executions(lines[0]).length, 0, 'no tool ran again');
+
+  for (const args of [
+    ['--after-step', '1'],
+    ['--after-step', '1.0'],
+    ['--after-step', '1.1.1'],
+    ['--after-step', 'one.two'],
+    ['--after-step', '1.1', '--after-turn', '1'],
+    ['--after-step', '1.1', '--message', 'Hello'],
+  ]) {
+    const refused = await cli('fork', id, ...args, '--json');
+    assert.equal(refused.code, 1, args.join(' '));
+    assert.equal(JSON.parse(refused.stdout).error.code, 'invalid_options', args.join(' '));
+  }
+  const answer = await cli('fork', id, '--after-step', '1.3', '--json');
+  assert.equal(JSON.parse(answer.stdout).error.code, 'rejected');
+  assert.match(JSON.parse(answer.stdout).error.message, /step 3 is its answer: fork after turn 1/);
+});

@@ -310,3 +310,86 @@ describe('fork of a compacted conversation', () => {
 
 const firstBlockType = (message: { content: unknown } | undefined) =>
   Array.isArray(message?.content) ? (message.content[0] as { type: string } | undefined)?.type : undefined;
+
+describe('fork after a step inside a turn', () => {
+  test('a 3-step turn forked after step 1 with another model: step 1 kept with its tool result, the tool ran once, the fork answers the turn, the origin untouched', async () => {
+    const prompt = uniquePrompt('What is General Motors trading at (step)?');
+    h.mock.script(prompt, [
+      callsTools(['get_ticker_symbol', { company_name: 'General Motors' }]),
+      callsTools(['get_current_stock_price', { symbol: 'GM' }]),
+      says('GM is at 38.50.'),
+    ]);
+    const id = `fork-step-${randomUUID().slice(0, 8)}`;
+    const original = await h.conversations.sendMessage(id, prompt, { start: OPTIONS });
+    assert.equal(original.text, 'GM is at 38.50.');
+    assert.equal(original.modelCalls, 3);
+    const originTranscript = await h.conversations.getTranscript(id);
+    const originState = await h.conversations.getState(id);
+    const tickerRuns = () => h.executions(undefined, 'get_ticker_symbol').filter((l) => l.event === 'start').length;
+    const tickerRunsBefore = tickerRuns();
+    assert.equal(toolRuns(id), 2);
+
+    h.mock.script(prompt, [says('The other model, from the ticker alone: GM.')]);
+    const fork = await h.conversations.fork(id, {
+      at: { afterStep: { turn: 1, step: 1 } },
+      options: { model: 'claude-opus-4-1' },
+    });
+    assert.equal(fork.turn, 1, 'the fork goes on with turn 1');
+    assert.deepEqual(fork.forkedFrom, { ...fork.forkedFrom, workflowId: id, turn: 1, step: 1 });
+    const answer = await h.conversations.awaitTurn(fork.id, fork.turn);
+    assert.equal(answer.text, 'The other model, from the ticker alone: GM.');
+    assert.equal(answer.turn, 1);
+    assert.equal(answer.modelCalls, 1, "the fork's own calls: the one after step 1");
+
+    // The fork's only model call went to the other model with the turn up to step 1's tool result, no user message after it.
+    const request = h.mock.requestsFor(prompt).at(-1)!;
+    assert.equal(request.body.model, 'claude-opus-4-1');
+    assert.equal(request.body.messages.length, 3);
+    const forkTranscript = await h.conversations.getTranscript(fork.id);
+    assert.deepEqual(forkTranscript.slice(0, 3), originTranscript.slice(0, 3));
+    assert.equal((forkTranscript[2]!.content as Array<{ type: string }>)[0]!.type, 'tool_result');
+    assert.equal(forkTranscript.length, 4);
+
+    // No tool ran again: the ticker tool ran once in all, the fork ran none.
+    assert.equal(tickerRuns(), tickerRunsBefore);
+    assert.equal(toolRuns(fork.id), 0);
+    assert.deepEqual(await h.conversations.getTranscript(id), originTranscript);
+    const after = await h.conversations.getState(id);
+    assert.equal(after.modelCalls, originState.modelCalls);
+    assert.equal(after.turns, originState.turns);
+
+    // The fork's event log starts with the turn it went on with, and ends it as any turn.
+    const types: string[] = [];
+    for await (const item of h.conversations.events(fork.id, { fromOffset: 0 })) {
+      types.push(item.event.type);
+      if (item.event.type === 'turn_finished' || item.event.type === 'turn_failed') break;
+    }
+    assert.equal(types[0], 'turn_started');
+    assert.equal(types.at(-1), 'turn_finished');
+
+    // It is a conversation like any: the next message is its turn 2, and it can be forked again before turn 1's end.
+    h.mock.script(prompt, [says('Still GM.')]);
+    const next = await h.conversations.sendMessage(fork.id, 'And the ticker?');
+    assert.equal(next.turn, 2);
+    assert.equal(next.text, 'Still GM.');
+    const forkState = await h.conversations.getState(fork.id);
+    assert.deepEqual(forkState.forkedFrom, fork.forkedFrom);
+    assert.equal(forkState.model, 'claude-opus-4-1');
+  });
+
+  test('a step point with a message, or one the turn does not have, is refused before anything starts', async () => {
+    const { id } = await threeTurns('step-bounds');
+    await assert.rejects(
+      h.conversations.fork(id, { at: { afterStep: { turn: 1, step: 1 } }, message: 'Hello' }),
+      (err: unknown) =>
+        err instanceof ConversationError && err.code === 'invalid_options' && /takes no message/.test(err.message),
+    );
+    await assert.rejects(
+      h.conversations.fork(id, { at: { afterStep: { turn: 1, step: 2 } } }),
+      (err: unknown) =>
+        err instanceof ConversationError &&
+        err.code === 'rejected' &&
+        /step 2 is its answer: fork after turn 1/.test(err.message),
+    );
+  });
+});

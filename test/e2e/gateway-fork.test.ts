@@ -108,6 +108,33 @@ describe('POST /api/conversations/:id/fork', () => {
     assert.match(past.body.error.message, /the latest point is before turn 3/);
     assert.equal((await as(ALICE, 'GET', `/api/conversations/${id}/fork`)).status, 405);
   });
+
+  test('a step point: 201 with the turn the fork goes on with and offset 0; its answer; a step with a message is 400', async () => {
+    const { id } = await alicesConversation('Another answer to turn 1.');
+    const forked = await as(ALICE, 'POST', `/api/conversations/${id}/fork`, {
+      at: { afterStep: { turn: 1, step: 1 } },
+    });
+    assert.equal(forked.status, 201, JSON.stringify(forked.body));
+    assert.equal(forked.body.turn, 1);
+    assert.equal(forked.body.offset, 0);
+    assert.deepEqual(forked.body.forkedFrom, { ...forked.body.forkedFrom, workflowId: id, turn: 1, step: 1 });
+    const answer = await h.conversations.awaitTurn(forked.body.id, 1);
+    assert.equal(answer.text, 'Another answer to turn 1.');
+    assert.equal(h.executions(forked.body.id).length, 0, 'no tool ran again');
+    for (const body of [
+      { at: { afterStep: { turn: 1, step: 1 } }, message: 'Hello' },
+      { at: { afterStep: { turn: 1, step: 0 } } },
+      { at: { afterStep: { turn: 1 } } },
+    ]) {
+      const refused = await as(ALICE, 'POST', `/api/conversations/${id}/fork`, body);
+      assert.equal(refused.status, 400, JSON.stringify(body));
+    }
+    const answerStep = await as(ALICE, 'POST', `/api/conversations/${id}/fork`, {
+      at: { afterStep: { turn: 1, step: 2 } },
+    });
+    assert.equal(answerStep.status, 409);
+    assert.match(answerStep.body.error.message, /step 2 is its answer: fork after turn 1/);
+  });
 });
 
 describe('the chat page', () => {

@@ -12,6 +12,8 @@ import type { ForkPoint } from '../../common/fork';
 import { forkPointQuery } from '../../common/workflow-messages';
 import { type Harness, startHarness } from '../support/harness';
 import { answeredConversation, assertUnharmed, conversationFailure, HUGE, LONE_SURROGATE } from '../support/hostile';
+import { uniquePrompt } from '../support/harness';
+import { callsTools, says } from '../support/script-steps';
 
 let h: Harness;
 before(async () => {
@@ -52,6 +54,56 @@ describe('fork points and options through the client', () => {
       await refused(h.conversations.fork(id, { at } as never), 'invalid_options', /Invalid options for fork: at/);
     }
     await refused(h.conversations.fork(id, undefined as never), 'invalid_options', /fork options are an object/);
+    await assertUnharmed(h, id);
+  });
+
+  test('step points at step 0, turn 0, negative, fractional, huge, non-numeric or beside another key: invalid_options', async () => {
+    const id = await answeredConversation(h, 'fork-step-points');
+    for (const afterStep of [
+      { turn: 1, step: 0 },
+      { turn: 0, step: 1 },
+      { turn: 1, step: -1 },
+      { turn: 1, step: 1.5 },
+      { turn: 1, step: 2 ** 53 },
+      { turn: 2 ** 53, step: 1 },
+      { turn: 1, step: Number.NaN },
+      { turn: 1, step: '1' },
+      { turn: 1 },
+      { turn: 1, step: 1, extra: HUGE },
+      '1.1',
+      null,
+    ]) {
+      await refused(
+        h.conversations.fork(id, { at: { afterStep } } as never),
+        'invalid_options',
+        /Invalid options for fork: at/,
+      );
+    }
+    await refused(
+      h.conversations.fork(id, { at: { afterStep: { turn: 1, step: 1 }, afterTurn: 1 } } as never),
+      'invalid_options',
+      /one of beforeTurn, afterTurn and afterStep/,
+    );
+    await assertUnharmed(h, id);
+  });
+
+  test('a step in a turn without tool calls, past its steps, or in a turn not ended: rejected by the conversation', async () => {
+    const id = await answeredConversation(h, 'fork-step-bounds');
+    await refused(
+      h.conversations.fork(id, { at: { afterStep: { turn: 1, step: 1 } } }),
+      'rejected',
+      /none of its replies called tools/,
+    );
+    await refused(
+      h.conversations.fork(id, { at: { afterStep: { turn: 1, step: 1_000_000_000 } } }),
+      'rejected',
+      /after step 1000000000 of turn 1/,
+    );
+    await refused(
+      h.conversations.fork(id, { at: { afterStep: { turn: 1_000_000_000, step: 1 } } }),
+      'rejected',
+      /turn 1000000000 has not ended/,
+    );
     await assertUnharmed(h, id);
   });
 
@@ -169,6 +221,31 @@ describe('the fork-point query and a fork start, raw', () => {
       [{ ...good, carried: { ...point.carried, transcript: 'x' } }, /carried\.transcript/],
       [{ ...good, agent: { parentId: origin, depth: 1, rootId: origin } }, /agent|a fork is no sub-agent/],
       [{ options: {}, carried: point.carried }, /never by a caller/],
+    ];
+    for (const [input, pattern] of cases) {
+      assert.match(await rawStart(input), pattern, JSON.stringify(input).slice(0, 200));
+    }
+  });
+
+  test('a step fork state started raw without its step, or cut short of its tool results: InvalidConversationInput', async () => {
+    const prompt = uniquePrompt('Look up General Motors (hostile step).');
+    h.mock.script(prompt, [callsTools(['get_ticker_symbol', { company_name: 'General Motors' }]), says('GM.')]);
+    const origin = `hostile-fork-step-origin-${randomUUID().slice(0, 8)}`;
+    await h.conversations.sendMessage(origin, prompt, { start: { tools: ['get_ticker_symbol'] } });
+    const point: ForkPoint = await h.client.workflow
+      .getHandle(origin)
+      .query(forkPointQuery, { afterStep: { turn: 1, step: 1 } });
+    assert.equal(point.forkedFrom.step, 1);
+    const good = { options: {}, carried: point.carried, forkedFrom: point.forkedFrom };
+    const { step: _step, ...withoutStep } = point.forkedFrom;
+    const cases: Array<[unknown, RegExp]> = [
+      [{ ...good, forkedFrom: withoutStep }, /carried\.nextTurn is not forkedFrom\.turn/],
+      [{ ...good, forkedFrom: { ...point.forkedFrom, step: 0 } }, /forkedFrom\.step/],
+      [
+        { ...good, carried: { ...point.carried, transcript: point.carried.transcript.slice(0, 2) } },
+        /up to tool results/,
+      ],
+      [{ ...good, carried: { ...point.carried, currentTurn: undefined } }, /carried\.currentTurn/],
     ];
     for (const [input, pattern] of cases) {
       assert.match(await rawStart(input), pattern, JSON.stringify(input).slice(0, 200));

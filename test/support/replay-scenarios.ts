@@ -1,7 +1,7 @@
 // Conversations whose histories are kept as replay fixtures (test/fixtures/replay/<version>/): each one exercises a
 // part of the workflow that a later change could make replay differently — an event reader's long poll,
 // continue-as-new with a carried event log, typed answers in both modes, approvals, the max_tokens ladder, a budget, a
-// tool error, a fork, a fallback model, thinking, message threads, the legacy XML protocol. Recorded once per released
+// tool error, a fork before a turn and one after a step, a fallback model, thinking, message threads, the legacy XML protocol. Recorded once per released
 // version (RECORD_FIXTURES=1 in test/e2e/replay.test.ts: only those its folder lacks); every later version must replay
 // them.
 import type { Harness } from './harness';
@@ -226,6 +226,25 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
       });
       await h.conversations.waitForResult(id);
       return id;
+    },
+  },
+  {
+    // A fork (docs/fork.md) inside turn 1, after its first step (the ticker lookup), with another model: the fork's
+    // start input (carried with the turn in progress, forkedFrom with its step), the turn it goes on with, its end.
+    name: 'fork-after-step',
+    async run(h) {
+      const origin = `replay-fork-step-origin-${Date.now()}`;
+      const prompt = uniquePrompt('What is the current stock price of General Motors?');
+      await h.conversations.sendMessage(origin, prompt, { start: { tools: STOCK_TOOLS } });
+      const fork = await h.conversations.fork(origin, {
+        at: { afterStep: { turn: 1, step: 1 } },
+        options: { model: 'claude-opus-4-1' },
+      });
+      await h.conversations.awaitTurn(fork.id, fork.turn);
+      await h.conversations.end(fork.id);
+      await h.conversations.waitForResult(fork.id);
+      await h.conversations.end(origin);
+      return fork.id;
     },
   },
 ];

@@ -218,3 +218,180 @@ describe('what a fork may start from', () => {
     }
   });
 });
+
+/** A turn of three steps: two replies that call a tool (each with its result), then the answer. */
+function threeStepTurn(state: ConversationState, text: string, n: number): void {
+  state.enqueue(text);
+  state.beginTurn();
+  for (const k of [1, 2]) {
+    state.recordModelCall(usage);
+    state.appendReply({
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: `t${n}.${k}`, name: 'get_weather', input: {} }] },
+      replyId: `msg_${n}.${k}`,
+    });
+    state.appendResults({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: `t${n}.${k}`, content: `result ${k}` }],
+    });
+  }
+  state.recordModelCall(usage);
+  state.appendReply({ message: { role: 'assistant', content: `Answer ${n}` }, replyId: `msg_${n}.3` });
+  state.finishTurn({ text: `Answer ${n}`, status: 'awaiting_user' });
+}
+
+/** Turn 1 with a tool call, turn 2 of three steps, turn 3 with a tool call. */
+function withThreeStepTurn(): ConversationState {
+  const state = new ConversationState({ options }, 'run-1');
+  toolTurn(state, 'Question 1', 1);
+  threeStepTurn(state, 'Question 2', 2);
+  toolTurn(state, 'Question 3', 3);
+  return state;
+}
+
+describe('the cut after a step inside a turn', () => {
+  test("after step 1 of turn 2: turn 1, turn 2's message, its first reply and that reply's results; turn 2 goes on", () => {
+    const state = withThreeStepTurn();
+    const { carried, turn, step } = state.forkPoint({ afterStep: { turn: 2, step: 1 } });
+    assert.equal(turn, 2);
+    assert.equal(step, 1);
+    assert.deepEqual(carried.transcript, state.transcript.slice(0, 7));
+    assert.equal(carried.transcript.at(-1)!.role, 'user');
+    assert.deepEqual((carried.transcript.at(-1)!.content as Array<{ content: string }>)[0]!.content, 'result 1');
+    assert.deepEqual(carried.currentTurn, {
+      turn: 2,
+      modelCalls: 0,
+      toolCalls: 0,
+      usage: carried.usage,
+      costUsd: 0,
+      transcriptStart: 4,
+    });
+    assert.equal(carried.nextTurn, 3);
+    assert.deepEqual(
+      carried.outcomes.map((o) => (o.kind === 'reply' ? o.result.turn : o.turn)),
+      [1],
+    );
+    assert.deepEqual(carried.turnStarts, [
+      { turn: 1, at: 0 },
+      { turn: 2, at: 4 },
+    ]);
+    const from = { workflowId: 'origin', runId: 'r', turn, step: 1 };
+    assert.equal(forkedStateProblem(carried, from, KEPT_OUTCOMES), undefined);
+    assert.equal(state.forkPoint({ afterStep: { turn: 2, step: 2 } }).carried.transcript.length, 9);
+  });
+
+  test("a state started from the cut works on the turn at once; its answer is the turn's outcome, numbering goes on", () => {
+    const origin = withThreeStepTurn();
+    const { carried } = origin.forkPoint({ afterStep: { turn: 2, step: 1 } });
+    const forkedFrom = { workflowId: 'origin', runId: 'r', turn: 2, step: 1 };
+    const fork = new ConversationState({ options, carried, forkedFrom }, 'fork-run');
+    assert.equal(fork.currentTurn?.turn, 2);
+    assert.equal(fork.snapshot().status, 'running');
+    fork.recordModelCall(usage);
+    fork.appendReply({ message: { role: 'assistant', content: 'Another answer' }, replyId: 'msg_f' });
+    fork.finishTurn({ text: 'Another answer', status: 'awaiting_user' });
+    const outcome = fork.outcomeOf(2);
+    assert.equal(outcome?.kind === 'reply' && outcome.result.text, 'Another answer');
+    assert.equal(outcome?.kind === 'reply' && outcome.result.modelCalls, 1, "the fork's own calls");
+    assert.equal(fork.enqueue('Next'), 3);
+    // The fork can be forked again before the turn it went on with.
+    assert.deepEqual(fork.forkPoint({ beforeTurn: 2 }).carried.transcript, origin.transcript.slice(0, 4));
+  });
+
+  test("tool results a stopped turn left, joined into the next turn's message, are that step's", () => {
+    const state = new ConversationState({ options }, 'run-1');
+    state.enqueue('Question 1');
+    state.beginTurn();
+    state.appendReply({
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
+      replyId: 'msg_1',
+    });
+    const results: MessageParam = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }],
+    };
+    state.appendResults(results);
+    state.finishTurnOverBudget('Out of budget.', 'turn');
+    state.enqueue('Question 2');
+    state.beginTurn();
+    const { carried } = state.forkPoint({ afterStep: { turn: 1, step: 1 } });
+    assert.deepEqual(carried.transcript, [state.transcript[0], state.transcript[1], results]);
+  });
+
+  test('a step that is the answer, past the turn, in a turn without tool calls, or not ended is refused', () => {
+    const state = withThreeStepTurn();
+    assertInvalidPoint(
+      () => state.forkPoint({ afterStep: { turn: 2, step: 3 } }),
+      /step 3 is its answer: fork after turn 2/,
+    );
+    assertInvalidPoint(() => state.forkPoint({ afterStep: { turn: 2, step: 4 } }), /in turn 2, steps 1–2 did/);
+    assertInvalidPoint(() => state.forkPoint({ afterStep: { turn: 2, step: 1e9 } }), /in turn 2, steps 1–2 did/);
+    assertInvalidPoint(() => state.forkPoint({ afterStep: { turn: 4, step: 1 } }), /turn 4 has not ended/);
+    state.enqueue('Hello');
+    state.beginTurn();
+    assertInvalidPoint(() => state.forkPoint({ afterStep: { turn: 4, step: 1 } }), /turn 4 is under way/);
+    state.recordModelCall(usage);
+    state.appendReply({ message: { role: 'assistant', content: 'Hi' }, replyId: 'msg_4' });
+    state.finishTurn({ text: 'Hi', status: 'awaiting_user' });
+    assertInvalidPoint(() => state.forkPoint({ afterStep: { turn: 4, step: 1 } }), /none of its replies called tools/);
+  });
+
+  test("a typed answer given with the answer tool is the turn's answer, not a step", () => {
+    const state = new ConversationState({ options }, 'run-1');
+    state.enqueue('Quote GM.');
+    state.beginTurn();
+    const call = (id: string, name: string) => ({
+      role: 'assistant' as const,
+      content: [{ type: 'tool_use' as const, id, name, input: {} }],
+    });
+    const result = (id: string) => ({
+      role: 'user' as const,
+      content: [{ type: 'tool_result' as const, tool_use_id: id, content: 'ok' }],
+    });
+    state.appendReply({ message: call('t1', 'get_weather'), replyId: 'msg_1' });
+    state.appendResults(result('t1'));
+    state.appendReply({ message: call('a1', 'final_answer'), replyId: 'msg_2' });
+    state.appendResults(result('a1'));
+    state.finishTurn({ text: '{"price":1}', status: 'awaiting_user', answer: { output: { price: 1 } } });
+    assert.equal(state.forkPoint({ afterStep: { turn: 1, step: 1 } }).carried.transcript.length, 3);
+    assertInvalidPoint(
+      () => state.forkPoint({ afterStep: { turn: 1, step: 2 } }),
+      /step 2 is its answer: fork after turn 1/,
+    );
+  });
+
+  test('a state a step point could not have given is refused', () => {
+    const state = withThreeStepTurn();
+    const from = { workflowId: 'origin', runId: 'r', turn: 2, step: 1 };
+    const cut = () => structuredClone(state.forkPoint({ afterStep: { turn: 2, step: 1 } }).carried);
+    const before = state.forkPoint({ beforeTurn: 2 }).carried;
+    assert.match(forkedStateProblem(before, from, KEPT_OUTCOMES)!, /nextTurn/);
+    assert.match(forkedStateProblem({ ...before, nextTurn: 3 }, from, KEPT_OUTCOMES)!, /currentTurn/);
+    const noResults = cut();
+    noResults.transcript.pop();
+    assert.match(forkedStateProblem(noResults, from, KEPT_OUTCOMES)!, /up to tool results/);
+    const otherTurn = cut();
+    otherTurn.currentTurn!.turn = 1;
+    assert.match(forkedStateProblem(otherTurn, from, KEPT_OUTCOMES)!, /currentTurn/);
+    assert.match(
+      forkedStateProblem(cut(), { ...from, step: undefined }, KEPT_OUTCOMES)!,
+      /nextTurn/,
+      'a step cut without forkedFrom.step',
+    );
+  });
+
+  test('step points: { turn, step }, both whole numbers from 1, alone', () => {
+    assert.deepEqual(forkAtSchema.parse({ afterStep: { turn: 2, step: 1 } }), { afterStep: { turn: 2, step: 1 } });
+    for (const bad of [
+      { afterStep: { turn: 2, step: 0 } },
+      { afterStep: { turn: 0, step: 1 } },
+      { afterStep: { turn: 2, step: 1.5 } },
+      { afterStep: { turn: 2, step: 1e12 } },
+      { afterStep: { turn: 2 } },
+      { afterStep: { turn: 2, step: 1, more: 1 } },
+      { afterStep: { turn: 2, step: 1 }, afterTurn: 2 },
+      { afterStep: 2 },
+    ]) {
+      assert.equal(forkAtSchema.safeParse(bad).success, false, JSON.stringify(bad));
+    }
+  });
+});
