@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import type { Client } from '@temporalio/client';
 import { STOCK_TOOLS } from '../../testing/messages-api/fixtures';
 import { crashRig } from '../support/crash-rig';
 import { uniquePrompt } from '../support/harness';
@@ -20,6 +21,17 @@ function customIds(mock: MessagesApi): string[] {
     .flatMap((r) => (r.body.requests as { custom_id: string }[]).map((q) => q.custom_id));
 }
 
+/** Whether the workflow's history has a completed submitBatchedModelCall. */
+async function submissionRecorded(client: Client, id: string): Promise<boolean> {
+  const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+  const submits = new Set(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'submitBatchedModelCall')
+      .map((e) => String(e.eventId)),
+  );
+  return events.some((e) => submits.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')));
+}
+
 function batched(mock: MessagesApi, prompt: string) {
   return mock.requestsFor(prompt).filter((r) => r.headers['x-local-batch'] !== undefined);
 }
@@ -33,7 +45,10 @@ describe('batch mode: the worker SIGKILLed while its conversation waits for a ba
     const prompt = uniquePrompt(QUESTION);
     const id = `batches-killed-${randomUUID().slice(0, 8)}`;
     await rig.conversations.startConversation({ id, firstMessage: prompt, ...START });
-    // The first call is in a batch that will not end for 6 s: the worker dies while the workflow waits on its timer.
+    // The first call is in a batch that will not end for 6 s: the worker dies once the workflow has recorded the
+    // submission (its activity completed) and waits on its timer. Killed between the API's answer to batches.create and
+    // that record — a window of milliseconds, docs/batches.md — the call would be submitted again.
+    await waitUntil('the first submission recorded', () => submissionRecorded(rig.client, id), { everyMs: 50 });
     await rig.killAtRequest(prompt, 1);
     rig.mock.setBatchDelay(200);
     const result = await rig.conversations.waitForResult(id);
