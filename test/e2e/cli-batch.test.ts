@@ -1,15 +1,12 @@
 // The CLI's `--batch`: a conversation started from the command line sends its model calls through Message Batches
 // (docs/batches.md), and the cost it prints is the batch rate's.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { type Harness, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { callsTools, says } from '../support/script-steps';
+import { type CliRun, runCli } from '../support/run-cli';
 
-const run = promisify(execFile);
 let h: Harness;
 before(async () => {
   h = await startHarness({ batchDelayMs: 100 });
@@ -18,10 +15,10 @@ after(async () => {
   await h?.close();
 });
 
-function cli(...args: string[]): Promise<{ stdout: string }> {
-  return run(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'client', 'cli.ts'), ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue },
-  });
+async function cli(...args: string[]): Promise<CliRun> {
+  const result = await runCli(h.taskQueue, args);
+  assert.equal(result.code, 0, result.stderr);
+  return result;
 }
 
 test('start --batch: every model call goes through a batch, at half the price of the same chain without', async () => {

@@ -2,15 +2,12 @@
 // message, waits for the fork's answer and prints it beside the original's answer to that turn; bad fork points are
 // refused as every bad option is.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { type Harness, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
+import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { callsTools, says } from '../support/script-steps';
+import { type CliRun, runCli } from '../support/run-cli';
 
-const run = promisify(execFile);
 let h: Harness;
 before(async () => {
   h = await startHarness();
@@ -19,17 +16,8 @@ after(async () => {
   await h?.close();
 });
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return run(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'client', 'cli.ts'), ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue },
-  }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({
-      code: err.code,
-      stdout: err.stdout,
-      stderr: err.stderr,
-    }),
-  );
+function cli(...args: string[]): Promise<CliRun> {
+  return runCli(h.taskQueue, args);
 }
 
 /** A conversation of two turns, the first with a tool call; the script's next step is the fork's answer. */

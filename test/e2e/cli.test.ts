@@ -1,14 +1,12 @@
 // The CLI as a script would use it: --json output, exit codes, and errors as JSON.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { type Harness, startHarness, temporalAddress, uniquePrompt } from '../support/harness';
 import { callsTools, says } from '../support/script-steps';
 import { approvalAskedFor } from '../support/awaiting-approval';
+import { CLI, runCli } from '../support/run-cli';
 
-const run = promisify(execFile);
 let h: Harness;
 before(async () => {
   h = await startHarness();
@@ -19,16 +17,7 @@ after(async () => {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON output, read field by field
 async function cli(...args: string[]): Promise<{ code: number; json: any }> {
-  const result = await run(
-    process.execPath,
-    ['--import', 'tsx', join(__dirname, '..', '..', 'client', 'cli.ts'), ...args, '--json'],
-    {
-      env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue },
-    },
-  ).then(
-    (r) => ({ code: 0, stdout: r.stdout }),
-    (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
-  );
+  const result = await runCli(h.taskQueue, [...args, '--json']);
   return { code: result.code, json: JSON.parse(result.stdout) };
 }
 
@@ -66,18 +55,12 @@ test('transcript ends with what the conversation cost; state has costUsd', async
   await cli('start', '--id', id, '--tools', 'get_ticker_symbol,get_current_stock_price', 'Price of General Motors?');
   const state = (await cli('state', id)).json;
   assert.ok(state.costUsd > 0, 'the default model has a published price');
-  const { stdout } = await run(
-    process.execPath,
-    ['--import', 'tsx', join(__dirname, '..', '..', 'client', 'cli.ts'), 'transcript', id],
-    { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue } },
-  );
+  const { stdout } = await runCli(h.taskQueue, ['transcript', id]);
   assert.match(
     stdout.trimEnd().split('\n').at(-1)!,
     new RegExp(`^\\(cost \\$${state.costUsd.toFixed(4)} · \\d+ tokens\\)$`),
   );
 });
-
-const CLI = join(__dirname, '..', '..', 'client', 'cli.ts');
 
 test('with --fallback-models, the cost line names what each model answered and cost', async () => {
   const prompt = uniquePrompt('Who answers while the model is overloaded?');
@@ -106,9 +89,7 @@ test('with --fallback-models, the cost line names what each model answered and c
   );
   const state = (await cli('state', id)).json;
   assert.equal(state.byModel['claude-opus-5-5'].calls, 1);
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', CLI, 'transcript', id], {
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: h.taskQueue },
-  });
+  const { stdout } = await runCli(h.taskQueue, ['transcript', id]);
   const opus = `claude-opus-5-5 \\$${state.byModel['claude-opus-5-5'].costUsd.toFixed(4)} \\(1 call\\)`;
   assert.match(
     stdout.trimEnd().split('\n').at(-1)!,
