@@ -326,10 +326,13 @@ describe('threads after a worker SIGKILL mid-chain', () => {
       ['continue', 1],
     ]);
     assert.notEqual(requests[3]!.body.thread.previous_message_id, requests[1]!.body.thread.previous_message_id);
-    const attempts = (await attemptsOf(rig.client, id)).filter((a) => a.type === 'callModel');
-    assert.deepEqual(
-      attempts.map((a) => a.attempt),
-      [1, 2, 1],
-    );
+    // The killed call ran again; the calls before and after it once. The killed call can take more than one retry: an
+    // attempt the server hands to the dead worker's last poll, or whose first heartbeat a loaded machine delays past
+    // the 2 s timeout, times out before it sends anything (the requests above show no request was sent twice).
+    const attempts = (await attemptsOf(rig.client, id)).filter((a) => a.type === 'callModel').map((a) => a.attempt);
+    assert.equal(attempts.length, 3);
+    assert.equal(attempts[0], 1);
+    assert.ok(attempts[1]! >= 2, `the killed call ran again: attempts ${attempts.join(', ')}`);
+    assert.equal(attempts[2], 1);
   });
 });
