@@ -10,8 +10,7 @@
 //   npm run demo:agents -- --exit     stop everything after the answer
 //   npm run demo:agents -- --protocol legacy-xml   the coordinator with prompt-based XML tool use (its sub-agents native)
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ConversationClient } from '../client/conversation-client';
 import { toolCallSummary } from '../common/summaries';
 import { DEFAULT_MODEL } from '../common/options';
@@ -20,9 +19,16 @@ import { RESEARCH_TOOLS, researchAgentTools, researchCompany } from '../testing/
 import { startMessagesApi } from '../testing/messages-api/server';
 import { createAnthropic } from '../workers/anthropic-client';
 import { ConfigError, loadConfig } from '../workers/config';
-import { createConversationWorker } from '../workers/conversation-worker';
 import { readConversationTree, renderConversationTree } from './agent-tree';
-import { converse, demoArgs, demoDevServer, modelLine, stopDevServerWhenDone, webUiLink } from './demo-parts';
+import {
+  converse,
+  demoArgs,
+  demoDevServer,
+  modelLine,
+  startDemoWorker,
+  stopDevServerWhenDone,
+  webUiLink,
+} from './demo-parts';
 
 const QUESTION = 'Research General Motors and Ford for me, and buy 10 shares of Ford.';
 
@@ -40,19 +46,12 @@ async function main(): Promise<void> {
   // A task queue of its own: a worker of another command on the default queue would not know the agent tool.
   const taskQueue = `demo-agents-${randomUUID().slice(0, 8)}`;
   const tools = [...demoTools, ...researchAgentTools];
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const worker = await createConversationWorker({
-    connection: workerConnection,
-    namespace: server.namespace,
+  const worker = await startDemoWorker(server, { taskQueue, anthropic: createAnthropic(config), tools });
+  const conversations = new ConversationClient({
+    client: worker.client,
     taskQueue,
-    anthropic: createAnthropic(config),
-    tools,
+    tools: tools.map((tool) => tool.name),
   });
-  const running = worker.run();
-
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
-  const conversations = new ConversationClient({ client, taskQueue, tools: tools.map((tool) => tool.name) });
   const id = `demo-agents-${randomUUID().slice(0, 8)}`;
   console.log(`Agent tool: ${researchCompany.name} (a child conversation with ${RESEARCH_TOOLS.join(', ')})`);
 
@@ -104,10 +103,7 @@ async function main(): Promise<void> {
     console.log(line);
   }
 
-  worker.shutdown();
-  await running;
-  await workerConnection.close();
-  await connection.close();
+  await worker.stop();
   await mock?.close();
   await stopDevServerWhenDone(server, exitWhenDone);
 }

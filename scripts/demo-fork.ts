@@ -8,8 +8,7 @@
 //   npm run demo:fork                 the dev server stays up (Ctrl-C ends) when run in a terminal
 //   npm run demo:fork -- --exit       stop everything after the answers
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ConversationClient } from '../client/conversation-client';
 import { formatMessage, renderLine } from '../client/transcript-format';
 import { DEFAULT_MODEL } from '../common/options';
@@ -18,8 +17,7 @@ import { STOCK_QUESTION, STOCK_TOOLS } from '../testing/messages-api/fixtures';
 import { startMessagesApi } from '../testing/messages-api/server';
 import { createAnthropic } from '../workers/anthropic-client';
 import { ConfigError, loadConfig } from '../workers/config';
-import { createConversationWorker } from '../workers/conversation-worker';
-import { demoArgs, demoDevServer, modelLine, stopDevServerWhenDone, webUiLink } from './demo-parts';
+import { demoArgs, demoDevServer, modelLine, startDemoWorker, stopDevServerWhenDone, webUiLink } from './demo-parts';
 
 const SECOND_QUESTION = 'What is the current stock price of Ford?';
 /** The fork's model: another one than the origin's (with the local API, the same demo model answers both). */
@@ -37,17 +35,8 @@ async function main(): Promise<void> {
   const { server, uiUrl } = await demoDevServer();
 
   const taskQueue = `demo-fork-${randomUUID().slice(0, 8)}`;
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const worker = await createConversationWorker({
-    connection: workerConnection,
-    namespace: server.namespace,
-    taskQueue,
-    anthropic: createAnthropic(config),
-    tools: demoTools,
-  });
-  const running = worker.run();
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
+  const worker = await startDemoWorker(server, { taskQueue, anthropic: createAnthropic(config), tools: demoTools });
+  const { client } = worker;
   const conversations = new ConversationClient({
     client,
     taskQueue,
@@ -86,10 +75,7 @@ async function main(): Promise<void> {
   console.log(`Web UI, origin: ${link(id)}`);
   console.log(`Web UI, fork:   ${link(fork.id)}   (ForkedFrom = "${id}")`);
 
-  worker.shutdown();
-  await running;
-  await workerConnection.close();
-  await connection.close();
+  await worker.stop();
   await mock?.close();
   await stopDevServerWhenDone(server, exitWhenDone);
 }

@@ -11,8 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { McpClientPool } from '../activities/mcp/mcp-client-pool';
 import { parseMcpServers } from '../activities/mcp/mcp-server-config';
 import { ConversationClient } from '../client/conversation-client';
@@ -20,8 +19,7 @@ import { DEFAULT_MODEL } from '../common/options';
 import { startMessagesApi } from '../testing/messages-api/server';
 import { createAnthropic } from '../workers/anthropic-client';
 import { ConfigError, loadConfig } from '../workers/config';
-import { createConversationWorker } from '../workers/conversation-worker';
-import { demoArgs, demoDevServer, modelLine, converse, stopDevServerWhenDone } from './demo-parts';
+import { demoArgs, demoDevServer, modelLine, converse, startDemoWorker, stopDevServerWhenDone } from './demo-parts';
 
 const QUESTION = 'What is in my notes folder, and what is left on my todo list?';
 const TOOLS = ['list_directory', 'read_text_file'];
@@ -87,20 +85,8 @@ async function main(): Promise<void> {
     ),
   );
   const taskQueue = `demo-mcp-${randomUUID().slice(0, 8)}`;
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const worker = await createConversationWorker({
-    connection: workerConnection,
-    namespace: server.namespace,
-    taskQueue,
-    anthropic: createAnthropic(config),
-    tools: [],
-    mcp,
-  });
-  const running = worker.run();
-
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
-  const conversations = new ConversationClient({ client, taskQueue });
+  const worker = await startDemoWorker(server, { taskQueue, anthropic: createAnthropic(config), tools: [], mcp });
+  const conversations = new ConversationClient({ client: worker.client, taskQueue });
   const id = `demo-mcp-${randomUUID().slice(0, 8)}`;
   console.log(`MCP server: filesystem on ${notes} (stdio); the conversation may use ${TOOLS.join(', ')}`);
   await converse({
@@ -113,11 +99,8 @@ async function main(): Promise<void> {
     ...(uiUrl && { uiUrl }),
   });
 
-  worker.shutdown();
-  await running;
+  await worker.stop();
   await mcp.close();
-  await workerConnection.close();
-  await connection.close();
   await mock?.close();
   rmSync(notes, { recursive: true, force: true });
   await stopDevServerWhenDone(server, exitWhenDone);

@@ -1,11 +1,14 @@
-// What `npm start`, `npm run demo:mcp` and `npm run demo:agents` share: their flags, the model line, the dev server they reuse or start,
-// the closing lines, and staying up (so the Web UI link works) until Ctrl-C.
+// What `npm start` and the other demos share: their flags, the model line, the dev server they reuse or start, the
+// worker and client on it, the closing lines, and staying up (so the Web UI link works) until Ctrl-C.
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import type { StartOptions } from '../client/call-options';
 import type { ConversationClient } from '../client/conversation-client';
 import { followConversation } from '../client/progress';
 import { renderLine } from '../client/transcript-format';
 import type { ConversationSnapshot, TurnResult } from '../common/conversation-types';
 import { connectOrStartDevServer, type DevServer, defaultPersistentDbFile } from '../testing/dev-server';
+import { type ConversationWorkerOptions, createConversationWorker } from '../workers/conversation-worker';
 
 export interface DemoArgs {
   /** --exit, or stdout is not a terminal: stop everything after the answer. */
@@ -53,6 +56,39 @@ export async function demoDevServer(codecEndpoint?: string): Promise<{ server: D
     `Temporal: ${server.address} (namespace ${server.namespace}), Web UI ${uiUrl ?? 'unknown (set TEMPORAL_UI_URL)'}`,
   );
   return { server, ...(uiUrl && { uiUrl }) };
+}
+
+export interface DemoWorker {
+  /** A client of the dev server, with the worker's data converter. */
+  client: Client;
+  /** Shuts the worker down, waits for it, and closes both connections. */
+  stop(): Promise<void>;
+}
+
+/** A conversation worker on the demo's dev server, running, and a client beside it. */
+export async function startDemoWorker(
+  server: DevServer,
+  options: Omit<ConversationWorkerOptions, 'connection' | 'namespace'>,
+): Promise<DemoWorker> {
+  const workerConnection = await NativeConnection.connect({ address: server.address });
+  const worker = await createConversationWorker({
+    ...options,
+    connection: workerConnection,
+    namespace: server.namespace,
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: server.address });
+  const { dataConverter } = options;
+  const client = new Client({ connection, namespace: server.namespace, ...(dataConverter && { dataConverter }) });
+  return {
+    client,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await workerConnection.close();
+      await connection.close();
+    },
+  };
 }
 
 export interface DemoConversation {

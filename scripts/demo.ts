@@ -12,8 +12,7 @@
 //   PAYLOAD_ENCRYPTION_KEYS=k1:$(openssl rand -base64 32) npm start
 //                                   payloads encrypted (codec/), and a codec server for the Web UI (log in at its /login)
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ConversationClient } from '../client/conversation-client';
 import { AesGcmCodec } from '../codec/aes-gcm-codec';
 import { type CodecServer, startCodecServer } from '../codec/codec-server';
@@ -21,12 +20,11 @@ import { encryptingDataConverter } from '../codec/data-converter';
 import { DEFAULT_CODEC_SERVER_PORT, DEFAULT_CORS_ORIGINS } from '../codec/server-config';
 import { ConfigError, loadConfig } from '../workers/config';
 import { createAnthropic } from '../workers/anthropic-client';
-import { createConversationWorker } from '../workers/conversation-worker';
 import { demoTools } from '../testing/demo-tools';
 import { DEFAULT_MODEL } from '../common/options';
 import { STOCK_QUESTION, STOCK_TOOLS } from '../testing/messages-api/fixtures';
 import { startMessagesApi } from '../testing/messages-api/server';
-import { demoArgs, demoDevServer, modelLine, converse, stopDevServerWhenDone } from './demo-parts';
+import { demoArgs, demoDevServer, modelLine, converse, startDemoWorker, stopDevServerWhenDone } from './demo-parts';
 
 async function main(): Promise<void> {
   const { exitWhenDone, protocol, thinking, threads, batch } = demoArgs();
@@ -60,20 +58,17 @@ async function main(): Promise<void> {
   const { server, uiUrl } = await demoDevServer(codecServer?.url);
 
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const worker = await createConversationWorker({
-    connection: workerConnection,
-    namespace: server.namespace,
+  const worker = await startDemoWorker(server, {
     taskQueue,
     anthropic: createAnthropic(config),
     tools: demoTools,
     ...(dataConverter && { dataConverter }),
   });
-  const running = worker.run();
-
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace, ...(dataConverter && { dataConverter }) });
-  const conversations = new ConversationClient({ client, taskQueue, tools: demoTools.map((tool) => tool.name) });
+  const conversations = new ConversationClient({
+    client: worker.client,
+    taskQueue,
+    tools: demoTools.map((tool) => tool.name),
+  });
   const id = `demo-stock-price-${randomUUID().slice(0, 8)}`;
   await converse({
     conversations,
@@ -94,10 +89,7 @@ async function main(): Promise<void> {
     ...(uiUrl && { uiUrl }),
   });
 
-  worker.shutdown();
-  await running;
-  await workerConnection.close();
-  await connection.close();
+  await worker.stop();
   await mock?.close();
   await stopDevServerWhenDone(server, exitWhenDone);
   await codecServer?.close();
