@@ -90,21 +90,7 @@ describe('the cut before a turn', () => {
   });
 
   test('a message that joined the one before it (tool results a stopped turn left) is cut back to that one', () => {
-    const state = new ConversationState({ options }, 'run-1');
-    state.enqueue('Question 1');
-    state.beginTurn();
-    state.appendReply({
-      message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
-      replyId: 'msg_1',
-    });
-    const results: MessageParam = {
-      role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }],
-    };
-    state.appendResults(results);
-    state.finishTurnOverBudget('Out of budget.', 'turn');
-    state.enqueue('Question 2');
-    state.beginTurn();
+    const { state, results } = withStoppedTurnResultsJoined();
     assert.equal((state.transcript[2]!.content as unknown[]).length, 2, 'the message joined the tool results');
     const { carried } = state.forkPoint({ beforeTurn: 2 });
     assert.deepEqual(carried.transcript, [state.transcript[0], state.transcript[1], results]);
@@ -298,21 +284,7 @@ describe('the cut after a step inside a turn', () => {
   });
 
   test("tool results a stopped turn left, joined into the next turn's message, are that step's", () => {
-    const state = new ConversationState({ options }, 'run-1');
-    state.enqueue('Question 1');
-    state.beginTurn();
-    state.appendReply({
-      message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
-      replyId: 'msg_1',
-    });
-    const results: MessageParam = {
-      role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }],
-    };
-    state.appendResults(results);
-    state.finishTurnOverBudget('Out of budget.', 'turn');
-    state.enqueue('Question 2');
-    state.beginTurn();
+    const { state, results } = withStoppedTurnResultsJoined();
     const { carried } = state.forkPoint({ afterStep: { turn: 1, step: 1 } });
     assert.deepEqual(carried.transcript, [state.transcript[0], state.transcript[1], results]);
   });
@@ -395,3 +367,26 @@ describe('the cut after a step inside a turn', () => {
     }
   });
 });
+
+/**
+ * Turn 1 stopped over budget after a tool call, its tool results last in the transcript; turn 2's message joined
+ * them (one user message), and turn 2 is under way.
+ */
+function withStoppedTurnResultsJoined(): { state: ConversationState; results: MessageParam } {
+  const state = new ConversationState({ options }, 'run-1');
+  state.enqueue('Question 1');
+  state.beginTurn();
+  state.appendReply({
+    message: { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
+    replyId: 'msg_1',
+  });
+  const results: MessageParam = {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }],
+  };
+  state.appendResults(results);
+  state.finishTurnOverBudget('Out of budget.', 'turn');
+  state.enqueue('Question 2');
+  state.beginTurn();
+  return { state, results };
+}
