@@ -36,8 +36,7 @@ export const tenantSchema = sharedOnce('fairness.tenantSchema', () =>
 /** How large a share of the task queue the tenant gets against others (1: an equal share). */
 export const tenantWeightSchema = sharedOnce('fairness.tenantWeightSchema', () =>
   z
-    .number({ error: 'a tenant weight is a number' })
-    .refine(Number.isFinite, 'a tenant weight is a finite number')
+    .number({ error: 'a tenant weight is a number' }) // zod refuses NaN and ±Infinity as not numbers
     .refine((weight) => weight >= MIN_TENANT_WEIGHT && weight <= MAX_TENANT_WEIGHT, {
       error: `a tenant weight is between ${MIN_TENANT_WEIGHT} and ${MAX_TENANT_WEIGHT}`,
     }),
