@@ -27,9 +27,9 @@ const HELP = `npm run bench:fairness -- [options]
 
   --flood N            tenant A's conversations, started at once (default 500; --quick: 100)
   --few N              tenant B's conversations, started just after (default 10)
-  --activity-slots N   the worker's activity slots (default 4)
+  --activity-slots N   the worker's activity slots (default 10: B alone never waits for one)
   --workflow-slots N   the worker's workflow task slots (default 2)
-  --latency-ms N       the local Messages API's latency per model call (default 200)
+  --latency-ms N       the local Messages API's latency per model call (default 1000)
   --partitions N       the task queues' partitions (default 1; the server's default is 4, and priority and
                        fairness hold within one partition)
   --priority           a fourth phase: A's flood without keys, B's messages at priority 1
@@ -48,9 +48,9 @@ async function main(): Promise<number> {
   if (!flags) return 0;
   const flood = flags.int('flood', flags.on('quick') ? 100 : 500);
   const few = flags.int('few', 10);
-  const activitySlots = flags.int('activity-slots', 4);
+  const activitySlots = flags.int('activity-slots', 10);
   const workflowSlots = flags.int('workflow-slots', 2, { max: 1000 });
-  const latencyMs = flags.int('latency-ms', 200, { zero: true });
+  const latencyMs = flags.int('latency-ms', 1_000, { zero: true });
   const partitions = flags.int('partitions', 1, { max: 64 });
   const started = new Date();
   const log = progressLog('bench:fairness', started.getTime());
@@ -99,7 +99,13 @@ async function main(): Promise<number> {
     });
     const running = worker.run();
     const conversations = new ConversationClient({ client, taskQueue, tools: demoTools.map((t) => t.name) });
-    const start = { tools: STOCK_TOOLS, closeAfterFirstReply: true, promptCaching: false };
+    // Replies are not streamed: heartbeats of live replies would spend the CPU the tasks' order is measured against.
+    const start = {
+      tools: STOCK_TOOLS,
+      closeAfterFirstReply: true,
+      promptCaching: false,
+      streaming: { enabled: false },
+    };
     try {
       const t0 = performance.now();
       const floodIds = await Promise.all(

@@ -130,6 +130,27 @@ describe('fairness: a conversation carries its tenant and priority', () => {
     for (const activity of child.activities) assert.deepEqual(plain(activity.priority), expected, activity.type);
   });
 
+  test('a conversation that continues as new keeps its tenant and priority in every run', async () => {
+    const id = `fair-can-${Date.now()}`;
+    await h.conversations.sendMessage(id, uniquePrompt(STOCK_QUESTION), {
+      start: { tools: STOCK_TOOLS, closeAfterFirstReply: true, continueAsNewAfterModelCalls: 1, tenant: 'acme' },
+      priority: 2,
+    });
+    const runs: string[] = [];
+    for await (const execution of h.client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(execution.runId);
+    assert.ok(runs.length >= 2, `${runs.length} runs`);
+    for (const runId of runs) {
+      const history = await h.client.workflow.getHandle(id, runId).fetchHistory();
+      const events = history.events ?? [];
+      assert.deepEqual(plain(events[0]?.workflowExecutionStartedEventAttributes?.priority), { fairnessKey: 'acme' });
+      // The turn's priority went on with the turn into the next run (carried state).
+      for (const event of events) {
+        const scheduled = event.activityTaskScheduledEventAttributes;
+        if (scheduled) assert.deepEqual(plain(scheduled.priority), { priorityKey: 2, fairnessKey: 'acme' }, runId);
+      }
+    }
+  });
+
   test('a conversation without tenant or priority schedules its tasks with none (its commands as before)', async () => {
     const id = `fair-none-${Date.now()}`;
     await h.conversations.sendMessage(id, uniquePrompt(STOCK_QUESTION), {
