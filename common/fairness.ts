@@ -17,7 +17,7 @@ export const MAX_PRIORITY = 5;
 export const MIN_TENANT_WEIGHT = 0.001;
 export const MAX_TENANT_WEIGHT = 1_000;
 
-// eslint-disable-next-line no-control-regex -- control characters are exactly what a tenant may not hold
+// Control characters (C0, DEL, C1) are what a tenant may not hold.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** A tenant: printable text of 1 to 64 UTF-8 bytes (Temporal's fairness key). */
