@@ -126,7 +126,13 @@ export function assertMessageCall(
   );
 }
 /** What a conversation is started with (StartOptions' keys): misplaced at a message call's top level, they get a hint. */
-const START_OPTION_KEYS = new Set([...Object.keys(conversationOptionsSchema.shape), 'id', 'owner']);
+const START_OPTION_KEYS = new Set([
+  ...Object.keys(conversationOptionsSchema.shape),
+  'id',
+  'owner',
+  'tenant',
+  'tenantWeight',
+]);
 
 /** A message's text: `invalid_message` when it is not one the conversation takes. */
 export function parseMessageText(text: unknown, call: string): string {

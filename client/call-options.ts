@@ -18,6 +18,7 @@ import {
 } from './call-arguments';
 import { parseCursor } from '../streaming/client/stream-cursor';
 import { batchOptionSchema } from '../common/batch-mode';
+import { prioritySchema, tenantSchema, tenantWeightSchema } from '../common/fairness';
 
 /** How long `sendMessage` and `awaitTurn` wait for a turn by default: 15 minutes. */
 export const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
@@ -50,7 +51,45 @@ export const startFieldsSchema = z.object({
    * @example 'alice'
    */
   owner: ownerSchema.optional(),
+  ...placementFields(),
 });
+
+/**
+ * Where a new conversation's tasks stand in the task queue (docs/fairness.md): its tenant (Temporal's fairness key) and
+ * priority (priority key), which its workflow, model and tool tasks and its sub-agents carry.
+ */
+function placementFields() {
+  return {
+    /**
+     * The tenant the conversation works for: Temporal's fairness key (1 to 64 bytes). When workers are busy, the task queue
+     * hands out work tenant by tenant, so one tenant's flood does not hold back another's few (the server needs
+     * fairness turned on: docs/fairness.md). Independent of `owner`.
+     * @default none: every conversation without a tenant shares one (the empty fairness key)
+     * @example 'acme-corp'
+     */
+    tenant: tenantSchema.optional(),
+    /**
+     * The tenant's share against others' (Temporal's fairness weight, 0.001 to 1000): 2 gets twice the work of 1.
+     * Give the same weight to every conversation of a tenant.
+     * @default 1
+     * @example 2
+     */
+    tenantWeight: tenantWeightSchema.optional(),
+    /**
+     * Priority of every task of the conversation: 1 (first) to 5 (last); a message's own `priority` wins for its turn.
+     * Lower numbers go first whatever the tenant.
+     * @default the server's middle priority, 3
+     * @example 1
+     */
+    priority: prioritySchema.optional(),
+  };
+}
+
+/** A tenant weight only means something with a tenant. */
+export function weightWithoutTenant(fields: { tenant?: unknown; tenantWeight?: unknown }): boolean {
+  return fields.tenantWeight !== undefined && fields.tenant === undefined;
+}
+export const WEIGHT_WITHOUT_TENANT = 'tenantWeight needs a tenant';
 
 /** What `startConversation` takes (and a message call's `start`, without `id`): the conversation's options and more. */
 export type StartOptions = Omit<ConversationOptionsInput, 'output'> & z.input<typeof startFieldsSchema>;
@@ -97,9 +136,14 @@ export const forkOptionsSchema = z
        * @default none: the fork has no owner
        */
       owner: ownerSchema.optional(),
+      ...placementFields(),
     },
-    { error: 'fork options are an object: { at, options?, message?, workflowId?, owner? }' },
+    {
+      error:
+        'fork options are an object: { at, options?, message?, workflowId?, owner?, tenant?, tenantWeight?, priority? }',
+    },
   )
+  .refine((fork) => !weightWithoutTenant(fork), { message: WEIGHT_WITHOUT_TENANT, path: ['tenantWeight'] })
   .refine((fork) => fork.message === undefined || !('afterStep' in fork.at), {
     // A fork at a step goes on with the origin's turn (its next act is a model call): no message has a place there.
     message: 'a fork at a step goes on with that turn and takes no message (send one once it answered)',
@@ -145,6 +189,13 @@ const submitFields = {
    * @example true
    */
   batch: batchOptionSchema.optional(),
+  /**
+   * This turn's priority (docs/fairness.md): 1 (first) to 5 (last), for its model and tool tasks and its sub-agents;
+   * an interactive turn can go ahead of bulk work. The conversation's tenant stays.
+   * @default the conversation's `priority`
+   * @example 1
+   */
+  priority: prioritySchema.optional(),
 };
 export const submitOptionsSchema = z.strictObject(submitFields).optional();
 export const sendOptionsSchema = z.strictObject({ ...submitFields, ...waitFields }).optional();

@@ -55,6 +55,9 @@ const OPTIONS = {
   'hide-thinking': { type: 'boolean', default: false },
   threads: { type: 'boolean', default: false },
   batch: { type: 'boolean', default: false },
+  tenant: { type: 'string' },
+  'tenant-weight': { type: 'string' },
+  priority: { type: 'string' },
   status: { type: 'string' },
   reject: { type: 'boolean', default: false },
   reason: { type: 'string' },
@@ -122,6 +125,8 @@ New conversations: --tools a,b (default: every tool the task queue's workers run
   --protocol native|legacy-xml --system TEXT --thinking adaptive|enabled:BUDGET|disabled|between_tools
   --effort low|medium|high|xhigh|max --threads (message threads: each call sends only the new messages)
   --batch (each model call through a Message Batch: half the price, answers in minutes to hours: docs/batches.md)
+  --tenant NAME [--tenant-weight W] --priority 1-5 (its place in a busy task queue: docs/fairness.md; also fork's)
+send --priority 1-5: that message's turn only.
 chat shows the model's thinking as it streams (thinking> …); --hide-thinking leaves it out.
 --json prints one JSON document per command and no progress.
 
@@ -148,6 +153,19 @@ async function startOptions(client: ConversationClient): Promise<Omit<StartOptio
     ...(flags.effort && { effort: flags.effort as StartOptions['effort'] }),
     ...(flags.threads && { threads: true }),
     ...(flags.batch && { batch: true }),
+    ...placementFlags(),
+  };
+}
+
+/**
+ * `--tenant`, `--tenant-weight`, `--priority` (docs/fairness.md), numbers as given: the client checks them, so
+ * `--priority soon` is refused as every bad option is.
+ */
+function placementFlags(): Pick<StartOptions, 'tenant' | 'tenantWeight' | 'priority'> {
+  return {
+    ...(flags.tenant !== undefined && { tenant: flags.tenant }),
+    ...(flags['tenant-weight'] !== undefined && { tenantWeight: Number(flags['tenant-weight']) }),
+    ...(flags.priority !== undefined && { priority: Number(flags.priority) }),
   };
 }
 
@@ -237,7 +255,9 @@ async function send(
     (t) => t.length + 1,
     () => 1,
   ); // skip the user's own message
-  const reply = client.sendMessage(id, text, { start });
+  // --priority: a new conversation's (in `start`), else this message's turn's.
+  const { priority } = start ? {} : placementFlags();
+  const reply = client.sendMessage(id, text, { start, ...(priority !== undefined && { priority }) });
   await followConversation(client, id, reply, {
     from,
     onLine: (line) => {
@@ -582,6 +602,7 @@ async function main(): Promise<void> {
       const fork = await client.fork(origin, {
         at,
         options: forkChanges(),
+        ...placementFlags(),
         ...(message !== undefined && { message }),
         ...(flags.id && { workflowId: flags.id }),
       });

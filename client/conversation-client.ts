@@ -87,6 +87,8 @@ import {
   type ListFilter,
   listFilterSchema,
   ownerSchema,
+  WEIGHT_WITHOUT_TENANT,
+  weightWithoutTenant,
   type SendOptions,
   sendOptionsSchema,
   type StartOptions,
@@ -102,6 +104,7 @@ import { FailureType } from '../common/failure-types';
 import { ConversationError, noWorkerAnswered, refusalCode, refusedWhileTaskFails, toConversationError } from './errors';
 import { grpcStatusOf, mayAnswerLater } from './grpc-status';
 import type { BatchOption } from '../common/batch-mode';
+import { type Placement, prioritySchema, startPriority, tenantSchema, tenantWeightSchema } from '../common/fairness';
 
 export interface ConversationSummary {
   id: string;
@@ -215,9 +218,18 @@ export class ConversationClient {
    */
   async startConversation(options: StartOptions & { firstMessage?: string } = {}): Promise<string> {
     parseArgument(optionsObject, options, 'startConversation', 'options');
-    const { id = `conversation-${randomUUID()}`, firstMessage, owner, ...rest } = options;
+    const {
+      id = `conversation-${randomUUID()}`,
+      firstMessage,
+      owner,
+      tenant,
+      tenantWeight,
+      priority,
+      ...rest
+    } = options;
     parseArgument(conversationIdSchema, id, 'startConversation', 'options.id');
     if (owner !== undefined) parseArgument(ownerSchema, owner, 'startConversation', 'options.owner');
+    const placement = parsePlacement({ tenant, tenantWeight, priority }, 'startConversation', 'options');
     if (firstMessage !== undefined) parseMessageText(firstMessage, 'startConversation');
     const input: ConversationInput = {
       v: INPUT_FORMAT,
@@ -227,7 +239,7 @@ export class ConversationClient {
     await this.ensureWorker();
     try {
       await this.client.workflow.start<typeof conversation>(CONVERSATION_WORKFLOW, {
-        ...this.startOptions(id, input, input.firstMessage, owner),
+        ...this.startOptions(id, input, input.firstMessage, owner, placement),
         workflowIdConflictPolicy: 'FAIL',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
@@ -251,6 +263,9 @@ export class ConversationClient {
       message,
       workflowId,
       owner,
+      tenant,
+      tenantWeight,
+      priority,
     } = parseArgument(forkOptionsSchema, options, 'fork', 'options');
     if (message !== undefined) parseMessageText(message, 'fork');
     const forkId = workflowId ?? forkIdOf(id);
@@ -272,7 +287,7 @@ export class ConversationClient {
     };
     await this.ensureWorker();
     try {
-      const start = this.startOptions(forkId, input, message, owner);
+      const start = this.startOptions(forkId, input, message, owner, { tenant, tenantWeight, priority });
       await this.client.workflow.start<typeof conversation>(CONVERSATION_WORKFLOW, {
         ...start,
         typedSearchAttributes: [...start.typedSearchAttributes, { key: ForkedFromAttribute, value: id }],
@@ -313,14 +328,14 @@ export class ConversationClient {
   async sendMessage(id: string, text: string, options?: SendOptions): Promise<TurnResult>;
   async sendMessage(id: string, text: string, options: SendOptions = {}, ...extra: unknown[]): Promise<TurnResult> {
     assertMessageCall('sendMessage', sendOptionsSchema, id, text, options, extra);
-    const { start, output: answer, timeoutMs, updateId, batch } = options;
+    const { start, output: answer, timeoutMs, updateId, batch, priority } = options;
     const send = await this.messageSender(
       'sendMessage',
       sendMessageUpdate,
       id,
       text,
       start,
-      { answer, batch },
+      { answer, batch, priority },
       updateId,
     );
     const deadline = Date.now() + (timeoutMs ?? this.turnTimeoutMs);
@@ -345,7 +360,8 @@ export class ConversationClient {
     ...extra: unknown[]
   ): Promise<SubmittedMessage> {
     assertMessageCall('submitMessage', submitOptionsSchema, id, text, options, extra);
-    return this.submit('submitMessage', id, text, options.start, { answer: options.output, batch: options.batch });
+    const { start, output: answer, batch, priority } = options;
+    return this.submit('submitMessage', id, text, start, { answer, batch, priority });
   }
 
   private async submit(
@@ -374,21 +390,27 @@ export class ConversationClient {
     id: string,
     text: string,
     start: Omit<StartOptions, 'id'> | undefined,
-    { answer, batch }: TurnChoices,
+    { answer, batch, priority }: TurnChoices,
     updateId: string = randomUUID(),
   ): Promise<() => Promise<R>> {
     const output = answer && outputSpecOf(answer);
-    const choices: MessageOptions = { ...(output && { output }), ...(batch !== undefined && { batch }) };
+    const choices: MessageOptions = {
+      ...(output && { output }),
+      ...(batch !== undefined && { batch }),
+      ...(priority !== undefined && { priority }),
+    };
     const args: [string, MessageOptions?] = Object.keys(choices).length > 0 ? [text, choices] : [text];
     const input = await this.messageInput(call, start, text, args[1]);
-    if (!input) return () => this.handle(id).executeUpdate(update, { args, updateId });
-    const owner = start?.owner;
+    if (!input || !start) return () => this.handle(id).executeUpdate(update, { args, updateId });
+    const { owner, tenant, tenantWeight } = start;
+    // The conversation's priority is its start's; this message's own (if any) is for its turn, in `args`.
+    const placement = { tenant, tenantWeight, priority: start.priority };
     return () =>
       this.client.workflow.executeUpdateWithStart(update, {
         args,
         updateId,
         startWorkflowOperation: new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
-          ...this.startOptions(id, input, text, owner),
+          ...this.startOptions(id, input, text, owner, placement),
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         }),
@@ -417,8 +439,8 @@ export class ConversationClient {
     ...extra: unknown[]
   ): AsyncGenerator<StreamItem, void, undefined> {
     assertMessageCall('streamMessage', streamOptionsSchema, id, text, options, extra);
-    const { start, output, signal, batch } = options;
-    const { turn, offset } = await this.submit('streamMessage', id, text, start, { answer: output, batch });
+    const { start, output, signal, batch, priority } = options;
+    const { turn, offset } = await this.submit('streamMessage', id, text, start, { answer: output, batch, priority });
     const eventsOptions: EventsOptions = signal ? { signal } : {};
     let ours = false;
     for await (const item of this.events(id, { ...eventsOptions, fromOffset: offset })) {
@@ -740,8 +762,9 @@ export class ConversationClient {
   ): Promise<ConversationInput | undefined> {
     let input: ConversationInput | undefined;
     if (start) {
-      const { owner, ...options } = start;
+      const { owner, tenant, tenantWeight, priority, ...options } = start;
       if (owner !== undefined) parseArgument(ownerSchema, owner, call, 'options.start.owner');
+      parsePlacement({ tenant, tenantWeight, priority }, call, 'options.start');
       input = { v: INPUT_FORMAT, options: await this.validate(options) };
       try {
         new ConversationState(input, 'not started').validateMessage(text, messageOptions);
@@ -756,10 +779,19 @@ export class ConversationClient {
     return input;
   }
 
-  private startOptions(id: string, input: ConversationInput, firstMessage = input.firstMessage, owner?: string) {
+  private startOptions(
+    id: string,
+    input: ConversationInput,
+    firstMessage = input.firstMessage,
+    owner?: string,
+    placement: Placement = {},
+  ) {
+    const priority = startPriority(placement);
     return {
       workflowId: id,
       taskQueue: this.taskQueue,
+      // The tenant and priority its workflow task carries; its activities and sub-agents are given them by the workflow.
+      ...(priority && { priority }),
       args: [input] as [ConversationInput],
       // What the workflow would write first: listed at once, and one history event fewer (search-attributes.ts).
       typedSearchAttributes: [
@@ -852,8 +884,24 @@ export function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-/** What a message asks of its own turn besides its text: a typed answer, batch mode. */
+/** What a message asks of its own turn besides its text: a typed answer, batch mode, a priority. */
 interface TurnChoices {
   answer?: AnswerFormat | undefined;
   batch?: BatchOption | undefined;
+  priority?: number | undefined;
+}
+
+/** A start's tenant, weight and priority, checked (`invalid_options` with the path `at` names), as given. */
+function parsePlacement(placement: Placement, call: string, at: string): Placement {
+  const { tenant, tenantWeight, priority } = placement;
+  if (tenant !== undefined) parseArgument(tenantSchema, tenant, call, `${at}.tenant`);
+  if (tenantWeight !== undefined) parseArgument(tenantWeightSchema, tenantWeight, call, `${at}.tenantWeight`);
+  if (priority !== undefined) parseArgument(prioritySchema, priority, call, `${at}.priority`);
+  if (weightWithoutTenant(placement)) {
+    throw new ConversationError(
+      'invalid_options',
+      `Invalid options for ${call}: ${at}.tenantWeight: ${WEIGHT_WITHOUT_TENANT}`,
+    );
+  }
+  return placement;
 }

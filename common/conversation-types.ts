@@ -167,6 +167,8 @@ export interface TurnInProgress {
   forceAnswer?: boolean;
   /** The turn's message asked for batch mode (or asked it off) for this turn (common/batch-mode.ts). */
   batch?: BatchOption;
+  /** The turn's message asked for this priority for the turn's activities and sub-agents (common/fairness.ts). */
+  priority?: number;
 }
 
 /** A user message waiting for its turn; `output` when this message asked for a typed answer of its own. */
@@ -175,6 +177,7 @@ export interface PendingMessage {
   text: string;
   output?: OutputSpec;
   batch?: BatchOption;
+  priority?: number;
 }
 
 /**

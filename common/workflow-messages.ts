@@ -22,16 +22,23 @@ import { INPUT_FORMAT } from './input-format';
 import { conversationOptionsSchema } from './options';
 import { outputSpecSchema } from './structured-output';
 import { batchOptionSchema } from './batch-mode';
+import { prioritySchema } from './fairness';
 import { wellFormedText } from './safe-text';
 import { sharedLazy, sharedOnce } from './shared-once';
 import { recordedUsageSchema } from './usage';
 
 /**
- * What one message may ask besides its text: a typed answer of its own (common/structured-output.ts), and batch mode
- * for its turn (common/batch-mode.ts).
+ * What one message may ask besides its text: a typed answer of its own (common/structured-output.ts), batch mode
+ * for its turn (common/batch-mode.ts), and its turn's priority (common/fairness.ts).
  */
 export const messageOptionsSchema = sharedOnce('workflowMessages.messageOptionsSchema', () =>
-  z.strictObject({ output: outputSpecSchema.optional(), batch: batchOptionSchema.optional() }).optional(),
+  z
+    .strictObject({
+      output: outputSpecSchema.optional(),
+      batch: batchOptionSchema.optional(),
+      priority: prioritySchema.optional(),
+    })
+    .optional(),
 );
 export type MessageOptions = z.input<typeof messageOptionsSchema>;
 
@@ -163,6 +170,7 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
         text: z.string(),
         output: outputSpecSchema.optional(),
         batch: batchOptionSchema.optional(),
+        priority: prioritySchema.optional(),
       }),
     ),
     currentTurn: z
@@ -179,6 +187,7 @@ const carriedStateSchema = sharedLazy('workflowMessages.carriedStateSchema', () 
         forceAnswer: z.boolean().optional(),
         byModel: usageByModelSchema.optional(),
         batch: batchOptionSchema.optional(),
+        priority: prioritySchema.optional(),
       })
       .optional(),
     nextTurn: z.number().int().min(1),

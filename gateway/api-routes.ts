@@ -7,6 +7,7 @@ import type { ConversationClient } from '../client/conversation-client';
 import { ConversationError } from '../client/errors';
 import type { BearerTokens, Caller } from './bearer-tokens';
 import type { ConversationOwners } from './conversation-owners';
+import { callerPlacement } from './principal-tenant';
 import type { EventFeeds } from './event-feeds';
 import { requestedAgents, requestedCursor, sendEventStream } from './event-stream-response';
 import { allow, HttpError, notFound, noSuchPath, SECURITY_HEADERS, sendJson } from './http-answers';
@@ -84,8 +85,9 @@ export async function route(routes: Routes, req: IncomingMessage, res: ServerRes
       ...(body.options as StartOptions | undefined),
       ...(body.id && { id: body.id }),
       ...(body.message !== undefined && { firstMessage: body.message }),
-      // The caller's, whatever the options say.
+      // The caller's, whatever the options say; so is the tenant (a priority the caller may choose).
       owner: caller.principal,
+      ...callerPlacement(caller.principal),
     });
     // A new conversation's log starts at offset 0; its first message is turn 1.
     return sendJson(res, 201, { id, ...(body.message !== undefined && { turn: 1, offset: 0 }) });
@@ -94,7 +96,8 @@ export async function route(routes: Routes, req: IncomingMessage, res: ServerRes
   if (parts[2] === 'messages') {
     allow(method, ['POST']);
     const body = await readBody(req, messageBodySchema, maxBodyBytes);
-    return sendJson(res, 202, await submit(routes, id, body.text, body.start as StartOptions | undefined, caller));
+    const start = body.start as StartOptions | undefined;
+    return sendJson(res, 202, await submit(routes, id, body.text, start, body.priority, caller));
   }
   // The method first (405 says nothing of the conversation), then whose the conversation is.
   switch (parts[2]) {
@@ -124,6 +127,8 @@ export async function route(routes: Routes, req: IncomingMessage, res: ServerRes
         ...(body.message !== undefined && { message: body.message }),
         ...(body.id && { workflowId: body.id }),
         owner: caller.principal,
+        ...callerPlacement(caller.principal),
+        ...(body.priority !== undefined && { priority: body.priority }),
       });
       // A new conversation's log starts at offset 0; its first message, if any, is turn `fork.turn` (so is the turn a
       // fork at a step goes on with).
@@ -159,24 +164,28 @@ async function submit(
   id: string,
   text: string,
   start: StartOptions | undefined,
+  priority: number | undefined,
   caller: Caller,
 ) {
-  const owned = start && { ...start, owner: caller.principal };
-  if (caller.admin) return conversations.submitMessage(id, text, { start: owned });
+  const owned = start && { ...start, owner: caller.principal, ...callerPlacement(caller.principal) };
+  // The message's own priority, for its turn (docs/fairness.md).
+  const turn = priority !== undefined ? { priority } : {};
+  if (caller.admin) return conversations.submitMessage(id, text, { start: owned, ...turn });
   const owner = await owners.ownerOf(id);
   if (owner === undefined && owned) {
     try {
-      await conversations.startConversation({ ...owned, id, firstMessage: text });
+      // A first message's priority is its conversation's (the start's), unless the start names one.
+      await conversations.startConversation({ ...turn, ...owned, id, firstMessage: text });
       return { turn: 1, offset: 0 };
     } catch (err) {
       if (!(err instanceof ConversationError && err.code === 'already_started')) throw err;
       owners.forget(id);
       if ((await owners.ownerOf(id)) !== caller.principal) throw notFound(id);
-      return conversations.submitMessage(id, text, { start: owned });
+      return conversations.submitMessage(id, text, { start: owned, ...turn });
     }
   }
   if (owner !== caller.principal) throw notFound(id);
-  return conversations.submitMessage(id, text, { start: owned });
+  return conversations.submitMessage(id, text, { start: owned, ...turn });
 }
 
 /** GET /api/conversations: the caller's own; an admin's `all=1` every one, `owner=` that principal's. */

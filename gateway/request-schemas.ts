@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { FINAL_STATUSES, OPEN_STATUSES } from '../common/conversation-types';
 import { approvalDecisionSchema, userMessageSchema } from '../common/workflow-messages';
 import { forkAtSchema } from '../common/fork';
+import { prioritySchema } from '../common/fairness';
 import { principalSchema } from './gateway-config';
 
 const MAX_GATEWAY_ID_CHARS = 200;
@@ -41,6 +42,8 @@ export const messageBodySchema = z.strictObject({
   text: userMessageSchema,
   /** Create the conversation with these options if it does not exist yet. */
   start: optionsSchema.optional(),
+  /** This message's turn's priority, 1 (first) to 5 (last) (docs/fairness.md). */
+  priority: prioritySchema.optional(),
 });
 
 export const approvalBodySchema = approvalDecisionSchema;
@@ -54,6 +57,8 @@ export const forkBodySchema = z.strictObject({
   options: optionsSchema.optional(),
   message: userMessageSchema.optional(),
   id: conversationIdSchema.optional(),
+  /** The fork's priority (its tenant is the caller's, as its owner). */
+  priority: prioritySchema.optional(),
 });
 
 /** `?from=N` and `Last-Event-ID: N` (the last offset the reader has: it resumes after it). */

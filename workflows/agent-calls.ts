@@ -52,6 +52,7 @@ import type { ToolPolicy } from '../common/tool-policy';
 import { MAX_STREAMED_RESULT_CHARS } from '../streaming/stream-events';
 import type { ConversationStream } from '../streaming/workflow/conversation-stream';
 import type { ConversationState } from './conversation-state';
+import { turnPriority } from './task-priority';
 
 /** Characters of a task shown in the child's summary (the Web UI). */
 const SUMMARY_TASK_CHARS = 200;
@@ -167,6 +168,8 @@ export class SubAgents {
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        // A sub-agent works for its parent's tenant, at the priority of the turn that asked for it.
+        ...turnPriority(state),
         typedSearchAttributes: [
           ...startSearchAttributes(startingAttributes(own.data, true)),
           { key: ConversationParent, value: parentId },

@@ -310,10 +310,22 @@ export class ConversationState {
     return output;
   }
 
-  enqueue(text: string, output?: OutputSpec, batch?: BatchOption): number {
+  enqueue(text: string, output?: OutputSpec, batch?: BatchOption, priority?: number): number {
     const turn = this.#nextTurn++;
-    this.#pending.push({ turn, text, ...(output && { output }), ...(batch !== undefined && { batch }) });
+    this.#pending.push({
+      turn,
+      text,
+      ...(output && { output }),
+      ...(batch !== undefined && { batch }),
+      ...(priority !== undefined && { priority }),
+    });
     return turn;
+  }
+
+  /** The priority a message asks for its turn (undefined: the conversation's); its options were checked already. */
+  messagePriority(options: unknown): number | undefined {
+    const parsed = messageOptionsSchema.safeParse(options);
+    return parsed.success ? parsed.data?.priority : undefined;
   }
 
   /** The batch mode a message asks for its turn (undefined: the conversation's); its options were checked already. */
@@ -371,6 +383,7 @@ export class ConversationState {
       transcriptStart,
       ...(output && { output, answerAttempts: 0 }),
       ...(next.batch !== undefined && { batch: next.batch }),
+      ...(next.priority !== undefined && { priority: next.priority }),
     };
     this.#status = 'running';
     return this.#currentTurn;

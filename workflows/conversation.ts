@@ -424,7 +424,9 @@ function registerHandlers(
   setHandler(
     sendMessageUpdate,
     (text: string, options?: MessageOptions) =>
-      outcome(state.enqueue(text, state.messageOutput(options), state.messageBatch(options))),
+      outcome(
+        state.enqueue(text, state.messageOutput(options), state.messageBatch(options), state.messagePriority(options)),
+      ),
     {
       validator: (text: string, options?: MessageOptions) => {
         validator(text, options);
@@ -435,7 +437,12 @@ function registerHandlers(
   setHandler(
     submitMessageUpdate,
     (text: string, options?: MessageOptions) => ({
-      turn: state.enqueue(text, state.messageOutput(options), state.messageBatch(options)),
+      turn: state.enqueue(
+        text,
+        state.messageOutput(options),
+        state.messageBatch(options),
+        state.messagePriority(options),
+      ),
       offset: stream.offset(),
     }),
     { validator },

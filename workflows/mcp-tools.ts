@@ -1,6 +1,6 @@
 // The workflow's side of MCP tools: the run's tool list, listed once by an activity whose result the history keeps
 // (a replay reads it from there, never from a server), and one `callMcpTool` activity per call.
-import { ActivityFailure } from '@temporalio/common';
+import { ActivityFailure, type Priority } from '@temporalio/common';
 import { isCancellation, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { ToolPolicy } from '../common/activity-contracts';
 import type { TurnFailure } from '../common/conversation-types';
@@ -85,7 +85,15 @@ export async function listConversationMcpTools(
 export async function callMcpTool(
   tool: McpTool,
   call: ToolCall,
-  how: { policy: ToolPolicy; protocol: Protocol; summary: string; activityId: string; idempotencyKey: string },
+  how: {
+    policy: ToolPolicy;
+    protocol: Protocol;
+    summary: string;
+    activityId: string;
+    idempotencyKey: string;
+    /** The turn's (workflows/task-priority.ts); absent, the activity inherits the workflow's. */
+    priority?: Priority;
+  },
 ): Promise<McpToolCallResult> {
   const decoded = how.protocol.decodeToolInput(call.input, tool.input_schema);
   if (!decoded.ok) return { ok: false, content: [{ type: 'text', text: `InvalidInput: ${decoded.error}` }] };
@@ -95,7 +103,8 @@ export async function callMcpTool(
     heartbeatTimeout: policy.heartbeatTimeout,
     retry: { maximumAttempts: policy.maximumAttempts, initialInterval: policy.initialInterval, backoffCoefficient: 2 },
   })[CALL_MCP_TOOL_ACTIVITY];
-  return activity.executeWithOptions({ summary: how.summary, activityId: how.activityId }, [
+  const { summary, activityId, priority } = how;
+  return activity.executeWithOptions({ summary, activityId, ...(priority && { priority }) }, [
     { server: tool.server, tool: tool.tool, arguments: decoded.value, idempotencyKey: how.idempotencyKey },
   ]);
 }

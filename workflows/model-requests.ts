@@ -31,6 +31,7 @@ import { FailureType } from '../common/failure-types';
 import { billedIn } from '../common/usage';
 import { INPUT_FORMAT } from '../common/input-format';
 import type { ConversationState } from './conversation-state';
+import { turnPriority } from './task-priority';
 
 type ModelActivities = {
   callModel(input: CallModelInput): Promise<CallModelResult>;
@@ -109,7 +110,7 @@ export function sendModelCall(
   // What failed attempts billed is priced at the prices of the model they went to.
   const model = input.request.model;
   // A `then`, not an async function: every step passes here, and each promise in workflow code costs a stack trace.
-  return callModel.executeWithOptions(how, [withGuard(input, admission)]).then(
+  return callModel.executeWithOptions({ ...how, ...turnPriority(state) }, [withGuard(input, admission)]).then(
     (value): Sent<CallModelResult> => {
       countFailedAttempts(state, value.failedAttempts, model);
       return { kind: 'sent', value };
@@ -134,8 +135,10 @@ export async function sendBatchedModelCall(
   mode: BatchMode,
   how: How,
 ): Promise<Sent<CallModelResult>> {
-  const { submitBatchedModelCall, checkBatchedModelCall, cancelBatchedModelCall } =
-    proxyActivities<ModelActivities>(BATCH_ACTIVITY_OPTIONS);
+  const { submitBatchedModelCall, checkBatchedModelCall, cancelBatchedModelCall } = proxyActivities<ModelActivities>({
+    ...BATCH_ACTIVITY_OPTIONS,
+    ...turnPriority(state),
+  });
   const reasons: string[] = [];
   for (let submission = 1; submission <= MAX_SUBMISSIONS; submission++) {
     const submitId = `${how.activityId}-batch-${submission}`;
@@ -199,7 +202,9 @@ export async function sendSummary(
 ): Promise<Sent<SummariseContextResult>> {
   const { summariseContext } = proxyActivities<ModelActivities>(modelCallOptions(state));
   try {
-    const value = await summariseContext.executeWithOptions(how, [withGuard(input, admission)]);
+    const value = await summariseContext.executeWithOptions({ ...how, ...turnPriority(state) }, [
+      withGuard(input, admission),
+    ]);
     countFailedAttempts(state, value.failedAttempts);
     return { kind: 'sent', value };
   } catch (err) {
@@ -232,9 +237,10 @@ export async function countPrompt({
     if (!admission.ok) return admission;
   }
   try {
-    return await countPromptTokens.executeWithOptions({ summary: `count_tokens · call ${input.callNumber}` }, [
-      { v: INPUT_FORMAT, ...input },
-    ]);
+    return await countPromptTokens.executeWithOptions(
+      { summary: `count_tokens · call ${input.callNumber}`, ...turnPriority(state) },
+      [{ v: INPUT_FORMAT, ...input }],
+    );
   } catch (err) {
     if (err instanceof ActivityFailure) return undefined;
     throw err;

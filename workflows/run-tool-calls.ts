@@ -15,6 +15,7 @@ import type { ConversationState } from './conversation-state';
 import { callMcpTool } from './mcp-tools';
 import type { ConversationStream } from '../streaming/workflow/conversation-stream';
 import { describeToolFailure } from './tool-failure';
+import { turnPriority } from './task-priority';
 
 type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<ToolActivityResult>>;
 
@@ -108,7 +109,14 @@ function runActivity(
   try {
     if (mcpTool) {
       const protocol = protocolFor(state.options.protocol);
-      result = callMcpTool(mcpTool, call, { policy, protocol, summary, activityId, idempotencyKey });
+      result = callMcpTool(mcpTool, call, {
+        policy,
+        protocol,
+        summary,
+        activityId,
+        idempotencyKey,
+        ...turnPriority(state),
+      });
     } else {
       const tool = proxyActivities<ToolActivities>({
         startToCloseTimeout: policy.startToCloseTimeout,
@@ -119,7 +127,7 @@ function runActivity(
           backoffCoefficient: 2,
         },
       })[call.name]!;
-      result = tool.executeWithOptions({ summary, activityId }, [
+      result = tool.executeWithOptions({ summary, activityId, ...turnPriority(state) }, [
         { input: call.input, protocol: state.options.protocol, idempotencyKey },
       ]);
     }

@@ -330,6 +330,131 @@ describe('option objects of the wrong type', () => {
   }
 });
 
+describe('tenants and priorities (docs/fairness.md): refused before anything reaches Temporal', () => {
+  const never = () => `client-calls-never-${Date.now()}`;
+  const cases: [string, () => unknown, RegExp][] = [
+    [
+      'a tenant of 65 bytes (Temporal takes 64)',
+      () => conversations.startConversation({ tenant: 'a'.repeat(65) }),
+      /^Invalid options\.tenant for startConversation: .*at most 64 bytes/,
+    ],
+    [
+      'a tenant of 22 three-byte characters (66 bytes in 22 characters)',
+      () => conversations.startConversation({ tenant: '€'.repeat(22) }),
+      /tenant: a tenant has at most 64 bytes in UTF-8/,
+    ],
+    [
+      'a tenant of 3 MiB',
+      () => conversations.startConversation({ tenant: HUGE }),
+      /tenant: a tenant has at most 64 bytes/,
+    ],
+    ['an empty tenant', () => conversations.startConversation({ tenant: '' }), /tenant: a tenant is not empty/],
+    [
+      'a tenant with a NUL',
+      () => conversations.startConversation({ tenant: 'acme\u0000' }),
+      /tenant: a tenant is printable text/,
+    ],
+    [
+      'a tenant with a lone surrogate',
+      () => conversations.startConversation({ tenant: 'acme\ud800' }),
+      /tenant: a tenant is printable text/,
+    ],
+    [
+      'a tenant as a number',
+      () => conversations.startConversation({ tenant: 7 as never }),
+      /tenant: a tenant is a string/,
+    ],
+    [
+      'a tenant weight of 0',
+      () => conversations.startConversation({ tenant: 'acme', tenantWeight: 0 }),
+      /tenantWeight: a tenant weight is between 0\.001 and 1000/,
+    ],
+    [
+      'a negative tenant weight',
+      () => conversations.startConversation({ tenant: 'acme', tenantWeight: -1 }),
+      /tenantWeight: a tenant weight is between/,
+    ],
+    [
+      'a tenant weight of Infinity',
+      () => conversations.startConversation({ tenant: 'acme', tenantWeight: Infinity }),
+      /tenantWeight: a tenant weight is a number/,
+    ],
+    [
+      'a tenant weight of NaN',
+      () => conversations.startConversation({ tenant: 'acme', tenantWeight: NaN }),
+      /tenantWeight: a tenant weight is/,
+    ],
+    [
+      'a tenant weight of 1e6',
+      () => conversations.startConversation({ tenant: 'acme', tenantWeight: 1e6 }),
+      /tenantWeight: a tenant weight is between/,
+    ],
+    [
+      'a tenant weight without a tenant',
+      () => conversations.startConversation({ tenantWeight: 2 }),
+      /tenantWeight: tenantWeight needs a tenant/,
+    ],
+    ['a priority of 0', () => conversations.startConversation({ priority: 0 }), /priority: a priority is from 1/],
+    ['a priority of 6', () => conversations.startConversation({ priority: 6 }), /priority: a priority is from 1/],
+    ['a priority of 2.5', () => conversations.startConversation({ priority: 2.5 }), /priority: a priority is a whole/],
+    [
+      'a priority of "1"',
+      () => conversations.startConversation({ priority: '1' as never }),
+      /priority: a priority is a number/,
+    ],
+    [
+      'a priority of -1e308',
+      () => conversations.startConversation({ priority: -1e308 }),
+      /priority: a priority is from 1/,
+    ],
+    [
+      "a new conversation's tenant of 65 bytes (sendMessage's start)",
+      () => conversations.sendMessage(never(), 'hi', { start: { tenant: 'a'.repeat(65) } }),
+      /^Invalid options\.start\.tenant for sendMessage: /,
+    ],
+    [
+      "a new conversation's weight without a tenant (submitMessage's start)",
+      () => conversations.submitMessage(never(), 'hi', { start: { tenantWeight: 3 } }),
+      /options\.start\.tenantWeight: tenantWeight needs a tenant/,
+    ],
+    [
+      "a message's priority of 9 (sendMessage)",
+      () => conversations.sendMessage(openId, 'hi', { priority: 9 }),
+      /^Invalid options for sendMessage: priority: a priority is from 1/,
+    ],
+    [
+      "a message's priority of NaN (submitMessage)",
+      () => conversations.submitMessage(openId, 'hi', { priority: NaN }),
+      /^Invalid options for submitMessage: priority: /,
+    ],
+    [
+      "a message's priority as a string (streamMessage)",
+      () => conversations.streamMessage(openId, 'hi', { priority: 'high' as never }),
+      /^Invalid options for streamMessage: priority: a priority is a number/,
+    ],
+    [
+      'a message with a tenant of its own (a tenant is the conversation’s)',
+      () => conversations.sendMessage(openId, 'hi', { tenant: 'other' } as never),
+      /unknown key "tenant" \(a new conversation's options go in options\.start/,
+    ],
+    [
+      "a fork's priority of 0",
+      () => conversations.fork(openId, { at: { beforeTurn: 1 }, priority: 0 }),
+      /priority: a priority is from 1/,
+    ],
+    [
+      "a fork's weight without a tenant",
+      () => conversations.fork(openId, { at: { beforeTurn: 1 }, tenantWeight: 2 }),
+      /tenantWeight: tenantWeight needs a tenant/,
+    ],
+  ];
+  for (const [what, call, names] of cases) {
+    test(what, async () => {
+      await refused(call, 'invalid_options', names);
+    });
+  }
+});
+
 describe("a message's options against the new conversation's: refused before anything is created", () => {
   const answer = { schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } };
   const cases: [string, Parameters<ConversationClient['submitMessage']>[2], RegExp][] = [
@@ -409,7 +534,7 @@ describe('message calls take one options object: the positional shape of old is 
     [
       'sendMessage(id, text, undefined, { output })',
       () => conversations.sendMessage(openId, 'hi', ...([undefined, { output: { schema: {} } }] as never[])),
-      /^Invalid arguments for sendMessage: no argument after the options; everything goes in one options object: sendMessage\(id, text, \{ start, output, batch, timeoutMs, updateId \}\)$/,
+      /^Invalid arguments for sendMessage: no argument after the options; everything goes in one options object: sendMessage\(id, text, \{ start, output, batch, priority, timeoutMs, updateId \}\)$/,
     ],
     [
       'sendMessage(id, text, start, { timeoutMs })',
@@ -419,7 +544,7 @@ describe('message calls take one options object: the positional shape of old is 
     [
       'submitMessage(id, text, undefined, { output })',
       () => conversations.submitMessage(openId, 'hi', ...([undefined, { output: { schema: {} } }] as never[])),
-      /^Invalid arguments for submitMessage: .*submitMessage\(id, text, \{ start, output, batch \}\)$/,
+      /^Invalid arguments for submitMessage: .*submitMessage\(id, text, \{ start, output, batch, priority \}\)$/,
     ],
     [
       'streamMessage(id, text, undefined, { signal })',
@@ -429,7 +554,7 @@ describe('message calls take one options object: the positional shape of old is 
           'hi',
           ...([undefined, { signal: new AbortController().signal }] as never[]),
         ),
-      /^Invalid arguments for streamMessage: .*streamMessage\(id, text, \{ start, output, batch, signal \}\)$/,
+      /^Invalid arguments for streamMessage: .*streamMessage\(id, text, \{ start, output, batch, priority, signal \}\)$/,
     ],
   ];
   for (const [what, call, names] of [...misplaced, ...positional]) {

@@ -60,6 +60,15 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       // same response when the worker has a free slot — one matching round trip less per model call and per tool.
       '--dynamic-config-value',
       'system.enableActivityEagerExecution=true',
+      // Task queue priority and fairness (docs/fairness.md): a conversation's priority and tenant order its tasks
+      // when workers are busy. Server 1.29 has them behind these switches (migration: a queue's backlog from before
+      // fairness was on is still drained).
+      '--dynamic-config-value',
+      'matching.useNewMatcher=true',
+      '--dynamic-config-value',
+      'matching.enableFairness=true',
+      '--dynamic-config-value',
+      'matching.enableMigration=true',
       // Write-ahead log, synced at checkpoints: a commit no longer waits for a rollback-journal fsync. 200 concurrent
       // conversations on 2 cores: 18.0–18.3 s instead of 31.7–35.8 s, activity completions acknowledged in p50 ≤ 250–500 ms
       // instead of ≤ 1000 ms. A SIGKILLed server loses nothing committed (only an OS crash could drop the last commits).
