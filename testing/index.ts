@@ -11,6 +11,7 @@ export type {
   ScriptStep,
   ScriptUsage,
 } from './messages-api/types';
+export type { RateLimits } from './messages-api/rate-limits';
 export {
   connectOrStartDevServer,
   type DevServer,

@@ -26,6 +26,7 @@ import { createConversationWorker, NO_LIVE_FEED, type WorkerDeployment } from '.
 import { bundleVariantFor } from '../../workers/workflow-bundles';
 import { type ExecutionLogLine, readExecutions, toolInstrumentation } from '../../scripts/tool-execution-log';
 import { startMessagesApi } from '../../testing/messages-api/server';
+import type { RateLimits } from '../../testing/messages-api/rate-limits';
 import type { MessagesApi, RecordedRequest } from '../../testing/messages-api/types';
 import { sharedWorkflowBundle } from './shared-workflow-bundle';
 
@@ -87,6 +88,8 @@ export interface HarnessOptions {
   /** Batch mode: the worker's window (default its own, 2 s) and the local API's batch delay (default its own, 200 ms). */
   batchWindowMs?: number;
   batchDelayMs?: number;
+  /** The local API's per-minute rate limits (default none). */
+  rateLimits?: RateLimits;
   /** The workflow code the worker runs (another build's bundle: test/support/modified-workflow-bundle.ts). */
   workflowBundlePath?: string;
   /** The worker's Worker Deployment version (workers/conversation-worker.ts); default: none, versioning off. */
@@ -100,6 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.latencyMs !== undefined && { latencyMs: options.latencyMs }),
     ...(options.contextWindowTokens !== undefined && { contextWindowTokens: options.contextWindowTokens }),
     ...(options.batchDelayMs !== undefined && { batchDelayMs: options.batchDelayMs }),
+    ...(options.rateLimits !== undefined && { rateLimits: options.rateLimits }),
   });
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const executionLog = join(mkdtempSync(join(tmpdir(), 'tools-')), 'executions.jsonl');

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { packageVersion } from '../../client/package-version';
+import { type RateLimits, rateLimitsSchema } from './rate-limits';
 import { asScriptSteps, scriptFileSchema, scriptProblems } from './script-schema';
 import { startMessagesApi } from './server';
 import type { ScriptStep } from './types';
@@ -21,6 +22,10 @@ demo model and replies scripted per conversation. Point a worker at it: ANTHROPI
   --token-delay-ms N    MESSAGES_API_TOKEN_DELAY_MS  stream replies a token at a time, N ms apart (default 0)
   --context-window N    MESSAGES_API_CONTEXT_WINDOW  the model's context window in input tokens (default 1,000,000)
   --batch-delay-ms N    MESSAGES_API_BATCH_DELAY_MS  a Message Batch stays in_progress at least N ms (default 200)
+  --rate-limits JSON    MESSAGES_API_RATE_LIMITS     per-minute limits per model, each optional (default none):
+                                                     {"requestsPerMinute": n, "inputTokensPerMinute": n,
+                                                      "outputTokensPerMinute": n}; while it runs:
+                                                     POST /_test/rate-limits with the same JSON (null: none)
   --help, --version`;
 
 /** Exits 2 with the problem and the usage: what was asked cannot run. */
@@ -40,6 +45,7 @@ function commandLine() {
         'batch-delay-ms': { type: 'string' },
         'token-delay-ms': { type: 'string' },
         'context-window': { type: 'string' },
+        'rate-limits': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -69,6 +75,22 @@ function portNumber(flag: string | undefined): number {
   return Number(raw);
 }
 
+/** The rate limits of the flag, else the variable: JSON checked with zod before the server starts. */
+function rateLimits(flag: string | undefined): RateLimits | null {
+  const raw = flag ?? process.env['MESSAGES_API_RATE_LIMITS'];
+  if (raw === undefined || raw.trim() === '') return null;
+  const label = flag !== undefined ? '--rate-limits' : 'MESSAGES_API_RATE_LIMITS';
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    return refuse(`${label} is not JSON (${(error as Error).message}): ${JSON.stringify(raw.slice(0, 80))}`);
+  }
+  const parsed = rateLimitsSchema.safeParse(json);
+  if (!parsed.success) refuse(`${label} is not rate limits:\n${scriptProblems(parsed.error)}`);
+  return parsed.data;
+}
+
 /** The scripts of the script file, checked before the server starts. */
 function scriptFile(flag: string | undefined): [string, ScriptStep[]][] {
   const file = flag ?? process.env['MESSAGES_API_SCRIPT_FILE'];
@@ -89,6 +111,7 @@ async function main(): Promise<void> {
   if (flags.version) return console.log(packageVersion());
   if (flags.help) return console.log(USAGE);
   const scripts = scriptFile(flags['script-file']);
+  const limits = rateLimits(flags['rate-limits']);
   const contextWindow = flags['context-window'] ?? process.env['MESSAGES_API_CONTEXT_WINDOW'];
   const server = await startMessagesApi({
     host: flags.host || process.env['MESSAGES_API_HOST'] || '127.0.0.1',
@@ -99,9 +122,11 @@ async function main(): Promise<void> {
     }),
     tokenDelayMs: nonNegativeInteger(flags['token-delay-ms'], 'MESSAGES_API_TOKEN_DELAY_MS', 0),
     batchDelayMs: nonNegativeInteger(flags['batch-delay-ms'], 'MESSAGES_API_BATCH_DELAY_MS', 200),
+    rateLimits: limits,
   });
   for (const [match, steps] of scripts) server.script(match, steps);
   console.log(`Local Messages API server listening on ${server.url}`);
+  if (limits) console.log(`Rate limits per model and minute: ${JSON.stringify(limits)}`);
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;

@@ -9,6 +9,8 @@
 // valid ones are answered by a scripted step when one matches (types.ts) or by the demo model (demo-model.ts), with
 // usage from a deterministic token estimate and prompt-cache accounting (prompt-cache.ts). Every response carries a
 // `request-id: req_…` header; errors are `{type:'error', error:{type, message}, request_id}`.
+// With rate limits set (rate-limits.ts), a request past a per-minute limit of its model is a 429 `rate_limit_error`
+// with `retry-after`, and every `/v1/messages` response carries the `anthropic-ratelimit-*` headers.
 //
 // Only node:http; the per-request work is a JSON parse, a validation pass and (with cache breakpoints) one sha256
 // chain over the prompt, so a thousand concurrent streams are cheap.
@@ -36,6 +38,7 @@ import { outputSchemaOf, validateRequest } from './validate-request';
 import { checkThinking, demoThinking, thinkingBudget, thinkingOmitted, thinkingOn, ThinkingSigner } from './thinking';
 import { type PendingThread, scriptedRefusal, type ThreadRefusal, Threads } from './threads';
 import { type AnsweredRequest, isRefusal as isBatchRefusal, MessageBatches } from './batches';
+import { type RateLimits, RateLimiter, rateLimitsSchema } from './rate-limits';
 
 export type { MessagesApi, MessagesApiOptions, RecordedRequest, ScriptStep } from './types';
 
@@ -84,6 +87,10 @@ interface Exchange {
   thread?: PendingThread;
   /** A batch's request answered by a `batch-result` step: the batch shapes its result line so. */
   shaped?: AnsweredRequest['shaped'];
+  /** The `anthropic-ratelimit-*` headers of the request's admission (or refusal), rate-limits.ts. */
+  rateLimitHeaders?: Record<string, string>;
+  /** What the reply used, for settling its rate-limit admission once the response ends. */
+  used?: { outputTokens: number; cacheReadInputTokens: number };
 }
 
 /** What the model answers: the request as it reads it, and what context management did to it. */
@@ -112,12 +119,17 @@ class MessagesApiServer implements MessagesApi {
   private latencyMs: number;
   private contextWindow: number;
   private tokenDelayMs: number;
+  /** Per-minute limits per model (rate-limits.ts); undefined: none. */
+  private rateLimiter: RateLimiter | undefined;
+  private readonly now: () => number;
   private readonly server: http.Server;
 
   constructor(options: MessagesApiOptions) {
     this.latencyMs = options.latencyMs ?? 0;
     this.contextWindow = options.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
     this.tokenDelayMs = options.tokenDelayMs ?? 0;
+    this.now = options.now ?? Date.now;
+    this.setRateLimits(options.rateLimits ?? null);
     this.cache = new PromptCache(options.now ?? Date.now);
     this.containers = new Containers(options.now ?? Date.now);
     this.threads = new Threads(options.now ?? Date.now);
@@ -183,6 +195,13 @@ class MessagesApiServer implements MessagesApi {
     this.batches.delayMs = ms;
   }
 
+  setRateLimits(limits: RateLimits | null): void {
+    const parsed = rateLimitsSchema.safeParse(limits);
+    if (!parsed.success) throw new Error(`setRateLimits: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    const limiter = parsed.data && new RateLimiter(parsed.data);
+    this.rateLimiter = limiter && limiter.active ? limiter : undefined;
+  }
+
   batchesAnswered(): Promise<void> {
     return this.batches.settled();
   }
@@ -193,6 +212,8 @@ class MessagesApiServer implements MessagesApi {
     this.requests.length = 0;
     this.cache.clear();
     this.threads.clear();
+    // Full buckets again, under the same limits.
+    if (this.rateLimiter) this.rateLimiter = new RateLimiter(this.rateLimiter.limits);
   }
 
   async close(): Promise<void> {
@@ -295,6 +316,7 @@ class MessagesApiServer implements MessagesApi {
       const message = `prompt is too long: ${prepared.tokens} tokens > ${this.contextWindow} maximum`;
       return this.sendError(ex, 400, 'invalid_request_error', message);
     }
+    if (!this.admit(ex, prepared.body, prepared.tokens)) return;
     const turn: Turn = {
       body: prepared.body,
       appliedEdits: prepared.appliedEdits,
@@ -320,6 +342,29 @@ class MessagesApiServer implements MessagesApi {
     const taken = this.takeStep(prepared.body);
     if (taken) record.match = taken.match;
     await this.answer(ex, turn, taken?.step ?? { demo: true });
+  }
+
+  /**
+   * Takes the request's cost from the model's rate-limit buckets, or answers 429 `rate_limit_error` with `retry-after`
+   * and says so (false). Input is the prompt as counted here; output is estimated as `max_tokens` and settled when
+   * the response ends, with the cache reads given back (the API does not count them). A batch's own requests are not
+   * limited (the API has separate batch limits).
+   */
+  private admit(ex: Exchange, body: Json, inputTokens: number): boolean {
+    const limiter = this.rateLimiter;
+    if (!limiter || ex.record.headers[BATCH_HEADER] !== undefined) return true;
+    const model = String(body['model']);
+    const maxTokens = typeof body['max_tokens'] === 'number' ? body['max_tokens'] : 0;
+    const admission = limiter.admit(model, { inputTokens, outputTokens: maxTokens }, this.now());
+    ex.rateLimitHeaders = admission.headers;
+    if (!admission.ok) {
+      this.sendError(ex, 429, 'rate_limit_error', admission.message, {
+        'retry-after': String(admission.retryAfterSeconds),
+      });
+      return false;
+    }
+    ex.res.once('close', () => admission.settle(ex.used ?? { outputTokens: 0, cacheReadInputTokens: 0 }, this.now()));
+    return true;
   }
 
   /**
@@ -396,6 +441,8 @@ class MessagesApiServer implements MessagesApi {
    *   GET    /_test/requests?match=M   {requests}: `requestsFor(M)`, or every request without `match`
    *   GET    /_test/batches            {batches: [{id, customIds, status}]}, oldest first
    *   POST   /_test/batch-delay        {ms}: what `setBatchDelay(ms)` does
+   *   POST   /_test/rate-limits        {requestsPerMinute?, inputTokensPerMinute?, outputTokensPerMinute?} or null:
+   *                                     what `setRateLimits(limits)` does ({} or null: no limits)
    */
   private async control(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://local');
@@ -416,6 +463,18 @@ class MessagesApiServer implements MessagesApi {
       if (!Number.isFinite(ms) || ms < 0) return reply(400, { error: 'expected {"ms": <non-negative number>}' });
       this.setBatchDelay(ms);
       return reply(200, { ms });
+    }
+    if (route === 'POST /_test/rate-limits') {
+      let limits: unknown;
+      try {
+        limits = JSON.parse(raw || 'null');
+      } catch {
+        return reply(400, { error: 'the body is not JSON: {"inputTokensPerMinute": n, …} or null' });
+      }
+      const parsed = rateLimitsSchema.safeParse(limits);
+      if (!parsed.success) return reply(400, { error: `not rate limits:\n${scriptProblems(parsed.error)}` });
+      this.setRateLimits(parsed.data);
+      return reply(200, { rateLimits: this.rateLimiter?.limits ?? null });
     }
     if (route === 'DELETE /_test/scripts') {
       this.reset();
@@ -489,6 +548,7 @@ class MessagesApiServer implements MessagesApi {
           text: step.text ?? `Partial reply, part ${i + 1}, before the stream failed.`,
         }));
         const reply = this.reply(turn, content, 'end_turn', null, step.usage);
+        ex.used = usedBy(reply);
         return streamReply(ex.res, reply, {
           ...this.streamOptions(ex, step),
           delayMs,
@@ -690,6 +750,7 @@ class MessagesApiServer implements MessagesApi {
   }
 
   private async send(ex: Exchange, reply: Reply, delayMs: number, step: ScriptStep): Promise<void> {
+    ex.used = usedBy(reply);
     if (ex.record.stream) await streamReply(ex.res, reply, { ...this.streamOptions(ex, step), delayMs });
     else if (!(await wait(delayMs, ex.signal))) return;
     else this.sendText(ex, 200, messageText(reply));
@@ -724,7 +785,17 @@ class MessagesApiServer implements MessagesApi {
   private writeHead(ex: Exchange, status: number, headers: Record<string, string>): void {
     ex.record.status = status;
     const shaped = ex.shaped !== undefined && { [BATCH_RESULT_HEADER]: ex.shaped };
-    ex.res.writeHead(status, { 'request-id': ex.requestId, ...shaped, ...headers });
+    const limits = ex.rateLimitHeaders ?? this.rateLimitHeadersNow(ex);
+    ex.res.writeHead(status, { 'request-id': ex.requestId, ...shaped, ...limits, ...headers });
+  }
+
+  /** A Messages response that never reached admission (a 400, …) still shows the model's buckets as they are. */
+  private rateLimitHeadersNow(ex: Exchange): Record<string, string> {
+    const body: unknown = ex.record.body;
+    if (!this.rateLimiter || ex.record.path.replace(/\/+$/, '') !== '/v1/messages') return {};
+    if (ex.record.headers[BATCH_HEADER] !== undefined || !isObject(body) || typeof body['model'] !== 'string')
+      return {};
+    return this.rateLimiter.headers(body['model'], this.now());
   }
 
   private sendJson(ex: Exchange, status: number, payload: unknown, headers: Record<string, string> = {}): void {
@@ -770,7 +841,11 @@ class MessagesApiServer implements MessagesApi {
   }
 }
 
-/** Starts the server (default 127.0.0.1, any free port). */
+/** What a reply used, as rate limits count it. */
+function usedBy(reply: Reply): { outputTokens: number; cacheReadInputTokens: number } {
+  return { outputTokens: reply.usage.output_tokens, cacheReadInputTokens: reply.usage.cache_read_input_tokens };
+}
+
 /**
  * Why a scripted final reply cannot be what the API answers a request with `output_config.format`: its text is not
  * JSON (constrained decoding makes it JSON). A test that scripts this has a bug; the 400 says so.
@@ -786,6 +861,7 @@ function notJsonAnswer(body: Json, content: ReplyBlock[]): string | undefined {
   }
 }
 
+/** Starts the server (default 127.0.0.1, any free port). */
 export async function startMessagesApi(options: MessagesApiOptions = {}): Promise<MessagesApi> {
   const server = new MessagesApiServer(options);
   await server.listen(options.host ?? '127.0.0.1', options.port ?? 0);

@@ -1,6 +1,7 @@
 // The public shapes of the local Messages API server: what tests script, what it records, what it returns.
 // Plain TypeScript (no zod): tests build these literally.
 import type { StopReason } from '@anthropic-ai/sdk/resources/messages';
+import type { RateLimits } from './rate-limits';
 import type { ThreadErrorCode } from './threads';
 
 export type { StopReason };
@@ -263,6 +264,15 @@ export interface MessagesApiOptions {
    * @example 2_000
    */
   batchDelayMs?: number;
+  /**
+   * Per-minute rate limits per model, enforced as the API enforces them (token buckets that refill continuously; 429
+   * `rate_limit_error` with `retry-after`; `anthropic-ratelimit-*` headers on every `/v1/messages` response). Each
+   * limit is optional; none (the default) is no limit. Env of the CLI: `MESSAGES_API_RATE_LIMITS` (this JSON).
+   * Message Batches and `count_tokens` are not limited.
+   * @default null
+   * @example { inputTokensPerMinute: 40_000 }
+   */
+  rateLimits?: RateLimits | null;
 }
 
 export interface MessagesApi {
@@ -286,9 +296,14 @@ export interface MessagesApi {
   setTokenDelay(ms: number): void;
   /** How long a Message Batch stays `in_progress` at least, from now on (default 200 ms). */
   setBatchDelay(ms: number): void;
+  /**
+   * Per-minute rate limits from now on, with full buckets (`null` or `{}`: none); throws on a limit that is not a
+   * positive integer. Over HTTP: `POST /_test/rate-limits` with the same JSON.
+   */
+  setRateLimits(limits: RateLimits | null): void;
   /** Resolves once every request of every Message Batch so far has been answered. */
   batchesAnswered(): Promise<void>;
-  /** Clear the scripts, the recorded requests, the prompt cache and the batches. */
+  /** Clear the scripts, the recorded requests, the prompt cache and the batches; refill the rate-limit buckets. */
   reset(): void;
   /** Stop listening; destroys open sockets (streams in progress end abruptly). */
   close(): Promise<void>;
