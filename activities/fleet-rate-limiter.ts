@@ -33,6 +33,12 @@ export type Reserved = ReserveAnswer & { readyAt: number };
 
 export class FleetRateLimiter {
   readonly workflowId: string;
+  /**
+   * The models this process knows to be limited: configured caps, or a response's rate-limit headers seen. Until then
+   * a call neither reserves nor reports (an API that sends no such headers, like the local one without limits, costs
+   * nothing); the first response that names limits turns it on for its model, and the limiter learns them from it.
+   */
+  private readonly limited = new Set<string>();
 
   constructor(private readonly options: FleetRateLimiterOptions) {
     this.workflowId = rateLimiterId(options.scope);
@@ -44,6 +50,7 @@ export class FleetRateLimiter {
    */
   async reserve(key: string, attempt: number, model: string, cost: RateAmounts): Promise<Reserved | undefined> {
     const caps = capsOf(this.options, model);
+    if (!caps && !this.limited.has(model)) return undefined;
     const request = { key, model, cost, ...(caps && { caps }) };
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -67,6 +74,8 @@ export class FleetRateLimiter {
 
   /** Reports what a response said; never fails the call. */
   report(model: string, key: string | undefined, reading: HeaderReading | undefined, usage?: RateAmounts): void {
+    if (reading?.limits || reading?.retryAfterMs !== undefined) this.limited.add(model);
+    else if (!this.limited.has(model) && !capsOf(this.options, model)) return; // nothing limits this model
     const seen: Observation = {
       model,
       ...(key !== undefined && { key }),
