@@ -30,6 +30,8 @@ import type { ThreadUse } from '../common/threads';
 import { sendThreaded, threadFingerprint, type ThreadedReply, type WholeRequest } from './model-thread';
 import { DEFAULT_MAX_REPLY_BYTES, replyTooLarge } from './reply-size-limit';
 import { addUsage } from '../common/usage';
+import { CallRateLimits, RateLimitWait, waitFailure } from './call-rate-limits';
+import type { FleetRateLimiter } from './fleet-rate-limiter';
 
 export interface ModelActivityDeps {
   anthropic: Anthropic;
@@ -42,6 +44,8 @@ export interface ModelActivityDeps {
   relay?: RelayTarget;
   /** A reply whose result is larger fails its call, billed and not retried (reply-size-limit.ts). */
   maxReplyBytes?: number;
+  /** The fleet's rate limiter (docs/rate-limits.md); without one, calls go out as they come (ANTHROPIC_RATE_LIMITER=off). */
+  rateLimiter?: FleetRateLimiter;
 }
 
 export function createModelActivities({
@@ -51,6 +55,7 @@ export function createModelActivities({
   mcpToolSets,
   relay,
   maxReplyBytes = DEFAULT_MAX_REPLY_BYTES,
+  rateLimiter,
 }: ModelActivityDeps) {
   const described = new Map(tools.map((tool) => [tool.name, tool]));
 
@@ -60,13 +65,15 @@ export function createModelActivities({
     // What earlier attempts of this call billed: a retry the budget no longer allows is not sent.
     const billing = new AttemptBilling(context);
     billing.checkRetry(input.guard);
+    const limits = rateLimiter && new CallRateLimits(rateLimiter, context);
     // Heartbeat from the start: reading the context may wait on a query (a dead worker's sticky queue). A streamed
-    // reply's heartbeats carry the reply so far; every heartbeat carries what the call's attempts billed.
+    // reply's heartbeats carry the reply so far; every heartbeat carries what the call's attempts billed, and a
+    // reservation waited for and not yet sent.
+    const details = () => (limits ? limits.details(billing.details()) : billing.details());
     const live =
-      input.stream &&
-      new LiveReplyHeartbeat(context, input.callNumber, input.stream.intervalMs, () => billing.details(), relay);
-    const stopHeartbeats = live ? () => live.stop() : keepAlive(context, () => billing.details());
-    const attempt: Attempt = { input, context, billing, live };
+      input.stream && new LiveReplyHeartbeat(context, input.callNumber, input.stream.intervalMs, details, relay);
+    const stopHeartbeats = live ? () => live.stop() : keepAlive(context, details);
+    const attempt: Attempt = { input, context, billing, live, limits, details };
     const sent = await send(attempt)
       .catch((err: unknown) => {
         throw failureOf(attempt, err);
@@ -174,6 +181,10 @@ interface Attempt {
   context: Context;
   billing: AttemptBilling;
   live: LiveReplyHeartbeat | undefined;
+  /** The call's rate-limit reservations, when the fleet's limiter is on. */
+  limits: CallRateLimits | undefined;
+  /** What each heartbeat carries besides a live reply. */
+  details: () => object | undefined;
 }
 
 /** A request an attempt sent and the message it got back. */
@@ -213,22 +224,32 @@ async function sendWhole(
 /** Streams a request: what it bills is followed from its first event, and a live reply heartbeats it as it comes. */
 function streamReply(
   anthropic: Anthropic,
-  { context, billing, live }: Attempt,
+  { context, billing, live, limits }: Attempt,
 ): (request: BetaMessageStreamParams) => Promise<BetaMessage> {
   return async (request) => {
+    const key = await limits?.beforeSend(request);
     const stream = anthropic.beta.messages.stream(request, { signal: context.cancellationSignal });
     billing.follow(stream);
     if (live) stream.on('streamEvent', (event, snapshot) => live.onStreamEvent(event, snapshot));
-    return stream.finalMessage();
+    if (!limits || key === undefined) return stream.finalMessage();
+    try {
+      const message = await stream.finalMessage();
+      limits.afterReply(key, request.model, message, stream.response?.headers);
+      return message;
+    } catch (err) {
+      limits.afterError(key, request.model, err);
+      throw err;
+    }
   };
 }
 
 /** What a failed attempt throws: its model failure (typed, with what the attempts billed), or the cancellation. */
-function failureOf({ input, context, billing, live }: Attempt, err: unknown): unknown {
-  // The last heartbeat (flushed with the failure) hands the total to the next attempt.
+function failureOf({ input, context, billing, live, details }: Attempt, err: unknown): unknown {
+  // The last heartbeat (flushed with the failure) hands the total, and a reservation to take over, to the next attempt.
   if (live) live.beat();
-  else if (billing.total()) context.heartbeat(billing.details());
+  else if (billing.total() || err instanceof RateLimitWait) context.heartbeat(details());
   if (context.cancellationSignal.aborted) return err; // cancelled or timed out: Temporal already knows why
+  if (err instanceof RateLimitWait) return waitFailure(err);
   const { fallbackAfter } = input;
   const fallback = fallbackAfter !== undefined ? { attempt: context.info.attempt, after: fallbackAfter } : undefined;
   return toModelFailure(err, billing.total(), fallback);

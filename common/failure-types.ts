@@ -48,6 +48,11 @@ export const ModelFailureType = {
   Conflict: 'ModelConflict',
   RequestTooLarge: 'ModelRequestTooLarge',
   RateLimited: 'ModelRateLimited',
+  /**
+   * Not a failure of the call: the fleet's rate limiter (docs/rate-limits.md) said to wait longer than an attempt
+   * should hold its worker slot; the attempt ends and Temporal starts the next one after the wait (nextRetryDelay).
+   */
+  WaitingForRateLimit: 'ModelWaitingForRateLimit',
   Overloaded: 'ModelOverloaded',
   ServerError: 'ModelServerError',
   StreamError: 'ModelStreamError',

@@ -9,6 +9,7 @@ import { modelPriceTableSchema } from '../common/pricing';
 import { assertConnectionSettings, connectionSettingsShape } from '../client/connection-settings';
 import { ConfigError, parseEnvironment } from '../client/environment-config';
 import { DEFAULT_BATCH_WINDOW_MS, MAX_BATCH_WINDOW_MS } from '../common/batch-mode';
+import { rateLimitEnvShape } from './rate-limit-config';
 
 export { ConfigError };
 
@@ -24,6 +25,8 @@ export const configSchema = z.object({
   ...connectionSettingsShape,
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  /** The fleet's rate limiter (docs/rate-limits.md): ANTHROPIC_RATE_LIMITER, _LIMITS, _LIMIT_SHARE, _LIMIT_SCOPE. */
+  ...rateLimitEnvShape,
   /** A workflow bundle of your own; default: the one the package ships (workflow-bundles.ts), else bundled at start. */
   WORKFLOW_BUNDLE_PATH: optionalText,
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(2000),

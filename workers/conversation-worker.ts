@@ -25,6 +25,8 @@ import { workerDataConverter } from './worker-data-converter';
 import type { LiveRelay } from '../streaming/worker/live-relay';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { Tracing } from '../tracing/tracing-sdk';
+import { FleetRateLimiter, scopeOf } from '../activities/fleet-rate-limiter';
+import { capsInDimensions, type RateLimitOptions } from './rate-limit-config';
 
 /**
  * What createConversationWorker needs: a connection, the task queue the conversations run on, the Anthropic client,
@@ -117,6 +119,12 @@ export interface ConversationWorkerOptions {
    */
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
   /**
+   * The fleet's rate limiter (docs/rate-limits.md): model calls reserve their cost with the scope's limiter workflow,
+   * which this worker runs too. runWorker turns it on unless ANTHROPIC_RATE_LIMITER=off.
+   * @default off here: calls go out as they come
+   */
+  rateLimits?: RateLimitOptions;
+  /**
    * OpenTelemetry tracing (tracing/startTracing): spans for the workflow, its activities and each model and tool call.
    * A pre-built `workflowBundlePath` must then include the OpenTelemetry workflow interceptors (the `-traced` bundles do).
    * @default off
@@ -190,6 +198,17 @@ export async function createConversationWorker(options: ConversationWorkerOption
   );
   const toolActivities = createToolActivities(tools, options.toolOptions);
   const prices = createModelPricesActivity(options.modelPrices);
+  const rateLimits = options.rateLimits;
+  const rateLimiter =
+    rateLimits && rateLimits.limiter !== 'off'
+      ? new FleetRateLimiter({
+          scope: rateLimits.scope ?? scopeOf(options.anthropic.baseURL, options.anthropic.apiKey ?? undefined),
+          taskQueue: options.taskQueue,
+          client: () => worker.client!,
+          share: rateLimits.share ?? 1,
+          caps: capsInDimensions(rateLimits.limits),
+        })
+      : undefined;
   const worker: Worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -209,6 +228,7 @@ export async function createConversationWorker(options: ConversationWorkerOption
         mcpToolSets,
         ...(options.liveRelay && { relay: { relay: options.liveRelay, converter } }),
         ...(options.maxModelReplyBytes !== undefined && { maxReplyBytes: options.maxModelReplyBytes }),
+        ...(rateLimiter && { rateLimiter }),
       }),
       ...createBatchActivities({
         anthropic: options.anthropic,

@@ -27,6 +27,7 @@ import { type ModelPriceTable, modelPriceTableSchema } from '../common/pricing';
 import { type TracingSettings, tracingSettings } from '../tracing/tracing-settings';
 import { ContentFreeLogger } from '../tracing/content-free-logger';
 import type * as TracingSdk from '../tracing/tracing-sdk';
+import { type RateLimitOptions, rateLimitOptionsOf } from './rate-limit-config';
 
 /**
  * What runWorker takes besides its environment (config.ts: TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE, ANTHROPIC_API_KEY, …).
@@ -59,6 +60,13 @@ export interface RunWorkerOptions {
    * @default the environment's; none: versioning off
    */
   deployment?: WorkerDeployment;
+  /**
+   * The fleet's rate limiter (docs/rate-limits.md), over ANTHROPIC_RATE_LIMITER, ANTHROPIC_RATE_LIMITS,
+   * ANTHROPIC_RATE_LIMIT_SHARE and ANTHROPIC_RATE_LIMIT_SCOPE.
+   * @default on, limits learned from the API's headers, nothing lowered
+   * @example { share: 0.5 }
+   */
+  rateLimits?: RateLimitOptions;
 }
 
 export async function runWorker(options: RunWorkerOptions): Promise<void> {
@@ -75,6 +83,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const bundlePath =
     config.WORKFLOW_BUNDLE_PATH ?? prebuiltWorkflowBundle(dataConverter || undefined, undefined, traceSettings.enabled);
   const deployment = options.deployment ?? deploymentOf(config);
+  const rateLimits = rateLimitOptionsOf(config, options.rateLimits);
   const described = () =>
     describe(config, options.tools, mcpServers, bundlePath, traceSettings) +
     (deployment
@@ -126,6 +135,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       ...(tracing && { tracing }),
       ...(liveRelay && { liveRelay }),
       ...(deployment && { deployment }),
+      rateLimits,
     });
     console.log(`Worker ready: ${described()}; live relay: ${liveRelay?.url ?? 'off'}`);
     await runUntilStopped(worker, {
@@ -219,6 +229,7 @@ function describe(
     `payload encryption: ${keys ? `on (current key ${keys.current.id}), plain payloads ${config.PAYLOAD_ENCRYPTION_PLAINTEXT === 'accept' ? 'accepted with a warning' : 'refused'}` : 'off'}`,
     ...(config.WORKER_METRICS_ADDRESS ? [`metrics: http://${config.WORKER_METRICS_ADDRESS}/metrics`] : []),
     `tracing: ${tracing.enabled ? `on (OTEL_* variables), content on spans ${tracing.captureContent ? 'on' : 'off'}` : 'off'}`,
+    `rate limiter: ${describeRateLimits(rateLimitOptionsOf(config))}`,
   ].join('; ');
 }
 
@@ -248,6 +259,15 @@ function installRuntime(config: WorkerConfig, keepContent: boolean): void {
   } catch (err) {
     if (bindAddress || !(err instanceof IllegalStateError)) throw err;
   }
+}
+
+function describeRateLimits(options: RateLimitOptions): string {
+  if (options.limiter === 'off') return 'off';
+  const lowered = [
+    ...(options.share !== undefined ? [`share ${options.share}`] : []),
+    ...(options.limits ? ['capped by ANTHROPIC_RATE_LIMITS'] : []),
+  ];
+  return `on (limits from the API's headers${lowered.length > 0 ? `, ${lowered.join(', ')}` : ''})`;
 }
 
 /** The deployment version TEMPORAL_DEPLOYMENT_NAME and TEMPORAL_BUILD_ID name (loadConfig checked: both or neither). */

@@ -1,0 +1,119 @@
+// One model call's dealings with the fleet's rate limiter (activities/fleet-rate-limiter.ts, docs/rate-limits.md).
+// Before each request it reserves the request's estimated cost; a short wait is slept here, a longer one ends the
+// attempt (WaitingForRateLimit) so that Temporal starts the next attempt after the wait — a server-side timer, no
+// worker slot held, no event in the conversation's history — and that attempt takes over the same reservation (its
+// key travels in the heartbeat details) instead of reserving again. After each response it reports the headers and
+// the usage that settles the estimate.
+import type { BetaMessage, BetaMessageStreamParams } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure, type Context } from '@temporalio/activity';
+import { ModelFailureType } from '../common/failure-types';
+import type { RateAmounts } from '../common/rate-limits';
+import type { FleetRateLimiter } from './fleet-rate-limiter';
+import { readRateLimitHeaders } from './rate-limit-headers';
+
+/** A wait up to this long is slept in the attempt; a longer one ends it and Temporal waits instead. */
+export const SHORT_WAIT_MS = 1_000;
+
+/** Thrown before a request that must wait longer than SHORT_WAIT_MS; failureOf turns it into the retry. */
+export class RateLimitWait extends Error {
+  override name = 'RateLimitWait';
+  constructor(
+    readonly waitMs: number,
+    readonly model: string,
+    readonly waitingFor: string | undefined,
+  ) {
+    super(`Waiting ${(waitMs / 1000).toFixed(1)} s for rate-limit capacity (${waitingFor ?? 'limits'} of ${model})`);
+  }
+}
+
+export class CallRateLimits {
+  private requests = 0;
+  /** The reservation an earlier attempt of this call made and waited for, not yet sent. */
+  private pending: string | undefined;
+
+  constructor(
+    private readonly limiter: FleetRateLimiter,
+    private readonly context: Context,
+  ) {
+    this.pending = reservationKeyIn(context.info.heartbeatDetails);
+  }
+
+  /** Heartbeat details with the reservation still to send, so that the next attempt finds it. */
+  details<T extends object>(base: T | undefined): (T & { rateLimitKey?: string }) | undefined {
+    return this.pending ? { ...(base as T), rateLimitKey: this.pending } : base;
+  }
+
+  /** Reserves the request's cost; returns the reservation's key, after a short wait, or throws RateLimitWait. */
+  async beforeSend(request: BetaMessageStreamParams): Promise<string> {
+    const { info } = this.context;
+    const run = info.workflowExecution;
+    const key = this.pending ?? `${run?.workflowId}/${run?.runId}/${info.activityId}/${info.attempt}/${this.requests}`;
+    this.requests++;
+    const cost = requestCost(request);
+    const reserved = await this.limiter.reserve(key, info.attempt, request.model, cost);
+    if (reserved && reserved.waitMs > SHORT_WAIT_MS) {
+      this.pending = key;
+      throw new RateLimitWait(reserved.waitMs, request.model, reserved.waitingFor);
+    }
+    this.pending = undefined;
+    if (reserved && reserved.waitMs > 0) await this.context.sleep(reserved.waitMs);
+    return key;
+  }
+
+  /** After a reply: what its headers said, and its usage (the estimate settled). */
+  afterReply(key: string, model: string, message: BetaMessage, headers: Headers | undefined): void {
+    const { usage } = message;
+    this.limiter.report(model, key, readRateLimitHeaders(headers), {
+      requests: 1,
+      inputTokens: (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
+      outputTokens: usage.output_tokens ?? 0,
+    });
+  }
+
+  /** After an error: a 429 took nothing and blocks for its retry-after; any error's headers teach the limits. */
+  afterError(key: string, model: string, err: unknown): void {
+    if (!(err instanceof Anthropic.APIError)) return;
+    const refused = err.status === 429 ? { requests: 0, inputTokens: 0, outputTokens: 0 } : undefined;
+    this.limiter.report(model, key, readRateLimitHeaders(err.headers), refused);
+  }
+}
+
+/** The failure that ends an attempt told to wait: retried after the wait, whatever the retry policy's backoff. */
+export function waitFailure(wait: RateLimitWait): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: ModelFailureType.WaitingForRateLimit,
+    message: wait.message,
+    nonRetryable: false,
+    nextRetryDelay: Math.ceil(wait.waitMs),
+  });
+}
+
+/**
+ * What a request costs before it is sent: one request, its input by the usual rule of thumb (a token per 4 characters
+ * of its texts), and its `max_tokens` of output — how the API estimates output tokens per minute at admission.
+ */
+export function requestCost(request: BetaMessageStreamParams): RateAmounts {
+  return {
+    requests: 1,
+    inputTokens: Math.ceil(textLength([request.system, request.messages, request.tools]) / 4),
+    outputTokens: request.max_tokens,
+  };
+}
+
+/** The characters of every string in `value` (without recursion: a model's deeply nested tool input cannot stop it). */
+export function textLength(value: unknown): number {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next === 'string') total += next.length;
+    else if (typeof next === 'object' && next !== null) for (const item of Object.values(next)) stack.push(item);
+  }
+  return total;
+}
+
+function reservationKeyIn(details: unknown): string | undefined {
+  const key = (details as { rateLimitKey?: unknown } | undefined)?.rateLimitKey;
+  return typeof key === 'string' && key.length > 0 && key.length <= 1000 ? key : undefined;
+}

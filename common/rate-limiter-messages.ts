@@ -1,0 +1,20 @@
+// The limiter workflow's name, id and messages (docs/rate-limits.md): what a worker's model call and the limiter
+// (workflows/rate-limiter.ts) share. One limiter per scope: the workers that share an organisation's limits.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Observation, RateLimitState, ReserveAnswer, ReserveRequest } from './rate-limits';
+
+export const RATE_LIMITER_WORKFLOW = 'rateLimiter';
+
+/** The limiter's workflow id for a scope (a digest of the API's URL and key, or ANTHROPIC_RATE_LIMIT_SCOPE). */
+export function rateLimiterId(scope: string): string {
+  return `claude-rate-limits:${scope}`;
+}
+
+/** Reserves a call's cost: how long to wait (0: go now) and when it is ready, by the limiter's clock. */
+export const reserveUpdate = defineUpdate<ReserveAnswer & { readyAt: number }, [request: ReserveRequest]>('reserve');
+
+/** What a response told (headers, retry-after, usage): fire and forget. */
+export const observeSignal = defineSignal<[seen: Observation]>('observe');
+
+/** The buckets as they are now, for operators and tests. */
+export const rateLimitStateQuery = defineQuery<RateLimitState>('rateLimitState');

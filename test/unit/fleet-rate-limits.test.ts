@@ -1,0 +1,250 @@
+// The fleet rate limiter's arithmetic (common/rate-limits.ts), the API's headers as it reads them
+// (activities/rate-limit-headers.ts), a request's estimated cost (activities/call-rate-limits.ts) and the worker's
+// configuration (workers/rate-limit-config.ts): pure, with the clock passed in.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  emptyRateLimitState,
+  MAX_MODELS,
+  observe,
+  prune,
+  RESERVATION_TTL_MS,
+  reserve,
+  reserveRequestSchema,
+  observationSchema,
+  take,
+} from '../../common/rate-limits';
+import { fleetLimits, readRateLimitHeaders } from '../../activities/rate-limit-headers';
+import { requestCost, textLength } from '../../activities/call-rate-limits';
+import { capsInDimensions, rateLimitCapsSchema, rateLimitOptionsOf } from '../../workers/rate-limit-config';
+import { loadConfig } from '../../workers/config';
+
+const T0 = 1_700_000_000_000;
+const MODEL = 'claude-test';
+
+/** A state whose model has learned `limits` (full buckets) at T0. */
+function learned(limits: { requests?: number; inputTokens?: number; outputTokens?: number }) {
+  const state = emptyRateLimitState();
+  observe(state, { model: MODEL, limits }, T0);
+  return state;
+}
+
+describe('buckets', () => {
+  test('a bucket refills continuously at its limit per minute and never above it', () => {
+    const bucket = { limit: 60, level: 0, at: T0 };
+    assert.equal(take(bucket, 0, T0 + 10_000), 0);
+    assert.equal(bucket.level, 10); // 10 s of 1 per second
+    take(bucket, 0, T0 + 10 * 60_000);
+    assert.equal(bucket.level, 60);
+  });
+
+  test('a reservation past the level waits exactly until the level it left is back at zero (reserve-ahead)', () => {
+    const bucket = { limit: 60, level: 1, at: T0 };
+    assert.equal(take(bucket, 1, T0), 0);
+    assert.equal(take(bucket, 1, T0), 1_000); // one request per second
+    assert.equal(take(bucket, 1, T0), 2_000); // queued behind the one before, not beside it
+    assert.equal(take(bucket, 0, T0 + 2_000), 0);
+    assert.equal(bucket.level, 0);
+  });
+});
+
+describe('reservations', () => {
+  test('before any limit is known, every call goes at once', () => {
+    const state = emptyRateLimitState();
+    for (let i = 0; i < 100; i++)
+      assert.deepEqual(reserve(state, { key: `k${i}`, model: MODEL, cost: { requests: 1 } }, T0), { waitMs: 0 });
+  });
+
+  test('the longest wait of all dimensions wins, and names its dimension', () => {
+    const state = learned({ requests: 600, inputTokens: 6_000 });
+    assert.deepEqual(reserve(state, { key: 'a', model: MODEL, cost: { requests: 1, inputTokens: 6_000 } }, T0), {
+      waitMs: 0,
+    });
+    const second = reserve(state, { key: 'b', model: MODEL, cost: { requests: 1, inputTokens: 3_000 } }, T0);
+    assert.deepEqual(second, { waitMs: 30_000, waitingFor: 'inputTokens' });
+  });
+
+  test('asking again with the same key gets the same reservation, its wait counted down, not a second one', () => {
+    const state = learned({ requests: 60 });
+    state.models[MODEL]!.buckets.requests!.level = 0;
+    assert.equal(reserve(state, { key: 'k', model: MODEL, cost: { requests: 1 } }, T0).waitMs, 1_000);
+    assert.equal(reserve(state, { key: 'k', model: MODEL, cost: { requests: 1 } }, T0 + 400).waitMs, 600);
+    assert.equal(reserve(state, { key: 'k', model: MODEL, cost: { requests: 1 } }, T0 + 5_000).waitMs, 0);
+    // Only one request was taken: the bucket is back at zero one second in, and full-rate after.
+    assert.equal(reserve(state, { key: 'other', model: MODEL, cost: { requests: 1 } }, T0 + 2_000).waitMs, 0);
+  });
+
+  test('configured caps make the limits known before any header, and only ever lower them', () => {
+    const state = emptyRateLimitState();
+    const capped = { requests: 60 };
+    assert.equal(reserve(state, { key: 'a', model: MODEL, cost: { requests: 60 }, caps: capped }, T0).waitMs, 0);
+    assert.equal(reserve(state, { key: 'b', model: MODEL, cost: { requests: 1 }, caps: capped }, T0).waitMs, 1_000);
+    reserve(state, { key: 'c', model: MODEL, cost: {}, caps: { requests: 600 } }, T0);
+    assert.equal(state.models[MODEL]!.buckets.requests!.limit, 60);
+  });
+});
+
+describe('what responses tell', () => {
+  test("what remains by the API's count clamps the bucket (other fleets spend the same limits)", () => {
+    const state = learned({ inputTokens: 10_000 });
+    observe(state, { model: MODEL, remaining: { inputTokens: 2_000 } }, T0);
+    assert.equal(state.models[MODEL]!.buckets.inputTokens!.level, 2_000);
+    observe(state, { model: MODEL, remaining: { inputTokens: 9_000 } }, T0);
+    assert.equal(state.models[MODEL]!.buckets.inputTokens!.level, 2_000, 'never raised by it');
+  });
+
+  test("a 429's retry-after holds every reservation of the model until then", () => {
+    const state = learned({ requests: 1_000 });
+    observe(state, { model: MODEL, retryAfterMs: 5_000 }, T0);
+    assert.deepEqual(reserve(state, { key: 'a', model: MODEL, cost: { requests: 1 } }, T0 + 1_000), {
+      waitMs: 4_000,
+      waitingFor: 'retry-after',
+    });
+    assert.equal(reserve(state, { key: 'b', model: 'another-model', cost: { requests: 1 } }, T0 + 1_000).waitMs, 0);
+  });
+
+  test('usage settles the estimate once: what it took too much comes back, too little is taken', () => {
+    const state = learned({ outputTokens: 60_000 });
+    reserve(state, { key: 'a', model: MODEL, cost: { outputTokens: 4_096 } }, T0);
+    observe(state, { model: MODEL, key: 'a', usage: { outputTokens: 96 } }, T0);
+    assert.equal(state.models[MODEL]!.buckets.outputTokens!.level, 60_000 - 96);
+    observe(state, { model: MODEL, key: 'a', usage: { outputTokens: 96 } }, T0);
+    assert.equal(state.models[MODEL]!.buckets.outputTokens!.level, 60_000 - 96, 'a second report changes nothing');
+    reserve(state, { key: 'b', model: MODEL, cost: { outputTokens: 100 } }, T0);
+    observe(state, { model: MODEL, key: 'b', usage: { outputTokens: 400 } }, T0);
+    assert.equal(state.models[MODEL]!.buckets.outputTokens!.level, 60_000 - 96 - 400);
+  });
+});
+
+describe('bounded state', () => {
+  test('at most MAX_MODELS models are kept: the least recently used goes', () => {
+    const state = emptyRateLimitState();
+    for (let i = 0; i <= MAX_MODELS; i++) observe(state, { model: `m${i}`, limits: { requests: 10 } }, T0 + i);
+    assert.equal(Object.keys(state.models).length, MAX_MODELS);
+    assert.equal(state.models['m0'], undefined);
+  });
+
+  test('reservations are forgotten once long ready', () => {
+    const state = learned({ requests: 60 });
+    reserve(state, { key: 'a', model: MODEL, cost: { requests: 1 } }, T0);
+    prune(state, T0 + RESERVATION_TTL_MS + 1);
+    assert.deepEqual(state.reservations, {});
+  });
+
+  test('what callers send is checked: wrong shapes, unknown fields, huge or negative amounts are refused', () => {
+    for (const bad of [
+      undefined,
+      'reserve',
+      { key: 'k', model: MODEL },
+      { key: 'k', model: MODEL, cost: { requests: -1 } },
+      { key: 'k', model: MODEL, cost: { requests: 1e30 } },
+      { key: 'k', model: MODEL, cost: { tokens: 1 } },
+      { key: '', model: MODEL, cost: {} },
+      { key: 'k'.repeat(2_000), model: MODEL, cost: {} },
+      { key: 'k', model: MODEL, cost: {}, extra: true },
+    ])
+      assert.equal(reserveRequestSchema.safeParse(bad).success, false, JSON.stringify(bad));
+    assert.equal(observationSchema.safeParse({ model: MODEL, retryAfterMs: Number.NaN }).success, false);
+  });
+});
+
+describe("the API's headers", () => {
+  const headers = (entries: Record<string, string>) => new Headers(entries);
+
+  test('limits, remaining and retry-after are read per dimension; nothing readable is nothing', () => {
+    const reading = readRateLimitHeaders(
+      headers({
+        'anthropic-ratelimit-requests-limit': '50',
+        'anthropic-ratelimit-requests-remaining': '49',
+        'anthropic-ratelimit-input-tokens-limit': '40000',
+        'anthropic-ratelimit-input-tokens-remaining': '39000',
+        'anthropic-ratelimit-output-tokens-limit': 'lots',
+        'anthropic-ratelimit-tokens-limit': '90000',
+        'retry-after': '3',
+      }),
+    );
+    assert.deepEqual(reading, {
+      limits: { requests: 50, inputTokens: 40_000 },
+      remaining: { requests: 49, inputTokens: 39_000 },
+      retryAfterMs: 3_000,
+    });
+    assert.equal(readRateLimitHeaders(headers({ 'content-type': 'application/json' })), undefined);
+  });
+
+  test('the fleet uses its share of what was learned, never more than the configured cap', () => {
+    const settings = { share: 0.5, caps: { all: { requests: 10 }, models: { other: { inputTokens: 1_000 } } } };
+    assert.deepEqual(fleetLimits({ requests: 50, inputTokens: 40_000 }, settings, MODEL), {
+      requests: 10,
+      inputTokens: 20_000,
+    });
+    assert.deepEqual(fleetLimits({ requests: 50, inputTokens: 40_000 }, settings, 'other'), {
+      requests: 10,
+      inputTokens: 1_000,
+    });
+  });
+});
+
+describe("a request's estimated cost", () => {
+  test('one request, a token per 4 characters of its texts, and max_tokens of output', () => {
+    const cost = requestCost({
+      model: MODEL,
+      max_tokens: 1_024,
+      system: 'x'.repeat(40),
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'y'.repeat(400) }] }],
+    });
+    // 40 + 400 characters of text, plus the role and block type names.
+    assert.deepEqual(cost, {
+      requests: 1,
+      inputTokens: Math.ceil((440 + 'user'.length + 'text'.length) / 4),
+      outputTokens: 1_024,
+    });
+  });
+
+  test('a deeply nested input is walked without recursion', () => {
+    let deep: unknown = 'z';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    assert.equal(textLength(deep), 1);
+  });
+});
+
+describe('configuration', () => {
+  const env = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' };
+
+  test('on by default, with nothing lowered', () => {
+    assert.deepEqual(rateLimitOptionsOf(loadConfig(env)), { limiter: 'on' });
+  });
+
+  test('the variables, and options given in code over them', () => {
+    const config = loadConfig({
+      ...env,
+      ANTHROPIC_RATE_LIMITER: 'off',
+      ANTHROPIC_RATE_LIMITS: '{"inputTokensPerMinute":40000,"models":{"m":{"requestsPerMinute":5}}}',
+      ANTHROPIC_RATE_LIMIT_SHARE: '0.5',
+      ANTHROPIC_RATE_LIMIT_SCOPE: 'team-a',
+    });
+    assert.deepEqual(rateLimitOptionsOf(config), {
+      limiter: 'off',
+      limits: { inputTokensPerMinute: 40_000, models: { m: { requestsPerMinute: 5 } } },
+      share: 0.5,
+      scope: 'team-a',
+    });
+    assert.equal(rateLimitOptionsOf(config, { limiter: 'on', share: 1 }).share, 1);
+    assert.deepEqual(capsInDimensions(config.ANTHROPIC_RATE_LIMITS), {
+      all: { inputTokens: 40_000 },
+      models: { m: { requests: 5 } },
+    });
+  });
+
+  test('bad values stop the worker with the variable named', () => {
+    for (const [name, value] of [
+      ['ANTHROPIC_RATE_LIMITER', 'maybe'],
+      ['ANTHROPIC_RATE_LIMITS', '{"tokensPerMinute":1}'],
+      ['ANTHROPIC_RATE_LIMITS', 'not json'],
+      ['ANTHROPIC_RATE_LIMIT_SHARE', '1.5'],
+      ['ANTHROPIC_RATE_LIMIT_SHARE', '0'],
+      ['ANTHROPIC_RATE_LIMIT_SCOPE', 'has spaces'],
+    ] as const)
+      assert.throws(() => loadConfig({ ...env, [name]: value }), new RegExp(name), `${name}=${value}`);
+    assert.equal(rateLimitCapsSchema.safeParse({ requestsPerMinute: 0 }).success, false);
+  });
+});
