@@ -120,7 +120,9 @@ describe('histories recorded by released versions replay against the current wor
         .sort()) {
         test(file, async () => {
           const history = historyFromJSON(JSON.parse(readFileSync(join(folder, file), 'utf8')));
-          await Worker.runReplayHistory(replayOptions(), history);
+          // Its own workflow id, not the replayer's "fake": a sub-agent's child id is derived from its parent's.
+          const workflowId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? undefined;
+          await Worker.runReplayHistory(replayOptions(), history, workflowId);
         });
       }
     });
