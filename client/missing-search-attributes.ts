@@ -1,7 +1,7 @@
 // A namespace without the conversation search attributes refuses every conversation's start ("Namespace X has no
 // mapping defined for search attribute ConversationStatus"): recognised here, and answered with the fix — the
 // package's ensureSearchAttributes, or the Temporal CLI's commands, one per type, for every attribute at once.
-import { TypedSearchAttributes } from '@temporalio/common';
+import { type SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 import { registeredSearchAttributes } from '../common/search-attributes';
 
 const NO_MAPPING = /Namespace (\S+) has no mapping defined for search attribute (\S+)/;
@@ -15,10 +15,13 @@ export function missingSearchAttribute(err: unknown): { namespace: string; attri
   return undefined;
 }
 
-/** `temporal operator search-attribute create` for every conversation attribute: one command per type. */
-export function searchAttributeCreateCommands(namespace: string): string[] {
+/** `temporal operator search-attribute create` for every conversation attribute (or those given): one per type. */
+export function searchAttributeCreateCommands(
+  namespace: string,
+  keys: readonly { name: string; type: SearchAttributeType }[] = registeredSearchAttributes,
+): string[] {
   const byType = new Map<string, string[]>();
-  for (const key of registeredSearchAttributes) {
+  for (const key of keys) {
     const type = TypedSearchAttributes.toMetadataType(key.type);
     byType.set(type, [...(byType.get(type) ?? []), key.name]);
   }

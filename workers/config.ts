@@ -32,6 +32,11 @@ export const configSchema = z.object({
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(2000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(100),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().default(2000),
+  /**
+   * Eager activities: a workflow task that schedules activities takes them back with its completion, on this worker,
+   * when the server allows it (`system.enableActivityEagerExecution`). `off` sends every activity through the queue.
+   */
+  WORKER_EAGER_ACTIVITIES: z.enum(['on', 'off']).default('on'),
   /** The worker's copy of the transcripts (activities/model-context-cache.ts), in MiB. */
   WORKER_MODEL_CONTEXT_CACHE_MB: z.coerce.number().int().positive().default(256),
   /** The largest model reply a call may return (activities/reply-size-limit.ts), in bytes of JSON. */
@@ -109,6 +114,11 @@ export const configSchema = z.object({
    */
   TEMPORAL_DEPLOYMENT_NAME: z.string().trim().min(1).max(255).optional(),
   TEMPORAL_BUILD_ID: z.string().trim().min(1).max(255).optional(),
+  /**
+   * At start, the namespace's search attributes against this build's (workers/search-attributes-at-start.ts): `check`
+   * refuses to start when one is missing, with the commands that add it; `add` adds the missing ones; `off` skips it.
+   */
+  WORKER_SEARCH_ATTRIBUTES: z.enum(['check', 'add', 'off']).default('check'),
   /** How conversations follow builds (WorkerDeployment's `behavior`): pinned (default) or auto-upgrade. */
   TEMPORAL_VERSIONING_BEHAVIOR: z.enum(['pinned', 'auto-upgrade']).default('pinned'),
   /** With keys: `refuse` (default) a payload that is not encrypted, or `accept` it with a warning (a migration). */

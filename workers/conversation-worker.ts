@@ -72,10 +72,14 @@ export interface ConversationWorkerOptions {
    * data converter (workflow-bundles.ts); without one (a checkout run through tsx) the workflows are bundled at start.
    */
   workflowBundlePath?: string;
-  /** Temporal's worker tuning, passed on as is. @default Temporal's own defaults */
+  /**
+   * Temporal's worker tuning, passed on as is; `maxEagerActivityReservationsPerWorkflowTask: 0` turns eager activities
+   * off. @default Temporal's own defaults
+   */
   tuning?: Pick<
     WorkerOptions,
     | 'maxConcurrentActivityTaskExecutions'
+    | 'maxEagerActivityReservationsPerWorkflowTask'
     | 'maxConcurrentWorkflowTaskExecutions'
     | 'maxCachedWorkflows'
     | 'maxConcurrentLocalActivityExecutions'

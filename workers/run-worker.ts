@@ -22,6 +22,7 @@ import { connectionOptions } from '../client/connection-settings';
 import { type ConversationWorkerOptions, createConversationWorker, type WorkerDeployment } from './conversation-worker';
 import { prebuiltWorkflowBundle } from './workflow-bundles';
 import { runUntilStopped } from './run-until-stopped';
+import { searchAttributesAtStart } from './search-attributes-at-start';
 import { describeIssues, durationMs } from '../common/options';
 import { type ModelPriceTable, modelPriceTableSchema } from '../common/pricing';
 import { type TracingSettings, tracingSettings } from '../tracing/tracing-settings';
@@ -106,6 +107,14 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     : undefined;
   installRuntime(config, traceSettings.captureContent);
   const connection = await NativeConnection.connect(connectionOptions(config));
+  try {
+    await searchAttributesAtStart(connection, config.TEMPORAL_NAMESPACE, config.WORKER_SEARCH_ATTRIBUTES, (message) =>
+      Runtime.instance().logger.warn(message),
+    );
+  } catch (error) {
+    await connection.close().catch(() => undefined);
+    throw error;
+  }
   const mcp = new McpClientPool(mcpServers, {
     log: (level, message, meta) => Runtime.instance().logger[level](message, meta),
   });
@@ -129,6 +138,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
         maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
         maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
         maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+        ...(config.WORKER_EAGER_ACTIVITIES === 'off' && { maxEagerActivityReservationsPerWorkflowTask: 0 }),
       },
       ...(options.interceptors && { interceptors: options.interceptors }),
       ...(dataConverter && { dataConverter }),

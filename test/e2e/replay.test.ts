@@ -64,21 +64,41 @@ test('a fresh multi-turn history with parallel calls and an approval replays wit
 // Histories of the scenarios in test/support/replay-scenarios.ts (and the chain above), by the version that recorded them.
 const VERSION = packageVersion();
 
+/**
+ * Writes every run of workflow `id`, oldest first, to `<prefix>.run<n>.json`, never over a file already there. The runs
+ * are found from the latest back, each run's start naming the run it continues (exact at once, unlike visibility).
+ */
+async function recordRuns(harness: Harness, id: string, prefix: string): Promise<void> {
+  const histories = [];
+  for (let runId: string | undefined = undefined; ;) {
+    const history = await harness.client.workflow.getHandle(id, runId).fetchHistory();
+    histories.unshift(history);
+    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    if (!runId) break;
+  }
+  for (const [i, history] of histories.entries()) {
+    writeFileSync(`${prefix}.run${i + 1}.json`, historyToJSON(history), { flag: 'wx' });
+  }
+}
+
 describe('histories recorded by released versions replay against the current workflow code', () => {
   if (process.env.RECORD_FIXTURES === '1') {
     const folder = join(CORPUS, VERSION);
     const recorded = existsSync(folder) ? readdirSync(folder) : [];
     for (const scenario of REPLAY_SCENARIOS) {
       if (recorded.some((file) => file.startsWith(`${scenario.name}.run`))) continue; // never re-recorded
-      test(`record ${scenario.name} (${VERSION})`, async () => {
-        const id = await scenario.run(h);
-        const runs = [];
-        for await (const run of h.client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(run);
-        runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
-        mkdirSync(folder, { recursive: true });
-        for (const [i, run] of runs.entries()) {
-          const history = await h.client.workflow.getHandle(id, run.runId).fetchHistory();
-          writeFileSync(join(folder, `${scenario.name}.run${i + 1}.json`), historyToJSON(history), { flag: 'wx' });
+      test(`record ${scenario.name} (${VERSION})`, { timeout: 180_000 }, async () => {
+        // A scenario that needs another worker (MCP servers, agent tools, a small context window) gets one of its own.
+        const own = scenario.harness && (await startHarness(scenario.harness));
+        try {
+          const [id, ...children] = [await scenario.run(own || h)].flat();
+          mkdirSync(folder, { recursive: true });
+          await recordRuns(own || h, id!, join(folder, scenario.name));
+          for (const [i, child] of children.entries()) {
+            await recordRuns(own || h, child, join(folder, `${scenario.name}.child${i + 1}`));
+          }
+        } finally {
+          await own?.close();
         }
       });
     }
@@ -100,7 +120,9 @@ describe('histories recorded by released versions replay against the current wor
         .sort()) {
         test(file, async () => {
           const history = historyFromJSON(JSON.parse(readFileSync(join(folder, file), 'utf8')));
-          await Worker.runReplayHistory(replayOptions(), history);
+          // Its own workflow id, not the replayer's "fake": a sub-agent's child id is derived from its parent's.
+          const workflowId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? undefined;
+          await Worker.runReplayHistory(replayOptions(), history, workflowId);
         });
       }
     });

@@ -96,6 +96,10 @@ export interface HarnessOptions {
   deployment?: WorkerDeployment;
   /** Another harness's task queue: two workers, e.g. of two builds, polling one queue. Default: a queue of its own. */
   taskQueue?: string;
+  /** false: no eager activities (every activity through the queue), as WORKER_EAGER_ACTIVITIES=off. Default: on. */
+  eagerActivities?: false;
+  /** A pause before every tool execution, in ms (heartbeating), as the rig worker's TOOL_LATENCY_MS. Default: none. */
+  toolLatencyMs?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -127,6 +131,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         toolInstrumentation({
           executionLog,
           ...(options.toolOutputChars !== undefined && { outputChars: options.toolOutputChars }),
+          ...(options.toolLatencyMs !== undefined && { latencyMs: options.toolLatencyMs }),
         }),
         ...(options.activityInterceptors ?? []),
       ],
@@ -137,6 +142,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.maxModelReplyBytes !== undefined && { maxModelReplyBytes: options.maxModelReplyBytes }),
     ...(options.batchWindowMs !== undefined && { batchWindowMs: options.batchWindowMs }),
     ...(options.deployment && { deployment: options.deployment }),
+    ...(options.eagerActivities === false && { tuning: { maxEagerActivityReservationsPerWorkflowTask: 0 } }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

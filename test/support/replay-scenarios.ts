@@ -1,18 +1,18 @@
 // Conversations whose histories are kept as replay fixtures (test/fixtures/replay/<version>/): each one exercises a
 // part of the workflow that a later change could make replay differently — an event reader's long poll,
 // continue-as-new with a carried event log, typed answers in both modes, approvals, the max_tokens ladder, a budget, a
-// tool error, a fork before a turn and one after a step, a fallback model, thinking, message threads, the legacy XML protocol. Recorded once per released
+// tool error, a fork before a turn and one after a step, a fallback model, thinking, message threads, the legacy XML
+// protocol; every way a conversation or a turn ends (replay-exit-scenarios.ts); compaction, MCP tools, server tools,
+// an approval across continue-as-new and a sub-agent (replay-feature-scenarios.ts). Recorded once per released
 // version (RECORD_FIXTURES=1 in test/e2e/replay.test.ts: only those its folder lacks); every later version must replay
 // them.
-import type { Harness } from './harness';
 import { uniquePrompt } from './harness';
 import { approvalAskedFor } from './awaiting-approval';
+import type { ReplayScenario } from './replay-scenario';
+import { EXIT_SCENARIOS } from './replay-exit-scenarios';
+import { FEATURE_SCENARIOS } from './replay-feature-scenarios';
 
-export interface ReplayScenario {
-  name: string;
-  /** Runs the conversation to its end; resolves with its workflow id. */
-  run(h: Harness): Promise<string>;
-}
+export type { ReplayScenario } from './replay-scenario';
 
 const QUOTE_SCHEMA = {
   type: 'object',
@@ -247,4 +247,6 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
       return fork.id;
     },
   },
+  ...EXIT_SCENARIOS,
+  ...FEATURE_SCENARIOS,
 ];
