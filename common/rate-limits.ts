@@ -141,7 +141,7 @@ export function reserve(state: RateLimitState, request: ReserveRequest, now: num
   const known = state.reservations[request.key];
   if (known) return { waitMs: Math.max(0, known.readyAt - now) };
   const model = modelLimits(state, request.model, now);
-  if (request.caps) applyLimits(model, request.caps, now, { lowerOnly: true });
+  if (request.caps) applyLimits(state, request.model, request.caps, now, { lowerOnly: true });
   let answer: ReserveAnswer = { waitMs: 0 };
   for (const dimension of RATE_DIMENSIONS) {
     const bucket = model.buckets[dimension];
@@ -159,7 +159,7 @@ export function reserve(state: RateLimitState, request: ReserveRequest, now: num
 /** What a response told: limits learned, the level clamped to what remains, a retry-after, the estimate settled. */
 export function observe(state: RateLimitState, seen: Observation, now: number): void {
   const model = modelLimits(state, seen.model, now);
-  if (seen.limits) applyLimits(model, seen.limits, now, { lowerOnly: false });
+  if (seen.limits) applyLimits(state, seen.model, seen.limits, now, { lowerOnly: false });
   for (const dimension of RATE_DIMENSIONS) {
     const bucket = model.buckets[dimension];
     const remaining = seen.remaining?.[dimension];
@@ -211,20 +211,41 @@ function modelLimits(state: RateLimitState, name: string, now: number): ModelLim
   return model;
 }
 
-/** New limits: a bucket is created full; an existing one keeps its level (at most the new limit). */
-function applyLimits(model: ModelLimits, limits: RateAmounts, now: number, { lowerOnly }: { lowerOnly: boolean }) {
+/**
+ * New limits: a bucket is created full, less what the calls still in flight reserved before it existed (the first
+ * responses' headers are older than those calls; counting one twice errs on the safe side, and settles). An existing
+ * bucket keeps its level (at most the new limit).
+ */
+function applyLimits(
+  state: RateLimitState,
+  name: string,
+  limits: RateAmounts,
+  now: number,
+  { lowerOnly }: { lowerOnly: boolean },
+): void {
+  const model = state.models[name]!;
   for (const dimension of RATE_DIMENSIONS) {
     const limit = limits[dimension];
     if (limit === undefined || limit <= 0) continue;
     const bucket = model.buckets[dimension];
     if (!bucket) {
-      model.buckets[dimension] = { limit, level: limit, at: now };
+      model.buckets[dimension] = { limit, level: limit - inFlight(state, name, dimension, now), at: now };
       continue;
     }
     refill(bucket, now);
     bucket.limit = lowerOnly ? Math.min(bucket.limit, limit) : limit;
     bucket.level = Math.min(bucket.level, bucket.limit);
   }
+}
+
+/** What the unsettled reservations of the last minute took in `dimension` of the model `name`. */
+function inFlight(state: RateLimitState, name: string, dimension: RateDimension, now: number): number {
+  let total = 0;
+  for (const reservation of Object.values(state.reservations)) {
+    if (reservation.model === name && !reservation.settled && reservation.readyAt > now - MINUTE_MS)
+      total += reservation.cost[dimension] ?? 0;
+  }
+  return total;
 }
 
 function keepReservation(state: RateLimitState, key: string, reservation: Reservation, now: number): void {

@@ -3,6 +3,7 @@
 // history), and report what the API told with a signal (a bad one is dropped with a log line). It continues as new
 // with its buckets after MAX_MESSAGES_PER_RUN messages or when Temporal suggests it, and ends after an idle period (the
 // next call starts it again, and the next response's headers teach it the limits again).
+import { ApplicationFailure } from '@temporalio/common';
 import { allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import { observeSignal, rateLimitStateQuery, reserveUpdate } from '../common/rate-limiter-messages';
 import {
@@ -17,6 +18,7 @@ import {
   reserveRequestSchema,
 } from '../common/rate-limits';
 import { describeIssues } from '../common/options';
+import { FailureType } from '../common/failure-types';
 
 /** Updates and signals handled before the run continues as new (each adds a few events to the history). */
 export const MAX_MESSAGES_PER_RUN = 1_000;
@@ -39,7 +41,13 @@ export async function rateLimiter(carried?: RateLimitState): Promise<void> {
     {
       validator: (request: unknown) => {
         const checked = reserveRequestSchema.safeParse(request);
-        if (!checked.success) throw new Error(`Invalid reservation: ${describeIssues(checked.error, 'reservation')}`);
+        if (!checked.success) {
+          throw ApplicationFailure.create({
+            type: FailureType.Rejected,
+            message: `Invalid reservation: ${describeIssues(checked.error, 'reservation')}`,
+            nonRetryable: true,
+          });
+        }
       },
     },
   );
