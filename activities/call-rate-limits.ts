@@ -52,7 +52,11 @@ export class CallRateLimits {
     this.requests++;
     const cost = requestCost(request);
     const reserved = await this.limiter.reserve(key, info.attempt, request.model, cost);
-    if (reserved && reserved.waitMs > SHORT_WAIT_MS) {
+    if (
+      reserved &&
+      reserved.waitMs > SHORT_WAIT_MS &&
+      waitMayEndAttempt(info.attempt, info.retryPolicy?.maximumAttempts)
+    ) {
       this.pending = key;
       throw new RateLimitWait(reserved.waitMs, request.model, reserved.waitingFor);
     }
@@ -77,6 +81,17 @@ export class CallRateLimits {
     const refused = err.status === 429 ? { requests: 0, inputTokens: 0, outputTokens: 0 } : undefined;
     this.limiter.report(model, key, readRateLimitHeaders(err.headers), refused);
   }
+}
+
+/**
+ * Whether a long wait may end attempt `attempt` (and so spend one of the retry policy's `maximumAttempts`): only while
+ * more than half of them remain. Each request's wait spends at most one attempt (the next takes over its reservation),
+ * but a retried error reserves again; in the second half a wait is slept in the attempt (its heartbeats go on), so
+ * waits never take more than half the attempts the model call has for its errors.
+ */
+export function waitMayEndAttempt(attempt: number, maximumAttempts: number | undefined): boolean {
+  if (!maximumAttempts) return true; // unlimited attempts: nothing to spend
+  return maximumAttempts - attempt >= maximumAttempts / 2;
 }
 
 /** The failure that ends an attempt told to wait: retried after the wait, whatever the retry policy's backoff. */

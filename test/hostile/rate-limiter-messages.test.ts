@@ -1,16 +1,23 @@
-// The limiter workflow (workflows/rate-limiter.ts) reached with a raw client: a reservation of the wrong shape is
-// refused by the update's validator with a clear message, a malformed report is dropped, and the limiter goes on —
-// no failed workflow task, its state untouched by either.
+// Entry point: the fleet rate limiter's update and signal (workflows/rate-limiter.ts), reached by any client of the
+// namespace. A malformed reservation is refused by the validator (Rejected, nothing in the history); a malformed
+// observation is dropped with a log line; the limiter's workflow tasks never fail and it goes on answering.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { RATE_LIMITER_WORKFLOW, rateLimitStateQuery } from '../../common/rate-limiter-messages';
+import {
+  observeSignal,
+  RATE_LIMITER_WORKFLOW,
+  rateLimiterId,
+  rateLimitStateQuery,
+  reserveUpdate,
+} from '../../common/rate-limiter-messages';
 import { type Harness, startHarness } from '../support/harness';
 import { failedWorkflowTasks } from '../support/hostile';
 
 let h: Harness;
-const id = `claude-rate-limits:hostile-${Date.now()}`;
+const id = rateLimiterId(`hostile-${randomUUID()}`);
 before(async () => {
   h = await startHarness();
   await h.client.workflow.start(RATE_LIMITER_WORKFLOW, { workflowId: id, taskQueue: h.taskQueue, args: [] });
@@ -23,30 +30,53 @@ after(async () => {
   await h?.close();
 });
 
-test('garbage reservations are refused by the validator, garbage reports dropped; the limiter serves on', async () => {
-  const handle = h.client.workflow.getHandle(id);
-  for (const args of [
-    [undefined],
-    ['reserve'],
-    [{ key: 'k', model: 'm', cost: { requests: -1 } }],
-    [{ key: 'k' }],
-    [null],
-  ] as [unknown][]) {
-    const error = await handle.executeUpdate('reserve', { args }).then(
-      () => assert.fail(`accepted: ${JSON.stringify(args)}`),
-      (err: unknown) => err,
-    );
-    assert.ok(error instanceof WorkflowUpdateFailedError, String(error));
-    assert.ok(error.cause instanceof ApplicationFailure);
-    assert.match(error.cause.message, /Invalid reservation/);
+const GOOD = { key: 'call-1', model: 'claude-sonnet-4-5', cost: { requests: 1, inputTokens: 10, outputTokens: 100 } };
+
+const BAD_RESERVATIONS: Record<string, unknown> = {
+  'not an object': 'reserve me',
+  null: null,
+  'a negative cost': { ...GOOD, cost: { requests: -1 } },
+  'an infinite cost': { ...GOOD, cost: { inputTokens: 1e400 } },
+  'a key of a megabyte': { ...GOOD, key: 'k'.repeat(2 ** 20) },
+  'an empty model': { ...GOOD, model: '' },
+  'an unknown field': { ...GOOD, priority: 'first' },
+  'caps that are strings': { ...GOOD, caps: { requests: 'many' } },
+};
+
+describe('reservations that are not', () => {
+  for (const [what, request] of Object.entries(BAD_RESERVATIONS)) {
+    test(`${what}: refused as Rejected by the validator`, async () => {
+      const error = await h.client.workflow
+        .getHandle(id)
+        .executeUpdate(reserveUpdate, { args: [request as never] })
+        .then(
+          () => assert.fail('the reservation was accepted'),
+          (err: unknown) => err,
+        );
+      assert.ok(error instanceof WorkflowUpdateFailedError, String(error));
+      assert.ok(error.cause instanceof ApplicationFailure, String(error.cause));
+      assert.equal(error.cause.type, 'Rejected');
+      assert.match(error.cause.message, /Invalid reservation/);
+    });
   }
-  for (const args of [[], ['x'], [{ model: 'm', limits: { requests: 'many' } }], [{ model: 'm', extra: 1 }]])
-    await handle.signal('observe', ...(args as [unknown]));
-  // A good reservation still answers, and no garbage reached the state.
-  const answer = await handle.executeUpdate('reserve', { args: [{ key: 'ok', model: 'm', cost: { requests: 1 } }] });
-  assert.deepEqual((answer as { waitMs: number }).waitMs, 0);
-  const state = await handle.query(rateLimitStateQuery);
-  assert.deepEqual(Object.keys(state.models), ['m']);
-  assert.deepEqual(state.models['m']!.buckets, {});
-  assert.equal(await failedWorkflowTasks(h, id), 0);
+});
+
+describe('observations that are not', () => {
+  test('garbage signals are dropped: the buckets learn nothing from them', async () => {
+    const handle = h.client.workflow.getHandle(id);
+    for (const seen of [null, 42, { model: 'm', limits: { requests: -5 } }, { model: 'm', usage: { requests: 'x' } }]) {
+      await handle.signal(observeSignal, seen as never);
+    }
+    await handle.signal(observeSignal, { model: 'x'.repeat(2 ** 20) } as never);
+    const state = await handle.query(rateLimitStateQuery);
+    assert.deepEqual(Object.keys(state.models), []);
+  });
+});
+
+describe('after all of it', () => {
+  test('no workflow task failed and a good reservation is answered at once', async () => {
+    const answer = await h.client.workflow.getHandle(id).executeUpdate(reserveUpdate, { args: [GOOD] });
+    assert.equal(answer.waitMs, 0);
+    assert.equal(await failedWorkflowTasks(h, id), 0);
+  });
 });

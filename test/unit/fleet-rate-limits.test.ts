@@ -15,7 +15,7 @@ import {
   take,
 } from '../../common/rate-limits';
 import { fleetLimits, readRateLimitHeaders } from '../../activities/rate-limit-headers';
-import { requestCost, textLength } from '../../activities/call-rate-limits';
+import { requestCost, textLength, waitMayEndAttempt } from '../../activities/call-rate-limits';
 import { capsInDimensions, rateLimitCapsSchema, rateLimitOptionsOf } from '../../workers/rate-limit-config';
 import { loadConfig } from '../../workers/config';
 
@@ -246,5 +246,17 @@ describe('configuration', () => {
     ] as const)
       assert.throws(() => loadConfig({ ...env, [name]: value }), new RegExp(name), `${name}=${value}`);
     assert.equal(rateLimitCapsSchema.safeParse({ requestsPerMinute: 0 }).success, false);
+  });
+});
+
+describe("waits and the model call's retry attempts", () => {
+  test('of 12 attempts, a long wait ends only the first 6: the last 6 are kept for errors (the wait is slept in them)', () => {
+    const ending = Array.from({ length: 12 }, (_, i) => i + 1).filter((attempt) => waitMayEndAttempt(attempt, 12));
+    assert.deepEqual(ending, [1, 2, 3, 4, 5, 6]);
+  });
+
+  test('with unlimited attempts every long wait ends its attempt', () => {
+    assert.equal(waitMayEndAttempt(500, undefined), true);
+    assert.equal(waitMayEndAttempt(500, 0), true);
   });
 });
