@@ -24,6 +24,9 @@ interface Figures {
 
 /** Runs CONVERSATIONS conversations of three model calls one after another; their history size and time per call. */
 async function measure(rig: CrashRig, scope?: string): Promise<Figures> {
+  // Limits far above what the test sends: the API's headers name them, so the limiter is used (a worker that has
+  // seen no rate-limit header never asks it), and no call ever waits.
+  rig.mock.setRateLimits({ requestsPerMinute: 1_000_000, inputTokensPerMinute: 1_000_000_000 });
   await rig.startWorker();
   // A first conversation warms the worker (and starts the limiter): not measured.
   const warm = await rig.conversations.startConversation({
@@ -69,6 +72,21 @@ describe('the limiter on, capacity to spare', () => {
   after(() => terminateLimiter(rig.client, scope));
   test('conversations answer', async () => {
     figures.on = await measure(rig, scope);
+  });
+});
+
+describe('the limiter on, an API that sends no rate-limit headers', () => {
+  const scope = `cost-unlimited-${randomUUID().slice(0, 8)}`;
+  const rig = crashRig('rate-limiter-cost-unlimited', { workerEnv: { ANTHROPIC_RATE_LIMIT_SCOPE: scope } });
+  test('no call asks the limiter: it never starts', async () => {
+    await rig.startWorker();
+    const id = await rig.conversations.startConversation({
+      firstMessage: uniquePrompt(QUESTION),
+      tools: STOCK_TOOLS,
+      closeAfterFirstReply: true,
+    });
+    assert.equal((await rig.conversations.waitForResult(id)).status, 'completed');
+    await assert.rejects(rig.client.workflow.getHandle(rateLimiterId(scope)).describe(), /not found/i);
   });
 });
 
