@@ -1,6 +1,7 @@
 // The worker's configuration, from the conventional environment variables, validated once at start-up
 // so a bad value stops the process with a message that names the variable.
 import { z } from 'zod';
+import { jsonVariable } from './json-variable';
 import { plaintextPolicySchema } from '../codec/data-converter';
 import { keyRingSchema } from '../codec/keys';
 import { durationMs } from '../common/options';
@@ -94,18 +95,7 @@ export const configSchema = z.object({
   /** …or a JSON file of them (Claude Desktop's `{ "mcpServers": { … } }` works as it is). */
   MCP_SERVERS_FILE: optionalText,
   /** Model prices over the published ones, as JSON: `{"model-id": {"input":3,"output":15,"cacheWrite":3.75,"cacheRead":0.3}}` (USD per million tokens). */
-  MODEL_PRICES: z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(modelPriceTableSchema)
-    .optional(),
+  MODEL_PRICES: jsonVariable(modelPriceTableSchema).optional(),
   /** …or a JSON file of them (read at start-up, checked the same way). */
   MODEL_PRICES_FILE: optionalText,
   /**

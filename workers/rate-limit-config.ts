@@ -4,6 +4,7 @@
 // (which workers share one limiter; default: a digest of the API's URL and key). Configuration only lowers the limits
 // the API's headers teach.
 import { z } from 'zod';
+import { jsonVariable } from './json-variable';
 import type { RateAmounts } from '../common/rate-limits';
 
 const perMinute = z.number().int().positive().max(1e12);
@@ -35,18 +36,7 @@ export interface RateLimitOptions {
 
 export const rateLimitEnvShape = {
   ANTHROPIC_RATE_LIMITER: z.enum(['on', 'off']).default('on'),
-  ANTHROPIC_RATE_LIMITS: z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(rateLimitCapsSchema)
-    .optional(),
+  ANTHROPIC_RATE_LIMITS: jsonVariable(rateLimitCapsSchema).optional(),
   ANTHROPIC_RATE_LIMIT_SHARE: z.coerce.number().gt(0).max(1).optional(),
   ANTHROPIC_RATE_LIMIT_SCOPE: z
     .string()
