@@ -7,11 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { promoteBuild } from '../../client/worker-deployments';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { type ModifiedBuild, modifiedBuild, removeBuild } from '../support/modified-workflow-bundle';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
-import { waitUntil } from '../support/wait-until';
+import { promoteWhenPolled, versioningOf } from '../support/deployment-builds';
 
 const EventType = temporal.api.enums.v1.EventType;
 const WAITING = 'Waiting for the next user message';
@@ -39,16 +38,7 @@ after(async () => {
   await removeBuild(buildB);
 });
 
-const promote = (buildId: string) =>
-  waitUntil(`build ${buildId} promoted`, () =>
-    promoteBuild(a.client, { deploymentName, buildId }).catch(() => false as const),
-  );
-
-async function versioningOf(id: string) {
-  const { raw } = await a.client.workflow.getHandle(id).describe();
-  const info = raw.workflowExecutionInfo?.versioningInfo;
-  return { buildId: info?.deploymentVersion?.buildId ?? undefined, behavior: info?.behavior ?? undefined };
-}
+const promote = (buildId: string) => promoteWhenPolled(a.client, deploymentName, buildId);
 
 const statusOf = async (id: string) =>
   (await a.client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata'))
@@ -58,7 +48,7 @@ test('an open conversation moves to the promoted build at its next workflow task
   await promote('build-a');
   const id = `auto-upgrade-${Date.now()}`;
   await a.conversations.sendMessage(id, uniquePrompt('Hello there'), { start: {} });
-  assert.deepEqual(await versioningOf(id), {
+  assert.deepEqual(await versioningOf(a.client, id), {
     buildId: 'build-a',
     behavior: temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE,
   });
@@ -81,7 +71,7 @@ test('an open conversation moves to the promoted build at its next workflow task
 
   // The next workflow task (the message's update) is build b's: it replays build a's history, then runs its own code.
   assert.match((await a.conversations.sendMessage(id, 'Still there?')).text, /Still there/);
-  assert.equal((await versioningOf(id)).buildId, 'build-b', 'the run moved to the promoted build');
+  assert.equal((await versioningOf(a.client, id)).buildId, 'build-b', 'the run moved to the promoted build');
   assert.equal(await statusOf(id), WAITING_ON_B, "build b's code runs the conversation now");
 
   await a.conversations.end(id);

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { temporal } from '@temporalio/proto';
-import { promoteBuild } from '../../client/worker-deployments';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { type ModifiedBuild, modifiedBuild, removeBuild } from '../support/modified-workflow-bundle';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { promoteWhenPolled, versioningOf } from '../support/deployment-builds';
 import { waitUntil } from '../support/wait-until';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -60,10 +60,7 @@ async function failuresOf(h: Harness, id: string): Promise<string[]> {
   return failed;
 }
 
-async function buildOf(h: Harness, id: string): Promise<string | undefined> {
-  const { raw } = await h.client.workflow.getHandle(id).describe();
-  return raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId ?? undefined;
-}
+const buildOf = async (h: Harness, id: string) => (await versioningOf(h.client, id)).buildId;
 
 /** The identities of the workers that started the activities of the conversation's latest run. */
 async function activityWorkers(h: Harness, id: string): Promise<Set<string>> {
@@ -108,10 +105,7 @@ for (const eager of [true, false]) {
       await a?.close();
     });
 
-    const promote = (buildId: string) =>
-      waitUntil(`build ${buildId} promoted`, () =>
-        promoteBuild(a.client, { deploymentName, buildId }).catch(() => false as const),
-      );
+    const promote = (buildId: string) => promoteWhenPolled(a.client, deploymentName, buildId);
 
     test('a conversation mid-chain and one mid-stream when build b is promoted finish on build a; nothing fails', async () => {
       await promote('build-a');

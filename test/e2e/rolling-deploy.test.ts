@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { temporal } from '@temporalio/proto';
-import { promoteBuild } from '../../client/worker-deployments';
 import { type Harness, startHarness, uniquePrompt } from '../support/harness';
 import { approvalAskedFor } from '../support/awaiting-approval';
 import { type ModifiedBuild, modifiedBuild, removeBuild } from '../support/modified-workflow-bundle';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { promoteWhenPolled, versioningOf } from '../support/deployment-builds';
 import { waitUntil } from '../support/wait-until';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -39,15 +39,9 @@ after(async () => {
   await removeBuild(buildB);
 });
 
-const promote = (buildId: string) =>
-  waitUntil(`build ${buildId} promoted`, () =>
-    promoteBuild(a.client, { deploymentName, buildId }).catch(() => false as const),
-  );
+const promote = (buildId: string) => promoteWhenPolled(a.client, deploymentName, buildId);
 
-async function buildOf(id: string): Promise<string | undefined> {
-  const { raw } = await a.client.workflow.getHandle(id).describe();
-  return raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId ?? undefined;
-}
+const buildOf = async (id: string) => (await versioningOf(a.client, id)).buildId;
 
 /** Failed workflow tasks and failed activity attempts in every run of the conversation. */
 async function failuresOf(id: string): Promise<number> {
