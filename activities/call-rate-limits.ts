@@ -31,6 +31,10 @@ export class CallRateLimits {
   private requests = 0;
   /** The reservation an earlier attempt of this call made and waited for, not yet sent. */
   private pending: string | undefined;
+  /** Each request's estimate, by key, until its reply reports it (the limiter learns how far off it was). */
+  private readonly estimates = new Map<string, RateAmounts>();
+  /** The requests sent without a reservation (a first call of a model, a limiter that did not answer). */
+  private readonly unreserved = new Set<string>();
 
   constructor(
     private readonly limiter: FleetRateLimiter,
@@ -51,7 +55,9 @@ export class CallRateLimits {
     const key = this.pending ?? `${run?.workflowId}/${run?.runId}/${info.activityId}/${info.attempt}/${this.requests}`;
     this.requests++;
     const cost = requestCost(request);
+    this.estimates.set(key, cost);
     const reserved = await this.limiter.reserve(key, info.attempt, request.model, cost);
+    if (!reserved) this.unreserved.add(key);
     if (
       reserved &&
       reserved.waitMs > SHORT_WAIT_MS &&
@@ -65,21 +71,55 @@ export class CallRateLimits {
     return key;
   }
 
-  /** After a reply: what its headers said, and its usage (the estimate settled). */
+  /** As soon as a reply begins: its headers say whether its model is limited (the calls waiting to know go on). */
+  onResponse(key: string, model: string, headers: Headers | undefined): void {
+    // A `connect` listener that throws aborts the stream: what the headers teach is never worth the reply.
+    try {
+      const estimate = this.estimates.get(key);
+      this.limiter.learn(model, readRateLimitHeaders(headers), {
+        answered: true,
+        ...(this.unreserved.has(key) && { unreserved: { key, ...(estimate && { estimate }) } }),
+      });
+    } catch {
+      /* learned at the reply instead */
+    }
+  }
+
+  /** After a reply: what its headers said, and its usage (the estimate settled, and compared with the usage). */
   afterReply(key: string, model: string, message: BetaMessage, headers: Headers | undefined): void {
     const { usage } = message;
-    this.limiter.report(model, key, readRateLimitHeaders(headers), {
-      requests: 1,
-      inputTokens: (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
-      outputTokens: usage.output_tokens ?? 0,
+    const reading = readRateLimitHeaders(headers);
+    this.limiter.learn(model, reading, { answered: true });
+    void this.limiter.report(model, key, reading, {
+      usage: {
+        requests: 1,
+        inputTokens: (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
+        outputTokens: usage.output_tokens ?? 0,
+      },
+      ...this.takeEstimate(key),
     });
   }
 
   /** After an error: a 429 took nothing and blocks for its retry-after; any error's headers teach the limits. */
   afterError(key: string, model: string, err: unknown): void {
-    if (!(err instanceof Anthropic.APIError)) return;
+    const estimate = this.takeEstimate(key);
+    if (!(err instanceof Anthropic.APIError)) {
+      this.limiter.learn(model, undefined, { answered: false });
+      return;
+    }
+    const reading = readRateLimitHeaders(err.headers);
+    this.limiter.learn(model, reading, { answered: err.status !== undefined });
     const refused = err.status === 429 ? { requests: 0, inputTokens: 0, outputTokens: 0 } : undefined;
-    this.limiter.report(model, key, readRateLimitHeaders(err.headers), refused);
+    void this.limiter.report(model, key, reading, { ...(refused && { usage: refused }), ...estimate });
+  }
+
+  /** The request's estimate, and whether it went unreserved, for its last report. */
+  private takeEstimate(key: string): { estimate?: RateAmounts; unreserved?: true } {
+    const estimate = this.estimates.get(key);
+    const unreserved = this.unreserved.has(key);
+    this.estimates.delete(key);
+    this.unreserved.delete(key);
+    return { ...(estimate && { estimate }), ...(unreserved && { unreserved }) };
   }
 }
 
@@ -106,24 +146,41 @@ export function waitFailure(wait: RateLimitWait): ApplicationFailure {
 
 /**
  * What a request costs before it is sent: one request, its input by the usual rule of thumb (a token per 4 characters
- * of its texts), and its `max_tokens` of output — how the API estimates output tokens per minute at admission.
+ * of its JSON: tool definitions, tool calls and results are read as JSON), and its `max_tokens` of output — how the
+ * API estimates output tokens per minute at admission. The limiter scales the input by what the API's usage has shown
+ * of these estimates (common/rate-limits.ts), so the rule of thumb need not be exact.
  */
 export function requestCost(request: BetaMessageStreamParams): RateAmounts {
   return {
     requests: 1,
-    inputTokens: Math.ceil(textLength([request.system, request.messages, request.tools]) / 4),
+    inputTokens: Math.ceil(jsonLength([request.system, request.messages, request.tools]) / 4),
     outputTokens: request.max_tokens,
   };
 }
 
-/** The characters of every string in `value` (without recursion: a model's deeply nested tool input cannot stop it). */
-export function textLength(value: unknown): number {
+/**
+ * About the length of `value` as JSON: strings with their quotes, keys, numbers, brackets and separators. Counted
+ * without recursion, so a model's deeply nested tool input cannot stop it.
+ */
+export function jsonLength(value: unknown): number {
   let total = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const next = stack.pop();
-    if (typeof next === 'string') total += next.length;
-    else if (typeof next === 'object' && next !== null) for (const item of Object.values(next)) stack.push(item);
+    if (typeof next === 'string')
+      total += next.length + 3; // quotes and a separator
+    else if (typeof next === 'number' || typeof next === 'boolean') total += String(next).length + 1;
+    else if (Array.isArray(next)) {
+      total += 2;
+      for (const item of next) stack.push(item);
+    } else if (typeof next === 'object' && next !== null) {
+      total += 2;
+      for (const [key, item] of Object.entries(next)) {
+        if (item === undefined) continue;
+        total += key.length + 3;
+        stack.push(item);
+      }
+    } else if (next === null) total += 5;
   }
   return total;
 }

@@ -11,6 +11,17 @@ import { capsOf, fleetLimits, type HeaderReading, type RateLimitSettings } from 
 
 /** A reservation that takes longer than this is given up (the call goes without waiting). */
 const RESERVE_TIMEOUT_MS = 10_000;
+/** How long a call waits for the first call of a model to learn whether the model is limited. */
+export const PROBE_WAIT_MS = 5_000;
+/** Models this process remembers (the least recently learned goes first). */
+const MAX_KNOWN_MODELS = 256;
+
+/**
+ * What this process knows of a model: limited (configured caps, or a response's rate-limit headers seen), unlimited
+ * (a response without them: an API that sends none, like the local one without limits, costs nothing per call), or
+ * being probed: its first call is on its way, and the others wait for that call's response to tell.
+ */
+type Knowledge = 'limited' | 'unlimited' | { probe: Promise<void>; learned: () => void };
 
 export interface FleetRateLimiterOptions extends RateLimitSettings {
   /** The limiter's scope: the workers that share one organisation's limits (scopeOf). */
@@ -33,12 +44,9 @@ export type Reserved = ReserveAnswer & { readyAt: number };
 
 export class FleetRateLimiter {
   readonly workflowId: string;
-  /**
-   * The models this process knows to be limited: configured caps, or a response's rate-limit headers seen. Until then
-   * a call neither reserves nor reports (an API that sends no such headers, like the local one without limits, costs
-   * nothing); the first response that names limits turns it on for its model, and the limiter learns them from it.
-   */
-  private readonly limited = new Set<string>();
+  private readonly known = new Map<string, Knowledge>();
+  private timeouts = 0;
+  private timeoutLoggedAt = 0;
 
   constructor(private readonly options: FleetRateLimiterOptions) {
     this.workflowId = rateLimiterId(options.scope);
@@ -50,32 +58,98 @@ export class FleetRateLimiter {
    */
   async reserve(key: string, attempt: number, model: string, cost: RateAmounts): Promise<Reserved | undefined> {
     const caps = capsOf(this.options, model);
-    if (!caps && !this.limited.has(model)) return undefined;
+    if (!caps && !(await this.isLimited(model))) return undefined;
     const request = { key, model, cost, ...(caps && { caps }) };
-    let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([
+      const reserved = await within(
+        RESERVE_TIMEOUT_MS,
         this.options.client().workflow.executeUpdateWithStart(reserveUpdate, {
           args: [request],
           updateId: `${key}#${attempt}`,
           startWorkflowOperation: this.startOperation(),
         }),
-        new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => resolve(undefined), RESERVE_TIMEOUT_MS);
-        }),
-      ]);
+      );
+      if (!reserved) this.timedOut();
+      return reserved;
     } catch (err) {
       log.warn('The rate limiter could not be asked: the call goes without waiting', { error: String(err) });
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
-  /** Reports what a response said; never fails the call. */
-  report(model: string, key: string | undefined, reading: HeaderReading | undefined, usage?: RateAmounts): void {
-    if (reading?.limits || reading?.retryAfterMs !== undefined) this.limited.add(model);
-    else if (!this.limited.has(model) && !capsOf(this.options, model)) return; // nothing limits this model
+  /**
+   * What a response's headers (or their absence) tell of its model, as soon as they arrive: the calls waiting for the
+   * model's first response go on.
+   */
+  learn(
+    model: string,
+    reading: HeaderReading | undefined,
+    { answered, unreserved }: { answered: boolean; unreserved?: { key: string; estimate?: RateAmounts } },
+  ): void {
+    const before = this.known.get(model);
+    const probe = typeof before === 'object' ? before : undefined;
+    if (reading?.limits || reading?.retryAfterMs !== undefined) {
+      this.remember(model, 'limited');
+      // The probe's headers reach the limiter before the calls that waited for them reserve, so their reservations
+      // meet buckets that know the limits and what remains (and what this unreserved request took).
+      if (probe) {
+        const call = unreserved && { estimate: unreserved.estimate, unreserved: true as const };
+        void this.report(model, unreserved?.key, reading, call || {}).finally(probe.learned);
+      }
+      return;
+    }
+    if (answered && before !== 'limited') this.remember(model, 'unlimited');
+    // No answer (the request failed before the API said anything): the next call probes again.
+    else if (probe) this.known.delete(model);
+    probe?.learned();
+  }
+
+  /**
+   * Whether calls of `model` reserve. The first call of a model this process knows nothing of goes without (a probe);
+   * calls meanwhile wait up to PROBE_WAIT_MS for its response's headers, so that a burst of first calls does not reach
+   * the API unreserved.
+   */
+  private async isLimited(model: string): Promise<boolean> {
+    const known = this.known.get(model);
+    if (known === 'limited' || known === 'unlimited') return known === 'limited';
+    if (known) {
+      await within(PROBE_WAIT_MS, known.probe);
+      return this.known.get(model) === 'limited';
+    }
+    let learned = (): void => undefined;
+    const probe = new Promise<void>((resolve) => {
+      learned = resolve;
+    });
+    this.remember(model, { probe, learned });
+    return false;
+  }
+
+  private remember(model: string, knowledge: Knowledge): void {
+    this.known.delete(model);
+    if (this.known.size >= MAX_KNOWN_MODELS) this.known.delete(this.known.keys().next().value!);
+    this.known.set(model, knowledge);
+  }
+
+  /** A timed-out reservation lets its call through unreserved: said at most once a minute, with the count. */
+  private timedOut(): void {
+    this.timeouts++;
+    const now = Date.now();
+    if (now - this.timeoutLoggedAt < 60_000) return;
+    this.timeoutLoggedAt = now;
+    log.warn('The rate limiter did not answer in time: calls go without waiting', {
+      timeoutMs: RESERVE_TIMEOUT_MS,
+      timedOutSinceStart: this.timeouts,
+    });
+  }
+
+  /** Reports what a response said; never fails the call (resolves once sent, or dropped). */
+  report(
+    model: string,
+    key: string | undefined,
+    reading: HeaderReading | undefined,
+    { usage, estimate, unreserved }: { usage?: RateAmounts; estimate?: RateAmounts; unreserved?: true } = {},
+  ): Promise<void> {
+    if (this.known.get(model) !== 'limited' && !capsOf(this.options, model)) return Promise.resolve(); // not limited
     const seen: Observation = {
       model,
       ...(key !== undefined && { key }),
@@ -83,9 +157,11 @@ export class FleetRateLimiter {
       ...(reading?.remaining && { remaining: reading.remaining }),
       ...(reading?.retryAfterMs !== undefined && { retryAfterMs: reading.retryAfterMs }),
       ...(usage && { usage }),
+      ...(estimate && (usage || unreserved) && { estimate }),
+      ...(unreserved && key !== undefined && { unreserved }),
     };
-    if (Object.keys(seen).length <= 2 && !seen.usage) return; // nothing learned
-    this.options
+    if (Object.keys(seen).length <= 2 && !seen.usage) return Promise.resolve(); // nothing learned
+    return this.options
       .client()
       .workflow.signalWithStart(RATE_LIMITER_WORKFLOW, {
         workflowId: this.workflowId,
@@ -93,7 +169,10 @@ export class FleetRateLimiter {
         signal: observeSignal,
         signalArgs: [seen],
       })
-      .catch((err: unknown) => log.warn('A rate-limit report was dropped', { error: String(err) }));
+      .then(
+        () => undefined,
+        (err: unknown) => log.warn('A rate-limit report was dropped', { error: String(err) }),
+      );
   }
 
   private startOperation() {
@@ -106,5 +185,20 @@ export class FleetRateLimiter {
     // Its handle is not used: a failed start rejects the update already, and must not also reject unhandled.
     operation.workflowHandle().catch(() => undefined);
     return operation;
+  }
+}
+
+/** `promise`'s value, or undefined once `ms` have passed. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -232,6 +232,7 @@ function streamReply(
     billing.follow(stream);
     if (live) stream.on('streamEvent', (event, snapshot) => live.onStreamEvent(event, snapshot));
     if (!limits || key === undefined) return stream.finalMessage();
+    stream.on('connect', () => limits.onResponse(key, request.model, stream.response?.headers));
     try {
       const message = await stream.finalMessage();
       limits.afterReply(key, request.model, message, stream.response?.headers);

@@ -33,6 +33,12 @@ export interface Bucket {
 
 export interface ModelLimits {
   buckets: Partial<Record<RateDimension, Bucket>>;
+  /**
+   * What the API counts as input tokens per token of the calls' own estimate, learned from their usage (a moving
+   * average): reservations are scaled by it, so a rule of thumb that counts short (JSON, another tokenizer) does not
+   * overbook the bucket. Unset: 1.
+   */
+  inputRatio?: number;
   /** A 429's retry-after: no reservation is ready before this. */
   blockedUntil?: number;
   lastUsed: number;
@@ -45,14 +51,36 @@ export interface Reservation {
   settled?: true;
 }
 
+/** What the limiter has handled since it first started (carried across continue-as-new), for operators and benches. */
+export interface RateLimitTotals {
+  /** Reservations made (asking again with the same key not counted). */
+  reserved: number;
+  /** Of those, the ones told to wait. */
+  waited: number;
+  /** Reports of a response received. */
+  observed: number;
+  /** Reports of a 429 (a retry-after). */
+  refused: number;
+}
+
 export interface RateLimitState {
   models: Record<string, ModelLimits>;
   reservations: Record<string, Reservation>;
+  totals?: RateLimitTotals;
 }
 
 export function emptyRateLimitState(): RateLimitState {
-  return { models: {}, reservations: {} };
+  return { models: {}, reservations: {}, totals: emptyTotals() };
 }
+
+function emptyTotals(): RateLimitTotals {
+  return { reserved: 0, waited: 0, observed: 0, refused: 0 };
+}
+
+/** The input ratio stays within these bounds (a wild report cannot stop a model's calls, nor unleash them). */
+export const INPUT_RATIO_BOUNDS = [0.05, 20] as const;
+/** How much one report moves the input ratio. */
+const INPUT_RATIO_WEIGHT = 0.2;
 
 const amount = z.number().finite().min(0).max(1e12);
 const amountsSchema = z
@@ -93,6 +121,13 @@ export const observationSchema = z
     retryAfterMs: amount.optional(),
     /** What the response really cost, in the dimensions the API counts. */
     usage: amountsSchema.optional(),
+    /** The call's own estimate of its cost, unscaled: the input ratio is learned from it and `usage`. */
+    estimate: amountsSchema.optional(),
+    /**
+     * The request `key` names went without a reservation (a worker's first call of a model, a reservation that timed
+     * out): what it takes is accounted now, so that the calls queued behind it do not count on it.
+     */
+    unreserved: z.literal(true).optional(),
   })
   .strict();
 export type Observation = z.infer<typeof observationSchema>;
@@ -108,6 +143,7 @@ export const rateLimitStateSchema = z.object({
       ),
       blockedUntil: z.number().finite().optional(),
       lastUsed: z.number().finite(),
+      inputRatio: z.number().min(INPUT_RATIO_BOUNDS[0]).max(INPUT_RATIO_BOUNDS[1]).optional(),
     }),
   ),
   reservations: z.record(
@@ -119,6 +155,7 @@ export const rateLimitStateSchema = z.object({
       settled: z.literal(true).optional(),
     }),
   ),
+  totals: z.object({ reserved: amount, waited: amount, observed: amount, refused: amount }).optional(),
 });
 
 /** The bucket brought up to `now`: refilled at limit per minute, never above its limit. */
@@ -142,23 +179,50 @@ export function reserve(state: RateLimitState, request: ReserveRequest, now: num
   if (known) return { waitMs: Math.max(0, known.readyAt - now) };
   const model = modelLimits(state, request.model, now);
   if (request.caps) applyLimits(state, request.model, request.caps, now, { lowerOnly: true });
+  const cost = scaledCost(request.cost, model);
   let answer: ReserveAnswer = { waitMs: 0 };
   for (const dimension of RATE_DIMENSIONS) {
     const bucket = model.buckets[dimension];
-    const cost = request.cost[dimension];
-    if (!bucket || !cost) continue;
-    const wait = take(bucket, cost, now);
+    const due = cost[dimension];
+    if (!bucket || !due) continue;
+    const wait = take(bucket, due, now);
     if (wait > answer.waitMs) answer = { waitMs: wait, waitingFor: dimension };
   }
   const blocked = (model.blockedUntil ?? 0) - now;
   if (blocked > answer.waitMs) answer = { waitMs: blocked, waitingFor: 'retry-after' };
-  keepReservation(state, request.key, { model: request.model, cost: request.cost, readyAt: now + answer.waitMs }, now);
+  keepReservation(state, request.key, { model: request.model, cost, readyAt: now + answer.waitMs }, now);
+  const totals = (state.totals ??= emptyTotals());
+  totals.reserved++;
+  if (answer.waitMs > 0) totals.waited++;
   return answer;
+}
+
+/** A call's estimate as the API will count it: its input tokens times the model's learned ratio. */
+function scaledCost(cost: RateAmounts, model: ModelLimits): RateAmounts {
+  if (cost.inputTokens === undefined || model.inputRatio === undefined) return cost;
+  return { ...cost, inputTokens: Math.ceil(cost.inputTokens * model.inputRatio) };
+}
+
+/** Moves the model's input ratio towards what one answered request's usage says of its estimate. */
+function learnInputRatio(model: ModelLimits, seen: Observation): void {
+  const estimated = seen.estimate?.inputTokens;
+  const used = seen.usage?.inputTokens;
+  // A refused request reports no usage (requests: 0): it says nothing of the estimate.
+  if (!estimated || used === undefined || seen.usage?.requests === 0) return;
+  const [low, high] = INPUT_RATIO_BOUNDS;
+  const ratio = Math.min(high, Math.max(low, used / estimated));
+  const previous = model.inputRatio;
+  model.inputRatio = previous === undefined ? ratio : previous + (ratio - previous) * INPUT_RATIO_WEIGHT;
 }
 
 /** What a response told: limits learned, the level clamped to what remains, a retry-after, the estimate settled. */
 export function observe(state: RateLimitState, seen: Observation, now: number): void {
   const model = modelLimits(state, seen.model, now);
+  const totals = (state.totals ??= emptyTotals());
+  totals.observed++;
+  if (seen.retryAfterMs !== undefined) totals.refused++;
+  learnInputRatio(model, seen);
+  const known = new Set(RATE_DIMENSIONS.filter((dimension) => model.buckets[dimension]));
   if (seen.limits) applyLimits(state, seen.model, seen.limits, now, { lowerOnly: false });
   for (const dimension of RATE_DIMENSIONS) {
     const bucket = model.buckets[dimension];
@@ -172,6 +236,10 @@ export function observe(state: RateLimitState, seen: Observation, now: number): 
     const until = now + Math.min(seen.retryAfterMs, MAX_BLOCK_MS);
     model.blockedUntil = Math.max(model.blockedUntil ?? 0, until);
   }
+  if (seen.unreserved && seen.key !== undefined && !state.reservations[seen.key]) {
+    accountUnreserved(state, model, seen, seen.key, known, now);
+    return;
+  }
   const reservation = seen.key !== undefined ? state.reservations[seen.key] : undefined;
   if (reservation && !reservation.settled && reservation.model === seen.model && seen.usage) {
     reservation.settled = true;
@@ -184,6 +252,29 @@ export function observe(state: RateLimitState, seen: Observation, now: number): 
       bucket.level = Math.min(bucket.limit, bucket.level + (reservation.cost[dimension] ?? 0) - used);
     }
   }
+}
+
+/**
+ * A request that went without a reservation, first reported: its cost (the usage, or else its estimate, scaled) is
+ * taken from each bucket that existed before this report — a bucket this report created started from the API's
+ * `remaining`, which counted it already — and kept as its reservation, so that a later report of its usage settles it
+ * as any other (in a bucket created from its own headers, that gives back the `max_tokens` the API charged and will
+ * give back too; the input is off by one request's estimate at most).
+ */
+function accountUnreserved(
+  state: RateLimitState,
+  model: ModelLimits,
+  seen: Observation,
+  key: string,
+  known: ReadonlySet<RateDimension>,
+  now: number,
+): void {
+  const cost = seen.usage ?? scaledCost(seen.estimate ?? {}, model);
+  for (const dimension of known) {
+    const due = cost[dimension];
+    if (due) take(model.buckets[dimension]!, due, now);
+  }
+  keepReservation(state, key, { model: seen.model, cost, readyAt: now, ...(seen.usage && { settled: true }) }, now);
 }
 
 /** Drops what is past its use: reservations long ready, blocks that ended. Keeps the state bounded over time. */

@@ -13,6 +13,8 @@ import { ConversationClient } from '../../client/conversation-client';
 import { countInputTokens } from '../../testing/messages-api/prompt-cache';
 import type { RateLimits } from '../../testing/messages-api/rate-limits';
 import type { RecordedRequest } from '../../testing/messages-api/types';
+import { rateLimiterId, rateLimitStateQuery } from '../../common/rate-limiter-messages';
+import type { RateLimitTotals } from '../../common/rate-limits';
 import type { WorkerProcess } from '../worker-process';
 import { runMain } from '../script-main';
 import { Flags } from './args';
@@ -72,6 +74,8 @@ interface ModeRun {
   shareOfAttainable: number | null;
   wallMs: number;
   durationMs: { p50: number; p95: number };
+  /** What the limiter workflow handled (limiter on): reservations, waits, reports, 429s reported; its input ratio. */
+  limiter?: RateLimitTotals & { inputRatio: number | null };
 }
 
 /** A deterministic filler of about `tokens` tokens (4 characters each, the local API's count). */
@@ -104,6 +108,8 @@ async function runMode(
 ): Promise<ModeRun> {
   const { n, steps, limits } = options;
   const taskQueue = `bench-ratelimit-${mode}-${randomUUID().slice(0, 8)}`;
+  // A limiter of its own for each run: its totals are this run's alone.
+  const scope = taskQueue;
   const workers: WorkerProcess[] = [];
   try {
     for (let i = 0; i < options.workers; i++) {
@@ -113,6 +119,7 @@ async function runMode(
           WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
           TOOL_LATENCY_MS: '0',
           ANTHROPIC_RATE_LIMITER: mode,
+          ANTHROPIC_RATE_LIMIT_SCOPE: scope,
         }),
       );
     }
@@ -160,6 +167,7 @@ async function runMode(
     const wallMs = performance.now() - t0;
     // Conversations that failed or timed out may still be open: leave nothing running into the next mode.
     await terminateAll(ctx.client, ids);
+    const limiter = mode === 'on' ? await limiterTotals(ctx, scope) : undefined;
     const requests = ctx.mock.requests.filter(isModelRequest);
     const statuses: Record<string, number> = {};
     for (const r of requests) statuses[String(r.status)] = (statuses[String(r.status)] ?? 0) + 1;
@@ -187,9 +195,26 @@ async function runMode(
         : null,
       wallMs,
       durationMs: { p50: percentile(durations, 50), p95: percentile(durations, 95) },
+      ...(limiter && { limiter }),
     };
   } finally {
     await inLanes(workers, workers.length, (worker) => worker.stop(10_000));
+  }
+}
+
+/** The limiter's totals and learned input ratio, then the limiter ended (it would idle 15 minutes otherwise). */
+async function limiterTotals(ctx: BenchContext, scope: string): Promise<ModeRun['limiter']> {
+  const handle = ctx.client.workflow.getHandle(rateLimiterId(scope));
+  try {
+    const state = await handle.query(rateLimitStateQuery);
+    const ratios = Object.values(state.models).map((m) => m.inputRatio ?? 1);
+    const totals = state.totals ?? { reserved: 0, waited: 0, observed: 0, refused: 0 };
+    return { ...totals, inputRatio: ratios[0] ?? null };
+  } catch (err) {
+    ctx.log(`the limiter could not be asked: ${String(err)}`);
+    return undefined;
+  } finally {
+    await handle.terminate('bench over').catch(() => undefined);
   }
 }
 
@@ -274,6 +299,15 @@ async function main(): Promise<number> {
       'the most a run that long can get (a full bucket at the start, then a minute of limit per minute)',
   );
   for (const r of runs) if (r.failed > 0) console.log(`${r.mode}: failures ${JSON.stringify(r.failures)}`);
+  for (const r of runs) {
+    if (!r.limiter) continue;
+    const { reserved, waited, observed, refused, inputRatio } = r.limiter;
+    // Requests the limiter never saw: each worker's first call of the model, and reservations that timed out.
+    console.log(
+      `limiter: ${reserved} reservations for ${r.modelRequests} requests (${r.modelRequests - reserved} unreserved), ` +
+        `${waited} told to wait, ${observed} reports, ${refused} 429s reported; input ratio ${inputRatio?.toFixed(3)}`,
+    );
+  }
   console.log(
     `load average ${os
       .loadavg()

@@ -66,6 +66,31 @@ describe('two worker processes share the API limits through the limiter', () => 
     assert.equal(models[0]!.buckets.requests?.limit, 30);
     console.log(`# 48 calls, 2 workers, 30 requests/min: ${tookMs} ms, ${refused} 429s`);
   });
+
+  test("a burst of first calls bigger than the limit waits for the first response's headers, not for 429s", async () => {
+    // A model neither worker has called: each worker's first call goes alone, the others wait for its headers and
+    // then reserve. 24 calls at once against 20 a minute: without that wait, 4 would meet a 429.
+    const model = 'claude-haiku-4-5';
+    rig.mock.reset();
+    rig.mock.setRateLimits({ requestsPerMinute: 20 });
+    const prompts = Array.from({ length: 24 }, () => uniquePrompt('Say hello.'));
+    for (const prompt of prompts)
+      rig.mock.script(prompt, [{ reply: { content: [{ type: 'text', text: 'Hello.' }], stop_reason: 'end_turn' } }]);
+    const ids = await Promise.all(
+      prompts.map((firstMessage) =>
+        rig.conversations.startConversation({ firstMessage, model, tools: [], closeAfterFirstReply: true }),
+      ),
+    );
+    for (const id of ids) assert.equal((await rig.conversations.waitForResult(id)).status, 'completed');
+    const { total, refused } = answered(rig.mock);
+    // The two workers' first calls are not reserved: one of them may find the other's last slot taken.
+    assert.ok(refused <= 1, `${refused} of ${total} first calls met a 429`);
+    assert.equal(total - refused, 24);
+    const state = await rig.client.workflow.getHandle(rateLimiterId(scope)).query(rateLimitStateQuery);
+    assert.equal(state.models[model]?.buckets.requests?.limit, 20);
+    assert.ok(state.totals!.reserved >= 22, `${state.totals!.reserved} reservations: the waiting calls reserved`);
+    console.log(`# 24 first calls, 2 workers, 20 requests/min: ${refused} 429s`);
+  });
 });
 
 describe('a call waiting for capacity, its worker SIGKILLed and the Temporal server restarted', () => {

@@ -12,10 +12,11 @@ import {
   reserve,
   reserveRequestSchema,
   observationSchema,
+  INPUT_RATIO_BOUNDS,
   take,
 } from '../../common/rate-limits';
 import { fleetLimits, readRateLimitHeaders } from '../../activities/rate-limit-headers';
-import { requestCost, textLength, waitMayEndAttempt } from '../../activities/call-rate-limits';
+import { jsonLength, requestCost, waitMayEndAttempt } from '../../activities/call-rate-limits';
 import { capsInDimensions, rateLimitCapsSchema, rateLimitOptionsOf } from '../../workers/rate-limit-config';
 import { loadConfig } from '../../workers/config';
 
@@ -103,6 +104,66 @@ describe('what responses tell', () => {
     assert.equal(reserve(state, { key: 'b', model: 'another-model', cost: { requests: 1 } }, T0 + 1_000).waitMs, 0);
   });
 
+  test("reservations are scaled by what the API's usage showed of the calls' estimates", () => {
+    const state = learned({ inputTokens: 60_000 });
+    // The API counted 1.5 times what the calls estimated, then 2 times: the ratio moves towards it, bounded.
+    observe(state, { model: MODEL, usage: { requests: 1, inputTokens: 150 }, estimate: { inputTokens: 100 } }, T0);
+    assert.equal(state.models[MODEL]!.inputRatio, 1.5);
+    observe(state, { model: MODEL, usage: { requests: 1, inputTokens: 200 }, estimate: { inputTokens: 100 } }, T0);
+    assert.equal(state.models[MODEL]!.inputRatio, 1.6);
+    reserve(state, { key: 'a', model: MODEL, cost: { requests: 1, inputTokens: 1_000 } }, T0);
+    assert.deepEqual(state.reservations['a']!.cost, { requests: 1, inputTokens: 1_600 });
+    assert.equal(state.models[MODEL]!.buckets.inputTokens!.level, 60_000 - 1_600);
+    // Settled against the scaled cost: a usage equal to it changes nothing.
+    observe(state, { model: MODEL, key: 'a', usage: { requests: 1, inputTokens: 1_600 } }, T0);
+    assert.equal(state.models[MODEL]!.buckets.inputTokens!.level, 60_000 - 1_600);
+  });
+
+  test('a refused request, or a wild one, cannot drive the input ratio out of its bounds', () => {
+    const state = learned({ inputTokens: 60_000 });
+    observe(state, { model: MODEL, usage: { requests: 0, inputTokens: 0 }, estimate: { inputTokens: 100 } }, T0);
+    assert.equal(state.models[MODEL]!.inputRatio, undefined, 'a 429 says nothing of the estimate');
+    observe(state, { model: MODEL, usage: { requests: 1, inputTokens: 1e9 }, estimate: { inputTokens: 1 } }, T0);
+    assert.equal(state.models[MODEL]!.inputRatio, INPUT_RATIO_BOUNDS[1]);
+    for (let i = 0; i < 200; i++)
+      observe(state, { model: MODEL, usage: { requests: 1, inputTokens: 0 }, estimate: { inputTokens: 100 } }, T0);
+    assert.ok(state.models[MODEL]!.inputRatio! >= INPUT_RATIO_BOUNDS[0]);
+  });
+
+  test('a request sent unreserved is taken from the buckets that knew the limits before, and settled by its usage', () => {
+    const state = learned({ requests: 60, inputTokens: 60_000 });
+    const sent = { model: MODEL, key: 'u', unreserved: true as const };
+    observe(state, { ...sent, estimate: { requests: 1, inputTokens: 500 } }, T0);
+    const buckets = state.models[MODEL]!.buckets;
+    assert.equal(buckets.requests!.level, 59);
+    assert.equal(buckets.inputTokens!.level, 59_500);
+    observe(state, { ...sent, usage: { requests: 1, inputTokens: 800 } }, T0);
+    assert.equal(buckets.inputTokens!.level, 59_200, 'settled as a reservation');
+    // Reported only once it was answered (a limiter that did not answer in time): its usage is taken.
+    observe(state, { ...sent, key: 'v', usage: { requests: 1, inputTokens: 200 } }, T0);
+    assert.equal(buckets.inputTokens!.level, 59_000);
+  });
+
+  test("a worker's first request, whose own headers teach the limits, is not counted twice", () => {
+    const state = emptyRateLimitState();
+    const probe = { model: MODEL, key: 'p', unreserved: true as const };
+    // The API's `remaining` counted it already.
+    observe(state, { ...probe, estimate: { requests: 1 }, limits: { requests: 60 }, remaining: { requests: 59 } }, T0);
+    assert.equal(state.models[MODEL]!.buckets.requests!.level, 59);
+    observe(state, { ...probe, usage: { requests: 1 } }, T0);
+    assert.equal(state.models[MODEL]!.buckets.requests!.level, 59);
+  });
+
+  test('the limiter counts what it handled: reservations, waits, reports and refusals', () => {
+    const state = learned({ requests: 60 });
+    state.models[MODEL]!.buckets.requests!.level = 1;
+    reserve(state, { key: 'a', model: MODEL, cost: { requests: 1 } }, T0);
+    reserve(state, { key: 'b', model: MODEL, cost: { requests: 1 } }, T0);
+    reserve(state, { key: 'b', model: MODEL, cost: { requests: 1 } }, T0); // the same reservation
+    observe(state, { model: MODEL, retryAfterMs: 1_000 }, T0);
+    assert.deepEqual(state.totals, { reserved: 2, waited: 1, observed: 2, refused: 1 });
+  });
+
   test('usage settles the estimate once: what it took too much comes back, too little is taken', () => {
     const state = learned({ outputTokens: 60_000 });
     reserve(state, { key: 'a', model: MODEL, cost: { outputTokens: 4_096 } }, T0);
@@ -185,25 +246,32 @@ describe("the API's headers", () => {
 });
 
 describe("a request's estimated cost", () => {
-  test('one request, a token per 4 characters of its texts, and max_tokens of output', () => {
-    const cost = requestCost({
+  test('one request, a token per 4 characters of its JSON, and max_tokens of output', () => {
+    const request = {
       model: MODEL,
       max_tokens: 1_024,
       system: 'x'.repeat(40),
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'y'.repeat(400) }] }],
-    });
-    // 40 + 400 characters of text, plus the role and block type names.
-    assert.deepEqual(cost, {
-      requests: 1,
-      inputTokens: Math.ceil((440 + 'user'.length + 'text'.length) / 4),
-      outputTokens: 1_024,
-    });
+      messages: [
+        { role: 'user' as const, content: [{ type: 'text' as const, text: 'y'.repeat(400) }] },
+        {
+          role: 'assistant' as const,
+          content: [{ type: 'tool_use' as const, id: 'toolu_1', name: 'get_weather', input: { n: 12, ok: true } }],
+        },
+      ],
+      tools: [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: {} } }],
+    };
+    const json = JSON.stringify([request.system, request.messages, request.tools]).length;
+    const cost = requestCost(request);
+    assert.equal(cost.requests, 1);
+    assert.equal(cost.outputTokens, 1_024);
+    // Within a few characters per value of the JSON the API reads: keys, tool calls and schemas count.
+    assert.ok(Math.abs(cost.inputTokens! * 4 - json) <= json * 0.1, `${cost.inputTokens! * 4} vs ${json}`);
   });
 
   test('a deeply nested input is walked without recursion', () => {
     let deep: unknown = 'z';
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    assert.equal(textLength(deep), 1);
+    assert.equal(jsonLength(deep), 100_000 * 2 + 4);
   });
 });
 
