@@ -102,6 +102,12 @@ export const reserveRequestSchema = z
   .strict();
 export type ReserveRequest = z.infer<typeof reserveRequestSchema>;
 
+/** Requests or reports in one message, at most (a worker sends what gathered while its last message was on its way). */
+export const MAX_BATCH = 200;
+
+/** The `reserve` update's argument: a batch of reservations, each checked. */
+export const reserveBatchSchema = z.array(reserveRequestSchema).min(1).max(MAX_BATCH);
+
 export interface ReserveAnswer {
   /** 0: go now. */
   waitMs: number;
@@ -137,7 +143,8 @@ export const rateLimitStateSchema = z.object({
   models: z.record(
     modelSchema,
     z.object({
-      buckets: z.record(
+      // partialRecord: a model may know some dimensions only (z.record of an enum demands every key).
+      buckets: z.partialRecord(
         z.enum(RATE_DIMENSIONS),
         z.object({ limit: amount, level: z.number().finite(), at: z.number().finite() }),
       ),

@@ -13,6 +13,7 @@ import {
   reserveRequestSchema,
   observationSchema,
   INPUT_RATIO_BOUNDS,
+  rateLimitStateSchema,
   take,
 } from '../../common/rate-limits';
 import { fleetLimits, readRateLimitHeaders } from '../../activities/rate-limit-headers';
@@ -190,6 +191,16 @@ describe('bounded state', () => {
     reserve(state, { key: 'a', model: MODEL, cost: { requests: 1 } }, T0);
     prune(state, T0 + RESERVATION_TTL_MS + 1);
     assert.deepEqual(state.reservations, {});
+  });
+
+  test('the state a limiter continues as new with is read back whole, a model knowing some dimensions only', () => {
+    const state = learned({ inputTokens: 60_000 });
+    reserve(state, { key: 'a', model: MODEL, cost: { requests: 1, inputTokens: 300 } }, T0);
+    observe(state, { model: MODEL, usage: { requests: 1, inputTokens: 250 }, estimate: { inputTokens: 300 } }, T0);
+    const carried = JSON.parse(JSON.stringify(state)) as unknown;
+    const parsed = rateLimitStateSchema.safeParse(carried);
+    assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
+    assert.deepEqual(parsed.data, carried);
   });
 
   test('what callers send is checked: wrong shapes, unknown fields, huge or negative amounts are refused', () => {
