@@ -56,7 +56,7 @@ export class CallRateLimits {
     this.requests++;
     const cost = requestCost(request);
     this.estimates.set(key, cost);
-    const reserved = await this.limiter.reserve(key, info.attempt, request.model, cost);
+    const reserved = await this.limiter.reserve(request.model, key, cost);
     if (!reserved) this.unreserved.add(key);
     if (
       reserved &&

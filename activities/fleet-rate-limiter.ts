@@ -1,12 +1,21 @@
 // A worker's side of the fleet's rate limits (docs/rate-limits.md): a model call reserves its cost with the scope's
 // limiter workflow (workflows/rate-limiter.ts) through an update-with-start, so the first call of a fleet starts it,
-// and reports each response's headers and usage with a signal. The limiter is an aid, never a new way to fail: when
-// it cannot be reached in time the call goes on as it would without it, and a report that fails is dropped.
+// and reports each response's headers and usage with a signal. A process sends its calls' reservations, and their
+// reports, in batches with one on its way at a time (Temporal takes only a few updates in flight per workflow). The
+// limiter is an aid, never a new way to fail: when it cannot be reached in time the call goes on as it would without
+// it, and a report that fails is dropped.
 import { createHash } from 'node:crypto';
 import { log } from '@temporalio/activity';
 import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
 import { observeSignal, RATE_LIMITER_WORKFLOW, rateLimiterId, reserveUpdate } from '../common/rate-limiter-messages';
-import type { Observation, RateAmounts, ReserveAnswer } from '../common/rate-limits';
+import {
+  MAX_BATCH,
+  type Observation,
+  type RateAmounts,
+  type ReserveAnswer,
+  type ReserveRequest,
+} from '../common/rate-limits';
+import { BatchedSender } from './batched-sender';
 import { capsOf, fleetLimits, type HeaderReading, type RateLimitSettings } from './rate-limit-headers';
 
 /** A reservation that takes longer than this is given up (the call goes without waiting). */
@@ -45,36 +54,32 @@ export type Reserved = ReserveAnswer & { readyAt: number };
 export class FleetRateLimiter {
   readonly workflowId: string;
   private readonly known = new Map<string, Knowledge>();
+  private readonly reservations: BatchedSender<ReserveRequest, Reserved | undefined>;
+  private readonly reports: BatchedSender<Observation, void>;
   private timeouts = 0;
   private timeoutLoggedAt = 0;
 
   constructor(private readonly options: FleetRateLimiterOptions) {
     this.workflowId = rateLimiterId(options.scope);
+    this.reservations = new BatchedSender((requests) => this.sendReservations(requests), MAX_BATCH);
+    this.reports = new BatchedSender((seen) => this.sendReports(seen), MAX_BATCH);
   }
 
   /**
-   * Reserves `cost` for the request `key` names (asking again with the same key gets the same reservation); the
-   * update's own id also names the attempt that asks. Undefined when the limiter did not answer in time.
+   * Reserves `cost` for the request `key` names (asking again with the same key gets the same reservation). Undefined
+   * when the model is not limited, or the limiter did not answer in time.
    */
-  async reserve(key: string, attempt: number, model: string, cost: RateAmounts): Promise<Reserved | undefined> {
+  async reserve(model: string, key: string, cost: RateAmounts): Promise<Reserved | undefined> {
     const caps = capsOf(this.options, model);
     if (!caps && !(await this.isLimited(model))) return undefined;
-    const request = { key, model, cost, ...(caps && { caps }) };
-    try {
-      const reserved = await within(
-        RESERVE_TIMEOUT_MS,
-        this.options.client().workflow.executeUpdateWithStart(reserveUpdate, {
-          args: [request],
-          updateId: `${key}#${attempt}`,
-          startWorkflowOperation: this.startOperation(),
-        }),
-      );
-      if (!reserved) this.timedOut();
-      return reserved;
-    } catch (err) {
-      log.warn('The rate limiter could not be asked: the call goes without waiting', { error: String(err) });
+    const sending = this.reservations.add({ key, model, cost, ...(caps && { caps }) });
+    const reserved = await within(RESERVE_TIMEOUT_MS, sending.result);
+    if (reserved === TIMED_OUT) {
+      sending.drop();
+      this.timedOut();
       return undefined;
     }
+    return reserved;
   }
 
   /**
@@ -161,18 +166,38 @@ export class FleetRateLimiter {
       ...(unreserved && key !== undefined && { unreserved }),
     };
     if (Object.keys(seen).length <= 2 && !seen.usage) return Promise.resolve(); // nothing learned
-    return this.options
-      .client()
-      .workflow.signalWithStart(RATE_LIMITER_WORKFLOW, {
+    return this.reports.add(seen).result;
+  }
+
+  /** One batch of reservations; a batch that fails is answered undefined for each (its calls go unreserved). */
+  private async sendReservations(requests: ReserveRequest[]): Promise<Array<Reserved | undefined>> {
+    try {
+      return await this.options.client().workflow.executeUpdateWithStart(reserveUpdate, {
+        args: [requests],
+        startWorkflowOperation: this.startOperation(),
+      });
+    } catch (err) {
+      log.warn('The rate limiter could not be asked: the calls go without waiting', {
+        calls: requests.length,
+        error: String(err),
+      });
+      return requests.map(() => undefined);
+    }
+  }
+
+  /** One batch of reports; one that fails is dropped. */
+  private async sendReports(seen: Observation[]): Promise<void[]> {
+    try {
+      await this.options.client().workflow.signalWithStart(RATE_LIMITER_WORKFLOW, {
         workflowId: this.workflowId,
         taskQueue: this.options.taskQueue,
         signal: observeSignal,
         signalArgs: [seen],
-      })
-      .then(
-        () => undefined,
-        (err: unknown) => log.warn('A rate-limit report was dropped', { error: String(err) }),
-      );
+      });
+    } catch (err) {
+      log.warn('Rate-limit reports were dropped', { reports: seen.length, error: String(err) });
+    }
+    return seen.map(() => undefined);
   }
 
   private startOperation() {
@@ -188,14 +213,16 @@ export class FleetRateLimiter {
   }
 }
 
-/** `promise`'s value, or undefined once `ms` have passed. */
-async function within<T>(ms: number, promise: Promise<T>): Promise<T | undefined> {
+const TIMED_OUT = Symbol('timed out');
+
+/** `promise`'s value, or TIMED_OUT once `ms` have passed. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<T | typeof TIMED_OUT> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
       promise,
-      new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), ms);
+      new Promise<typeof TIMED_OUT>((resolve) => {
+        timer = setTimeout(() => resolve(TIMED_OUT), ms);
       }),
     ]);
   } finally {

@@ -10,11 +10,17 @@ export function rateLimiterId(scope: string): string {
   return `claude-rate-limits:${scope}`;
 }
 
-/** Reserves a call's cost: how long to wait (0: go now) and when it is ready, by the limiter's clock. */
-export const reserveUpdate = defineUpdate<ReserveAnswer & { readyAt: number }, [request: ReserveRequest]>('reserve');
+/**
+ * Reserves calls' costs, a batch at a time (a worker process sends what its calls asked for while its last batch was
+ * on its way: Temporal takes at most a few updates in flight per workflow): for each, in order, how long to wait (0:
+ * go now) and when it is ready, by the limiter's clock.
+ */
+export const reserveUpdate = defineUpdate<Array<ReserveAnswer & { readyAt: number }>, [requests: ReserveRequest[]]>(
+  'reserve',
+);
 
-/** What a response told (headers, retry-after, usage): fire and forget. */
-export const observeSignal = defineSignal<[seen: Observation]>('observe');
+/** What responses told (headers, retry-after, usage), a batch at a time: fire and forget. */
+export const observeSignal = defineSignal<[seen: Observation[]]>('observe');
 
 /** The buckets as they are now, for operators and tests. */
 export const rateLimitStateQuery = defineQuery<RateLimitState>('rateLimitState');

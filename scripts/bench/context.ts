@@ -166,6 +166,7 @@ export function startBenchWorker(
   entry: string,
   taskQueue: string,
   env: Record<string, string>,
+  output?: (line: string) => void,
 ): Promise<WorkerProcess> {
   const tuning = Object.fromEntries(
     TUNING_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
@@ -182,6 +183,7 @@ export function startBenchWorker(
     readyTimeoutMs: 120_000,
     stopTimeoutMs: 20_000,
     ...(ctx.args.profileDir && { profileDir: ctx.args.profileDir }),
+    ...(output && { output }),
   });
 }
 

@@ -74,6 +74,8 @@ interface ModeRun {
   shareOfAttainable: number | null;
   wallMs: number;
   durationMs: { p50: number; p95: number };
+  /** When the 429s came: seconds after the run's first request. */
+  refusedAtS: number[];
   /** What the limiter workflow handled (limiter on): reservations, waits, reports, 429s reported; its input ratio. */
   limiter?: RateLimitTotals & { inputRatio: number | null };
 }
@@ -114,13 +116,19 @@ async function runMode(
   try {
     for (let i = 0; i < options.workers; i++) {
       workers.push(
-        await startBenchWorker(ctx, 'scripts/rig-worker.ts', taskQueue, {
-          ANTHROPIC_BASE_URL: ctx.mock.url,
-          WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
-          TOOL_LATENCY_MS: '0',
-          ANTHROPIC_RATE_LIMITER: mode,
-          ANTHROPIC_RATE_LIMIT_SCOPE: scope,
-        }),
+        await startBenchWorker(
+          ctx,
+          'scripts/rig-worker.ts',
+          taskQueue,
+          {
+            ANTHROPIC_BASE_URL: ctx.mock.url,
+            WORKFLOW_BUNDLE_PATH: ctx.bundles.conversation,
+            TOOL_LATENCY_MS: '0',
+            ANTHROPIC_RATE_LIMITER: mode,
+            ANTHROPIC_RATE_LIMIT_SCOPE: scope,
+          },
+          limiterLines(ctx),
+        ),
       );
     }
     ctx.log(`${mode}: ${workers.length} workers ready (pids ${workers.map((w) => w.pid).join(', ')})`);
@@ -172,6 +180,8 @@ async function runMode(
     const statuses: Record<string, number> = {};
     for (const r of requests) statuses[String(r.status)] = (statuses[String(r.status)] ?? 0) + 1;
     const rateLimited = statuses['429'] ?? 0;
+    const firstAt = requests[0]?.at ?? 0;
+    const refusedAtS = requests.filter((r) => r.status === 429).map((r) => Math.round((r.at - firstAt) / 100) / 10);
     let acceptedInputTokens = 0;
     for (const r of requests) if (r.status === 200) acceptedInputTokens += countInputTokens(r.body);
     const perMinute = acceptedInputTokens / (wallMs / 60_000);
@@ -195,11 +205,28 @@ async function runMode(
         : null,
       wallMs,
       durationMs: { p50: percentile(durations, 50), p95: percentile(durations, 95) },
+      refusedAtS,
       ...(limiter && { limiter }),
     };
   } finally {
     await inLanes(workers, workers.length, (worker) => worker.stop(10_000));
   }
+}
+
+/** Prints what a worker says of the limiter (a timeout, a failed reservation, a dropped report), its first 10 such lines. */
+function limiterLines(ctx: BenchContext): (line: string) => void {
+  let shown = 0;
+  let following = 0;
+  return (line) => {
+    if (shown < 10 && /rate limiter|rate-limit (state|reports)|malformed/i.test(line)) {
+      shown++;
+      following = 6; // the log line's attributes
+    }
+    if (following > 0) {
+      following--;
+      ctx.log(line.slice(0, 600));
+    }
+  };
 }
 
 /** The limiter's totals and learned input ratio, then the limiter ended (it would idle 15 minutes otherwise). */
@@ -300,6 +327,8 @@ async function main(): Promise<number> {
   );
   for (const r of runs) if (r.failed > 0) console.log(`${r.mode}: failures ${JSON.stringify(r.failures)}`);
   for (const r of runs) {
+    if (r.refusedAtS.length > 0 && r.refusedAtS.length <= 50)
+      console.log(`${r.mode}: 429s at ${r.refusedAtS.map((s) => `${s} s`).join(', ')}`);
     if (!r.limiter) continue;
     const { reserved, waited, observed, refused, inputRatio } = r.limiter;
     // Requests the limiter never saw: each worker's first call of the model, and reservations that timed out.

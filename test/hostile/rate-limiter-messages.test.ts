@@ -32,15 +32,19 @@ after(async () => {
 
 const GOOD = { key: 'call-1', model: 'claude-sonnet-4-5', cost: { requests: 1, inputTokens: 10, outputTokens: 100 } };
 
+/** Batches of reservations: one bad reservation refuses its whole batch. */
 const BAD_RESERVATIONS: Record<string, unknown> = {
-  'not an object': 'reserve me',
+  'not a list': GOOD,
+  'an empty list': [],
+  'a list of 201': Array.from({ length: 201 }, (_, i) => ({ ...GOOD, key: `k${i}` })),
+  'a string': 'reserve me',
   null: null,
-  'a negative cost': { ...GOOD, cost: { requests: -1 } },
-  'an infinite cost': { ...GOOD, cost: { inputTokens: 1e400 } },
-  'a key of a megabyte': { ...GOOD, key: 'k'.repeat(2 ** 20) },
-  'an empty model': { ...GOOD, model: '' },
-  'an unknown field': { ...GOOD, priority: 'first' },
-  'caps that are strings': { ...GOOD, caps: { requests: 'many' } },
+  'a negative cost': [GOOD, { ...GOOD, cost: { requests: -1 } }],
+  'an infinite cost': [{ ...GOOD, cost: { inputTokens: 1e400 } }],
+  'a key of a megabyte': [{ ...GOOD, key: 'k'.repeat(2 ** 20) }],
+  'an empty model': [{ ...GOOD, model: '' }],
+  'an unknown field': [{ ...GOOD, priority: 'first' }],
+  'caps that are strings': [{ ...GOOD, caps: { requests: 'many' } }],
 };
 
 describe('reservations that are not', () => {
@@ -64,10 +68,14 @@ describe('reservations that are not', () => {
 describe('observations that are not', () => {
   test('garbage signals are dropped: the buckets learn nothing from them', async () => {
     const handle = h.client.workflow.getHandle(id);
-    for (const seen of [null, 42, { model: 'm', limits: { requests: -5 } }, { model: 'm', usage: { requests: 'x' } }]) {
+    for (const seen of [null, 42, { model: 'm' }, [null, 42], [{ model: 'm', limits: { requests: -5 } }]]) {
       await handle.signal(observeSignal, seen as never);
     }
-    await handle.signal(observeSignal, { model: 'x'.repeat(2 ** 20) } as never);
+    await handle.signal(observeSignal, [
+      { model: 'm', usage: { requests: 'x' } },
+      { model: 'x'.repeat(2 ** 20) },
+    ] as never);
+    await handle.signal(observeSignal, [{ model: 'm', unreserved: 'yes', key: 'k' }] as never);
     const state = await handle.query(rateLimitStateQuery);
     assert.deepEqual(Object.keys(state.models), []);
   });
@@ -75,8 +83,9 @@ describe('observations that are not', () => {
 
 describe('after all of it', () => {
   test('no workflow task failed and a good reservation is answered at once', async () => {
-    const answer = await h.client.workflow.getHandle(id).executeUpdate(reserveUpdate, { args: [GOOD] });
-    assert.equal(answer.waitMs, 0);
+    const answers = await h.client.workflow.getHandle(id).executeUpdate(reserveUpdate, { args: [[GOOD]] });
+    assert.equal(answers.length, 1);
+    assert.equal(answers[0]!.waitMs, 0);
     assert.equal(await failedWorkflowTasks(h, id), 0);
   });
 });
