@@ -218,7 +218,7 @@ function limiterLines(ctx: BenchContext): (line: string) => void {
   let shown = 0;
   let following = 0;
   return (line) => {
-    if (shown < 10 && /rate limiter|rate-limit (state|reports)|malformed/i.test(line)) {
+    if (shown < 10 && /rate limiter (did|could)|rate-limit (state|reports)|malformed/i.test(line)) {
       shown++;
       following = 6; // the log line's attributes
     }
