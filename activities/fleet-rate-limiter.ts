@@ -15,6 +15,7 @@ import {
   type ReserveAnswer,
   type ReserveRequest,
 } from '../common/rate-limits';
+import { MIN_PRIORITY } from '../common/fairness';
 import { BatchedSender } from './batched-sender';
 import { capsOf, fleetLimits, type HeaderReading, type RateLimitSettings } from './rate-limit-headers';
 
@@ -22,6 +23,11 @@ import { capsOf, fleetLimits, type HeaderReading, type RateLimitSettings } from 
 const RESERVE_TIMEOUT_MS = 10_000;
 /** How long a call waits for the first call of a model to learn whether the model is limited. */
 export const PROBE_WAIT_MS = 5_000;
+/**
+ * The limiter's workflow tasks go first on the shared task queue: a reservation must not wait behind the backlog of
+ * the very conversations it paces (a server without task-queue priority ignores it).
+ */
+const LIMITER_PRIORITY = { priorityKey: MIN_PRIORITY };
 /** Models this process remembers (the least recently learned goes first). */
 const MAX_KNOWN_MODELS = 256;
 
@@ -191,6 +197,7 @@ export class FleetRateLimiter {
       await this.options.client().workflow.signalWithStart(RATE_LIMITER_WORKFLOW, {
         workflowId: this.workflowId,
         taskQueue: this.options.taskQueue,
+        priority: LIMITER_PRIORITY,
         signal: observeSignal,
         signalArgs: [seen],
       });
@@ -204,6 +211,7 @@ export class FleetRateLimiter {
     const operation = new WithStartWorkflowOperation(RATE_LIMITER_WORKFLOW, {
       workflowId: this.workflowId,
       taskQueue: this.options.taskQueue,
+      priority: LIMITER_PRIORITY,
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [],
     });

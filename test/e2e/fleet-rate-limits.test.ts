@@ -59,8 +59,12 @@ describe('two worker processes share the API limits through the limiter', () => 
     assert.equal(total - refused, 48, 'every call answered once');
     // 48 calls at 30 a minute (a full bucket of 30 at the start): the last ones had to wait for the refill.
     assert.ok(tookMs >= 25_000, `the calls took ${tookMs} ms: the limit was not honoured`);
-    // The limiter is a workflow of its own on the workers' task queue, with what it learned from the headers.
-    const state = await rig.client.workflow.getHandle(rateLimiterId(scope)).query(rateLimitStateQuery);
+    // The limiter is a workflow of its own on the workers' task queue, with what it learned from the headers; its
+    // tasks go first (priority 1), ahead of the conversations' backlog.
+    const limiter = rig.client.workflow.getHandle(rateLimiterId(scope));
+    const history = await limiter.fetchHistory();
+    assert.equal(history.events?.[0]?.workflowExecutionStartedEventAttributes?.priority?.priorityKey, 1);
+    const state = await limiter.query(rateLimitStateQuery);
     const models = Object.values(state.models);
     assert.equal(models.length, 1);
     assert.equal(models[0]!.buckets.requests?.limit, 30);
