@@ -45,7 +45,7 @@ const HELP = `npm run bench:ratelimit -- [options]
                       of its 12,000 (the bucket starts full: a minute's worth passes at once, so a run must be
                       several minutes of the limit for the limit to bite)
   --modes LIST        off,on (default both, in that order)
-  --timeout S         give up on a conversation after S seconds (default 1200)
+  --timeout S         give up on a conversation after S seconds (default 3600: the default size runs ~22 minutes)
   --quick             the small size, to try it (~2.5 minutes per mode)`;
 
 const MODES = ['off', 'on'] as const;
@@ -258,7 +258,7 @@ async function main(): Promise<number> {
   const steps = flags.int('steps', quick ? 4 : 8);
   const workers = flags.int('workers', 2);
   const paddingTokens = flags.int('prompt-tokens', 0, { zero: true });
-  const timeoutMs = flags.int('timeout', 1_200) * 1000;
+  const timeoutMs = flags.int('timeout', 3_600) * 1000;
   const modes = flags.names('modes', MODES);
   const limits: RateLimits = { inputTokensPerMinute: flags.int('itpm', quick ? 12_000 : 40_000) };
   const rpm = flags.int('rpm', 0, { zero: true });
