@@ -331,10 +331,11 @@ async function main(): Promise<number> {
       console.log(`${r.mode}: 429s at ${r.refusedAtS.map((s) => `${s} s`).join(', ')}`);
     if (!r.limiter) continue;
     const { reserved, waited, observed, refused, inputRatio } = r.limiter;
-    // Requests the limiter never saw: each worker's first call of the model, and reservations that timed out.
+    // Fewer reservations than requests: calls went unreserved (each worker's first call of the model, reservations
+    // that timed out). More: calls reserved and never sent (conversations given up), or reserved again after a 429.
     console.log(
-      `limiter: ${reserved} reservations for ${r.modelRequests} requests (${r.modelRequests - reserved} unreserved), ` +
-        `${waited} told to wait, ${observed} reports, ${refused} 429s reported; input ratio ${inputRatio?.toFixed(3)}`,
+      `limiter: ${reserved} reservations for ${r.modelRequests} requests, ${waited} told to wait, ${observed} ` +
+        `reports, ${refused} 429s reported; input ratio ${inputRatio?.toFixed(3)}`,
     );
   }
   console.log(
