@@ -54,6 +54,11 @@ export class CallRateLimits {
     const run = info.workflowExecution;
     const key = this.pending ?? `${run?.workflowId}/${run?.runId}/${info.activityId}/${info.attempt}/${this.requests}`;
     this.requests++;
+    // A model known to be unlimited costs no walk over the request (the estimate is as long as the transcript).
+    if (!this.limiter.mayReserve(request.model)) {
+      this.pending = undefined;
+      return key;
+    }
     const cost = requestCost(request);
     this.estimates.set(key, cost);
     const reserved = await this.limiter.reserve(request.model, key, cost);

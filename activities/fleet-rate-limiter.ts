@@ -71,6 +71,11 @@ export class FleetRateLimiter {
     this.reports = new BatchedSender((seen) => this.sendReports(seen), MAX_BATCH);
   }
 
+  /** False for a model known to be unlimited (no caps, responses without rate-limit headers): nothing to estimate. */
+  mayReserve(model: string): boolean {
+    return this.known.get(model) !== 'unlimited' || capsOf(this.options, model) !== undefined;
+  }
+
   /**
    * Reserves `cost` for the request `key` names (asking again with the same key gets the same reservation). Undefined
    * when the model is not limited, or the limiter did not answer in time.
